@@ -1,0 +1,1 @@
+//! Benchmark programs and traffic generators (work in progress).

@@ -1,0 +1,1 @@
+//! Framing for the Agent Client Protocol (work in progress).

@@ -1,0 +1,1 @@
+//! ACP types (work in progress).
