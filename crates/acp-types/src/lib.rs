@@ -1,1 +1,91 @@
-//! ACP types (work in progress).
+//! Every wire type of the Agent Client Protocol (ACP) v1, exact on the wire.
+//!
+//! ```text
+//! acp-types   <- you are here: the messages (serde + JSON Schema)
+//! acp-codec      framing of bytes (NDJSON, Content-Length)
+//! acp-rpc        the JSON-RPC connection, built on both
+//! ```
+//!
+//! Each of the 170 definitions of the official schema (ACP schema 1.21) is a type of the same
+//! name at the crate root: [`ContentBlock`], [`SessionUpdate`], [`PromptRequest`], ...
+//! Decoding a document and encoding it again yields the same JSON: unknown fields and explicit
+//! nulls are kept (see [`Extras`]), unknown union tags and enum values decode into explicit
+//! `Unknown` variants, and nothing absent is filled in. Documents the schema rejects fail with
+//! an error naming the field, except where the schema itself prescribes leniency.
+//!
+//! ```
+//! use acp_types::{ContentBlock, SessionNotification, SessionUpdate, ContentChunk};
+//!
+//! let json = r#"{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk",
+//!     "content":{"type":"text","text":"Hello"},"x-new-field":true}}"#;
+//! let notification: SessionNotification = acp_types::from_str(json)?;
+//! let SessionUpdate::AgentMessageChunk(chunk) = &notification.update else { panic!() };
+//! assert_eq!(chunk.content, ContentBlock::from("Hello"));
+//!
+//! // Re-encoding keeps everything, including the field this crate does not know.
+//! let again = serde_json::to_value(&notification)?;
+//! assert_eq!(again, serde_json::from_str::<serde_json::Value>(json)?);
+//!
+//! // Building values: constructors take the required fields, setters the optional ones.
+//! let update = SessionNotification::new(
+//!     "sess-1",
+//!     SessionUpdate::AgentMessageChunk(ContentChunk::new("Hi").message_id("m1")),
+//! );
+//! assert_eq!(serde_json::to_value(&update)?["update"]["messageId"], "m1");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Messages decode by method, not by shape: see [`Message::decode`], [`RawMessage`] and the
+//! typed methods of [`methods`]. The JSON Schema generated from these types is
+//! `schema/acp.schema.json` in the repository (see [`schema`]).
+
+#![doc(test(attr(deny(warnings))))]
+#![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
+
+mod wire;
+mod wire_enum;
+
+mod auth;
+mod config;
+mod content;
+pub mod decode;
+mod elicitation;
+mod ext;
+mod fs;
+mod helpers;
+mod initialize;
+mod jsonrpc;
+mod mcp;
+pub mod methods;
+mod permission;
+mod prompt;
+mod protocol;
+pub mod schema;
+mod session;
+mod terminal;
+mod tool_call;
+mod update;
+
+pub use auth::*;
+pub use config::*;
+pub use content::*;
+pub use decode::{DecodeError, DecodeErrorKind, from_slice, from_str, from_value};
+pub use elicitation::*;
+pub use ext::*;
+pub use fs::*;
+pub use initialize::*;
+pub use jsonrpc::*;
+pub use mcp::*;
+pub use permission::*;
+pub use prompt::*;
+pub use protocol::{
+    AgentMessage, AgentNotification, AgentNotificationParams, AgentRequest, AgentRequestParams,
+    AgentResponse, AgentResult, CancelRequestNotification, ClientMessage, ClientNotification,
+    ClientNotificationParams, ClientRequest, ClientRequestParams, ClientResponse, ClientResult,
+    Message, MethodUnion, NotificationMessage, RawMessage, RequestMessage, ResponseMessage,
+};
+pub use session::*;
+pub use terminal::*;
+pub use tool_call::*;
+pub use update::*;
+pub use wire::{Extras, Meta, WireFields};

@@ -1,0 +1,183 @@
+//! Authentication and logout.
+
+#![allow(unused_imports)]
+
+use std::collections::BTreeMap;
+
+use crate::wire::{Extras, Meta, wire_object};
+use crate::wire_enum::{id_type, string_enum, tagged_union};
+use crate::*;
+
+tagged_union! {
+    /// A way the client can authenticate the user with the agent.
+    pub enum AuthMethod {
+        tag = "type",
+        combinator = "anyOf",
+        discriminator = false,
+        open = false,
+        default = Agent(AuthMethodAgent) = "agent",
+        unknown = Unknown,
+        variants {
+            /// By running the agent in a terminal.
+            Terminal(AuthMethodTerminal) = "terminal",
+        }
+    }
+}
+
+id_type! {
+    /// Identifies an authentication method.
+    pub struct AuthMethodId;
+}
+
+wire_object! {
+    /// Authentication performed by running the agent in a terminal for the user.
+    pub struct AuthMethodTerminal {
+        /// The identifier of the method.
+        req id: AuthMethodId = "id";
+        /// A human-readable name.
+        req name: String = "name";
+        /// A human-readable description.
+        opt description: String = "description" [DOE | NULLABLE];
+        /// Extra arguments to run the agent with for authentication.
+        opt args: Vec<String> = "args" [DOE | SKIP];
+        /// Extra environment variables for authentication.
+        opt env: BTreeMap<String, String> = "env" [DOE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl AuthMethodTerminal {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(id: impl Into<AuthMethodId>, name: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            description: None,
+            args: None,
+            env: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// Authentication the agent carries out itself once asked.
+    pub struct AuthMethodAgent {
+        /// The identifier of the method.
+        req id: AuthMethodId = "id";
+        /// A human-readable name.
+        req name: String = "name";
+        /// A human-readable description.
+        opt description: String = "description" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl AuthMethodAgent {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(id: impl Into<AuthMethodId>, name: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            description: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// Asks the agent to authenticate with one of the methods it offered (`authenticate`).
+    pub struct AuthenticateRequest {
+        /// The authentication method to use.
+        req method_id: AuthMethodId = "methodId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl AuthenticateRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(method_id: impl Into<AuthMethodId>) -> Self {
+        Self {
+            method_id: method_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The agent's answer to `authenticate`.
+    pub struct AuthenticateResponse {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl AuthenticateResponse {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for AuthenticateResponse {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Asks the agent to sign the user out (`logout`).
+    pub struct LogoutRequest {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl LogoutRequest {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for LogoutRequest {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// The agent's answer to `logout`.
+    pub struct LogoutResponse {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl LogoutResponse {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for LogoutResponse {
+    fn default() -> Self {
+        Self::new()
+    }
+}

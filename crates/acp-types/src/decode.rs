@@ -1,0 +1,157 @@
+//! Decoding with field paths in errors, and a fast path for valid documents.
+//!
+//! Every type here also implements `serde::Deserialize`, so `serde_json::from_slice` works. The
+//! functions of this module are faster and say more when decoding fails:
+//!
+//! 1. They first decode in *strict* mode, where fields the schema lets fall back to a default
+//!    (`x-deserialize-default-on-error`) decode straight into their type, without buffering.
+//!    Valid documents, the overwhelming majority, succeed here.
+//! 2. On failure they decode again in *lenient* mode (what plain serde does), which applies the
+//!    schema's defaults and skips invalid array items where the schema says so. The result is
+//!    the same as plain serde's.
+//! 3. If that fails too, the document is invalid; one more pass finds the path of the offending
+//!    field for the error message.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+
+use crate::wire::{with_lenient, with_strict};
+
+/// Why a document could not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The bytes are not JSON (or end too early). JSON-RPC code `-32700`.
+    Syntax,
+    /// JSON, but not a valid JSON-RPC 2.0 message (wrong `jsonrpc`, a batch, a null request id,
+    /// both `result` and `error`, ...). JSON-RPC code `-32600`.
+    InvalidMessage,
+    /// A request or notification for a method this crate does not know (and not an extension
+    /// method). JSON-RPC code `-32601`.
+    UnknownMethod,
+    /// A response whose request (and so whose result type) is not known.
+    UnknownResponse,
+    /// Valid JSON whose shape does not fit the type (for messages: the params or result do not
+    /// fit the method). JSON-RPC code `-32602`.
+    InvalidData,
+}
+
+/// A decoding failure, with the path of the offending field when it is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    kind: DecodeErrorKind,
+    path: String,
+    message: String,
+}
+
+impl DecodeError {
+    pub(crate) fn new(
+        kind: DecodeErrorKind,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind,
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn from_json(error: &serde_json::Error, path: String) -> Self {
+        let kind = match error.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                DecodeErrorKind::Syntax
+            }
+            _ => DecodeErrorKind::InvalidData,
+        };
+        Self::new(kind, path, error.to_string())
+    }
+
+    /// Prefixes the path (used when a part is decoded on its own, e.g. `params`).
+    #[must_use]
+    pub(crate) fn within(mut self, prefix: &str) -> Self {
+        self.path = if self.path.is_empty() || self.path == "." {
+            prefix.to_owned()
+        } else if self.path.starts_with('[') {
+            format!("{prefix}{}", self.path)
+        } else {
+            format!("{prefix}.{}", self.path)
+        };
+        self
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> DecodeErrorKind {
+        self.kind
+    }
+
+    /// The path of the offending field (`toolCall.kind`, `prompt[2].text`, ...), or an empty
+    /// string when the failure is about the document as a whole.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The underlying message, without the path.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() || self.path == "." {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "at `{}`: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Decodes `T` from JSON bytes (see the [module docs](self) for the strategy).
+///
+/// # Errors
+///
+/// When the bytes are not JSON or do not fit `T`; the error names the offending field.
+pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, DecodeError> {
+    if let Ok(value) = with_strict(|| serde_json::from_slice(json)) {
+        return Ok(value);
+    }
+    with_lenient(|| match serde_json::from_slice(json) {
+        Ok(value) => Ok(value),
+        Err(error) => {
+            let mut de = serde_json::Deserializer::from_slice(json);
+            let path = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+                Err(e) => e.path().to_string(),
+                Ok(_) => String::new(),
+            };
+            Err(DecodeError::from_json(&error, path))
+        }
+    })
+}
+
+/// Decodes `T` from a JSON string (see [`from_slice`]).
+///
+/// # Errors
+///
+/// When the text does not fit `T`; the error names the offending field.
+pub fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, DecodeError> {
+    from_slice(json.as_bytes())
+}
+
+/// Decodes `T` from a JSON value, applying the schema's leniency rules.
+///
+/// # Errors
+///
+/// When the value does not fit `T`; the error names the offending field.
+pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, DecodeError> {
+    with_lenient(|| match serde_path_to_error::deserialize::<_, T>(&value) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let path = e.path().to_string();
+            Err(DecodeError::from_json(e.inner(), path))
+        }
+    })
+}

@@ -1,0 +1,199 @@
+//! Conversions and helpers that make the wire types pleasant to build and read.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+
+use crate::*;
+
+impl From<&str> for ContentBlock {
+    /// Plain text content.
+    fn from(text: &str) -> Self {
+        ContentBlock::Text(TextContent::new(text))
+    }
+}
+
+impl From<String> for ContentBlock {
+    /// Plain text content.
+    fn from(text: String) -> Self {
+        ContentBlock::Text(TextContent::new(text))
+    }
+}
+
+macro_rules! content_from {
+    ($($ty:ident => $var:ident),* $(,)?) => {
+        $(
+            impl From<$ty> for ContentBlock {
+                fn from(value: $ty) -> Self {
+                    ContentBlock::$var(value)
+                }
+            }
+        )*
+    };
+}
+
+content_from!(
+    TextContent => Text,
+    ImageContent => Image,
+    AudioContent => Audio,
+    ResourceLink => ResourceLink,
+    EmbeddedResource => Resource,
+);
+
+impl ContentBlock {
+    /// The text of a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Text(text) => Some(&text.text),
+            _ => None,
+        }
+    }
+}
+
+impl From<ContentBlock> for ToolCallContent {
+    /// Ordinary content of a tool call.
+    fn from(content: ContentBlock) -> Self {
+        ToolCallContent::Content(Content::new(content))
+    }
+}
+
+impl From<&str> for ToolCallContent {
+    /// Text content of a tool call.
+    fn from(text: &str) -> Self {
+        ToolCallContent::Content(Content::new(text))
+    }
+}
+
+impl From<Diff> for ToolCallContent {
+    fn from(diff: Diff) -> Self {
+        ToolCallContent::Diff(diff)
+    }
+}
+
+impl From<Terminal> for ToolCallContent {
+    fn from(terminal: Terminal) -> Self {
+        ToolCallContent::Terminal(terminal)
+    }
+}
+
+impl From<ToolCall> for SessionUpdate {
+    fn from(call: ToolCall) -> Self {
+        SessionUpdate::ToolCall(call)
+    }
+}
+
+impl From<ToolCallUpdate> for SessionUpdate {
+    fn from(update: ToolCallUpdate) -> Self {
+        SessionUpdate::ToolCallUpdate(update)
+    }
+}
+
+impl From<Plan> for SessionUpdate {
+    fn from(plan: Plan) -> Self {
+        SessionUpdate::Plan(plan)
+    }
+}
+
+impl ImageContent {
+    /// An image from its raw bytes, base64-encoded for the wire.
+    pub fn from_bytes(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Self::new(STANDARD.encode(bytes), mime_type)
+    }
+
+    /// The image's raw bytes.
+    ///
+    /// # Errors
+    ///
+    /// When `data` is not valid base64.
+    pub fn decode(&self) -> Result<Vec<u8>, base64::DecodeError> {
+        STANDARD.decode(&self.data)
+    }
+}
+
+impl AudioContent {
+    /// Audio from its raw bytes, base64-encoded for the wire.
+    pub fn from_bytes(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Self::new(STANDARD.encode(bytes), mime_type)
+    }
+
+    /// The audio's raw bytes.
+    ///
+    /// # Errors
+    ///
+    /// When `data` is not valid base64.
+    pub fn decode(&self) -> Result<Vec<u8>, base64::DecodeError> {
+        STANDARD.decode(&self.data)
+    }
+}
+
+impl BlobResourceContents {
+    /// Binary resource contents from raw bytes, base64-encoded for the wire.
+    pub fn from_bytes(uri: impl Into<String>, bytes: &[u8]) -> Self {
+        Self::new(STANDARD.encode(bytes), uri)
+    }
+
+    /// The resource's raw bytes.
+    ///
+    /// # Errors
+    ///
+    /// When `blob` is not valid base64.
+    pub fn decode(&self) -> Result<Vec<u8>, base64::DecodeError> {
+        STANDARD.decode(&self.blob)
+    }
+}
+
+impl RequestPermissionResponse {
+    /// The answer when the user chose `option_id`.
+    pub fn selected(option_id: impl Into<PermissionOptionId>) -> Self {
+        Self::new(RequestPermissionOutcome::selected(option_id))
+    }
+
+    /// The answer when the prompt turn was cancelled.
+    pub fn cancelled() -> Self {
+        Self::new(RequestPermissionOutcome::Cancelled)
+    }
+}
+
+impl InitializeRequest {
+    /// True when the client serves `fs/read_text_file`.
+    pub fn can_read_text_file(&self) -> bool {
+        self.client_capabilities
+            .as_ref()
+            .and_then(|c| c.fs.as_ref())
+            .and_then(|fs| fs.read_text_file)
+            .unwrap_or(false)
+    }
+
+    /// True when the client serves `fs/write_text_file`.
+    pub fn can_write_text_file(&self) -> bool {
+        self.client_capabilities
+            .as_ref()
+            .and_then(|c| c.fs.as_ref())
+            .and_then(|fs| fs.write_text_file)
+            .unwrap_or(false)
+    }
+
+    /// True when the client serves the `terminal/*` methods.
+    pub fn can_use_terminal(&self) -> bool {
+        self.client_capabilities
+            .as_ref()
+            .and_then(|c| c.terminal)
+            .unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_bytes_round_trip_through_base64() {
+        let image = ImageContent::from_bytes(&[0, 1, 2, 255], "image/png");
+        assert_eq!(image.data, "AAEC/w==");
+        assert_eq!(image.decode().unwrap(), vec![0, 1, 2, 255]);
+    }
+
+    #[test]
+    fn text_converts_into_a_text_block() {
+        assert_eq!(ContentBlock::from("hi").as_text(), Some("hi"));
+    }
+}

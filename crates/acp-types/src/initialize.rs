@@ -1,0 +1,657 @@
+//! Initialization: version negotiation and capabilities.
+
+#![allow(unused_imports)]
+
+use std::collections::BTreeMap;
+
+use crate::wire::{Extras, Meta, wire_object};
+use crate::wire_enum::{id_type, string_enum, tagged_union};
+use crate::*;
+
+wire_object! {
+    /// The first request of a connection: the client's version and capabilities (`initialize`).
+    pub struct InitializeRequest {
+        /// The protocol version.
+        req protocol_version: ProtocolVersion = "protocolVersion";
+        /// What the client supports.
+        opt client_capabilities: ClientCapabilities = "clientCapabilities" [DOE];
+        /// The client's name and version.
+        opt client_info: Implementation = "clientInfo" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl InitializeRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(protocol_version: impl Into<ProtocolVersion>) -> Self {
+        Self {
+            protocol_version: protocol_version.into(),
+            client_capabilities: None,
+            client_info: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The agent's answer to `initialize`: the negotiated version and its capabilities.
+    pub struct InitializeResponse {
+        /// The protocol version.
+        req protocol_version: ProtocolVersion = "protocolVersion";
+        /// What the agent supports.
+        opt agent_capabilities: AgentCapabilities = "agentCapabilities" [DOE];
+        /// The ways the client can authenticate the user.
+        opt auth_methods: Vec<AuthMethod> = "authMethods" [DOE | SKIP];
+        /// The agent's name and version.
+        opt agent_info: Implementation = "agentInfo" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl InitializeResponse {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(protocol_version: impl Into<ProtocolVersion>) -> Self {
+        Self {
+            protocol_version: protocol_version.into(),
+            agent_capabilities: None,
+            auth_methods: None,
+            agent_info: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The name and version of a client or agent program.
+    pub struct Implementation {
+        /// The program's name, for logic.
+        req name: String = "name";
+        /// The program's name, for display.
+        opt title: String = "title" [DOE | NULLABLE];
+        /// The program's version.
+        req version: String = "version";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl Implementation {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            version: version.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// What the agent supports beyond the baseline protocol.
+    pub struct AgentCapabilities {
+        /// Whether the agent supports `session/load`.
+        opt load_session: bool = "loadSession" [DOE];
+        /// Which content kinds the agent accepts in prompts.
+        opt prompt_capabilities: PromptCapabilities = "promptCapabilities" [DOE];
+        /// Which MCP transports the agent supports.
+        opt mcp_capabilities: McpCapabilities = "mcpCapabilities" [DOE];
+        /// Which optional session methods the agent supports.
+        opt session_capabilities: SessionCapabilities = "sessionCapabilities" [DOE];
+        /// Authentication features.
+        opt auth: AgentAuthCapabilities = "auth" [DOE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl AgentCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            load_session: None,
+            prompt_capabilities: None,
+            mcp_capabilities: None,
+            session_capabilities: None,
+            auth: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for AgentCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Which kinds of content the agent accepts in prompts, beyond text and resource links.
+    pub struct PromptCapabilities {
+        /// Whether images are accepted.
+        opt image: bool = "image" [DOE];
+        /// Whether audio is accepted.
+        opt audio: bool = "audio" [DOE];
+        /// Whether embedded resources are accepted.
+        opt embedded_context: bool = "embeddedContext" [DOE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl PromptCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            image: None,
+            audio: None,
+            embedded_context: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for PromptCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Which MCP server transports the agent can connect to, beyond stdio.
+    pub struct McpCapabilities {
+        /// Whether HTTP MCP servers are supported.
+        opt http: bool = "http" [DOE];
+        /// Whether SSE MCP servers are supported.
+        opt sse: bool = "sse" [DOE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl McpCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            http: None,
+            sse: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for McpCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Which optional session methods the agent supports.
+    pub struct SessionCapabilities {
+        /// Support for `session/list`.
+        opt list: SessionListCapabilities = "list" [DOE | NULLABLE];
+        /// Support for `session/delete`.
+        opt delete: SessionDeleteCapabilities = "delete" [DOE | NULLABLE];
+        /// Extra workspace directories (absolute paths).
+        opt additional_directories: SessionAdditionalDirectoriesCapabilities = "additionalDirectories" [DOE | NULLABLE];
+        /// Support for `session/resume`.
+        opt resume: SessionResumeCapabilities = "resume" [DOE | NULLABLE];
+        /// Support for `session/close`.
+        opt close: SessionCloseCapabilities = "close" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl SessionCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            list: None,
+            delete: None,
+            additional_directories: None,
+            resume: None,
+            close: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for SessionCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the agent supports `session/list`.
+    pub struct SessionListCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl SessionListCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for SessionListCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the agent supports `session/delete`.
+    pub struct SessionDeleteCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl SessionDeleteCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for SessionDeleteCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the agent accepts additional workspace directories for a session.
+    pub struct SessionAdditionalDirectoriesCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl SessionAdditionalDirectoriesCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for SessionAdditionalDirectoriesCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the agent supports `session/resume`.
+    pub struct SessionResumeCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl SessionResumeCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for SessionResumeCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the agent supports `session/close`.
+    pub struct SessionCloseCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl SessionCloseCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for SessionCloseCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Authentication features the agent supports.
+    pub struct AgentAuthCapabilities {
+        /// Support for `logout`.
+        opt logout: LogoutCapabilities = "logout" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl AgentAuthCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            logout: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for AgentAuthCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the agent supports `logout`.
+    pub struct LogoutCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl LogoutCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for LogoutCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// What the client supports: file system access, terminals, elicitation and more.
+    pub struct ClientCapabilities {
+        /// Which file system methods the client serves.
+        opt fs: FileSystemCapabilities = "fs" [DOE];
+        /// Whether the client serves the `terminal/*` methods.
+        opt terminal: bool = "terminal" [DOE];
+        /// Session features the client supports.
+        opt session: ClientSessionCapabilities = "session" [DOE | NULLABLE];
+        /// Authentication features.
+        opt auth: AuthCapabilities = "auth" [DOE];
+        /// Which elicitation modes the client supports.
+        opt elicitation: ElicitationCapabilities = "elicitation" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ClientCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            fs: None,
+            terminal: None,
+            session: None,
+            auth: None,
+            elicitation: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for ClientCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Which file system methods the client serves.
+    pub struct FileSystemCapabilities {
+        /// Whether the client serves `fs/read_text_file`.
+        opt read_text_file: bool = "readTextFile" [DOE];
+        /// Whether the client serves `fs/write_text_file`.
+        opt write_text_file: bool = "writeTextFile" [DOE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl FileSystemCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            read_text_file: None,
+            write_text_file: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for FileSystemCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Session features the client supports.
+    pub struct ClientSessionCapabilities {
+        /// The session's configuration options.
+        opt config_options: SessionConfigOptionsCapabilities = "configOptions" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ClientSessionCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            config_options: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for ClientSessionCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Which kinds of configuration options the client can display.
+    pub struct SessionConfigOptionsCapabilities {
+        /// Whether on/off options can be displayed.
+        opt boolean: BooleanConfigOptionCapabilities = "boolean" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl SessionConfigOptionsCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            boolean: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for SessionConfigOptionsCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the client can display on/off configuration options.
+    pub struct BooleanConfigOptionCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl BooleanConfigOptionCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for BooleanConfigOptionCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Authentication features the client supports.
+    pub struct AuthCapabilities {
+        /// Whether the client can run terminal authentication methods.
+        opt terminal: bool = "terminal" [DOE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl AuthCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            terminal: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for AuthCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Which elicitation modes the client supports.
+    pub struct ElicitationCapabilities {
+        /// Support for form elicitations.
+        opt form: ElicitationFormCapabilities = "form" [DOE | NULLABLE];
+        /// The URL.
+        opt url: ElicitationUrlCapabilities = "url" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ElicitationCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            form: None,
+            url: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for ElicitationCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the client can show elicitation forms.
+    pub struct ElicitationFormCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ElicitationFormCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for ElicitationFormCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Present when the client can send the user to an elicitation URL.
+    pub struct ElicitationUrlCapabilities {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ElicitationUrlCapabilities {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for ElicitationUrlCapabilities {
+    fn default() -> Self {
+        Self::new()
+    }
+}

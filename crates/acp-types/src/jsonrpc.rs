@@ -1,0 +1,362 @@
+//! JSON-RPC 2.0 building blocks: request ids, error objects and codes, the protocol version.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::wire::{Extras, lenient_no_default, wire_object};
+
+/// The value of the `jsonrpc` member of every message.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// A JSON-RPC request id.
+///
+/// Ids we send are numbers; ids we receive are echoed verbatim, whatever their form. `Null` only
+/// appears in error responses to messages whose id could not be read (JSON-RPC 2.0 §5); a
+/// request with a null id is a protocol error that the connection layer rejects.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum RequestId {
+    /// `null`: only in error responses to unreadable messages.
+    Null,
+    /// A numeric id.
+    Number(i64),
+    /// A string id.
+    Str(String),
+}
+
+impl RequestId {
+    /// True for the `null` id.
+    pub fn is_null(&self) -> bool {
+        matches!(self, RequestId::Null)
+    }
+}
+
+impl fmt::Display for RequestId {
+    /// Numbers print bare and strings quoted, so `1` and `"1"` stay distinguishable in logs.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Null => f.write_str("null"),
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(value: i64) -> Self {
+        RequestId::Number(value)
+    }
+}
+
+impl From<u32> for RequestId {
+    fn from(value: u32) -> Self {
+        RequestId::Number(value.into())
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(value: &str) -> Self {
+        RequestId::Str(value.to_owned())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(value: String) -> Self {
+        RequestId::Str(value)
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Null => serializer.serialize_unit(),
+            RequestId::Number(n) => serializer.serialize_i64(*n),
+            RequestId::Str(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+
+        impl Visitor<'_> for IdVisitor {
+            type Value = RequestId;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a request id (an integer, a string or null)")
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<RequestId, E> {
+                Ok(RequestId::Null)
+            }
+
+            fn visit_none<E: de::Error>(self) -> Result<RequestId, E> {
+                Ok(RequestId::Null)
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v))
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+                i64::try_from(v)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &"an int64 id"))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+                Ok(RequestId::Str(v.to_owned()))
+            }
+
+            fn visit_string<E: de::Error>(self, v: String) -> Result<RequestId, E> {
+                Ok(RequestId::Str(v))
+            }
+        }
+
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+lenient_no_default!(RequestId, ErrorCode, ProtocolVersion);
+
+impl schemars::JsonSchema for RequestId {
+    fn schema_name() -> Cow<'static, str> {
+        "RequestId".into()
+    }
+
+    fn json_schema(_generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A JSON-RPC request id: an integer, a string, or null (only in some error responses).",
+            "anyOf": [
+                { "type": "null" },
+                { "type": "integer", "format": "int64" },
+                { "type": "string" },
+            ],
+        })
+    }
+}
+
+/// A JSON-RPC error code: an open set. The codes JSON-RPC and ACP define have constants; any
+/// other integer is allowed (for example, an agent's own application errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub i32);
+
+impl ErrorCode {
+    /// The message was not valid JSON.
+    pub const PARSE_ERROR: Self = Self(-32700);
+    /// The message was JSON but not a valid JSON-RPC request.
+    pub const INVALID_REQUEST: Self = Self(-32600);
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: Self = Self(-32601);
+    /// The params were invalid for the method.
+    pub const INVALID_PARAMS: Self = Self(-32602);
+    /// An internal error of the peer.
+    pub const INTERNAL_ERROR: Self = Self(-32603);
+    /// The request was cancelled (`$/cancel_request`).
+    pub const REQUEST_CANCELLED: Self = Self(-32800);
+    /// ACP: the agent requires authentication first.
+    pub const AUTH_REQUIRED: Self = Self(-32000);
+    /// ACP: a resource, such as a file, was not found.
+    pub const RESOURCE_NOT_FOUND: Self = Self(-32002);
+
+    const KNOWN: [(Self, &'static str); 8] = [
+        (Self::PARSE_ERROR, "Parse error"),
+        (Self::INVALID_REQUEST, "Invalid request"),
+        (Self::METHOD_NOT_FOUND, "Method not found"),
+        (Self::INVALID_PARAMS, "Invalid params"),
+        (Self::INTERNAL_ERROR, "Internal error"),
+        (Self::REQUEST_CANCELLED, "Request cancelled"),
+        (Self::AUTH_REQUIRED, "Authentication required"),
+        (Self::RESOURCE_NOT_FOUND, "Resource not found"),
+    ];
+
+    /// The standard message of a predefined code, if this is one.
+    pub fn standard_message(self) -> Option<&'static str> {
+        Self::KNOWN
+            .iter()
+            .find(|(code, _)| *code == self)
+            .map(|(_, m)| *m)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl From<i32> for ErrorCode {
+    fn from(value: i32) -> Self {
+        Self(value)
+    }
+}
+
+impl schemars::JsonSchema for ErrorCode {
+    fn schema_name() -> Cow<'static, str> {
+        "ErrorCode".into()
+    }
+
+    fn json_schema(_generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut branches: Vec<serde_json::Value> = Self::KNOWN
+            .iter()
+            .map(|(code, message)| {
+                serde_json::json!({
+                    "type": "integer", "format": "int32", "const": code.0, "description": message,
+                })
+            })
+            .collect();
+        branches.push(serde_json::json!({
+            "type": "integer", "format": "int32", "description": "Any other code.",
+        }));
+        schemars::json_schema!({
+            "description": "A JSON-RPC error code: the predefined ones have constants, any other integer is allowed.",
+            "anyOf": branches,
+        })
+    }
+}
+
+wire_object! {
+    /// A JSON-RPC error object: a code, a message and optional data.
+    ///
+    /// Handlers return it to choose exactly what goes on the wire; it implements
+    /// [`std::error::Error`].
+    pub struct Error {
+        /// The error code.
+        req code: ErrorCode = "code";
+        /// A short description of the error.
+        req message: String = "message";
+        /// Additional information about the error.
+        raw data = "data" [DOE];
+    }
+}
+
+/// The wire error object under the name JSON-RPC libraries usually give it.
+pub type ErrorObject = Error;
+
+impl Error {
+    /// Builds an error from a code and a message.
+    pub fn new(code: impl Into<ErrorCode>, message: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            data: None,
+            extras: Extras::default(),
+        }
+    }
+
+    /// Attaches `data`.
+    #[must_use]
+    pub fn with_data(mut self, data: impl Into<serde_json::Value>) -> Self {
+        self.data = Some(data.into());
+        self
+    }
+
+    /// `-32700`: the message was not valid JSON.
+    pub fn parse_error(detail: impl fmt::Display) -> Self {
+        Self::new(ErrorCode::PARSE_ERROR, "Parse error").with_data(detail.to_string())
+    }
+
+    /// `-32600`: the message was not a valid JSON-RPC request.
+    pub fn invalid_request(detail: impl fmt::Display) -> Self {
+        Self::new(ErrorCode::INVALID_REQUEST, "Invalid request").with_data(detail.to_string())
+    }
+
+    /// `-32601`: the method is not available; the message names it.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
+    }
+
+    /// `-32602`: the params did not fit the method; `detail` goes into `data`.
+    pub fn invalid_params(detail: impl fmt::Display) -> Self {
+        Self::new(ErrorCode::INVALID_PARAMS, "Invalid params").with_data(detail.to_string())
+    }
+
+    /// `-32603`: an internal error; `detail` goes into `data`.
+    pub fn internal_error(detail: impl fmt::Display) -> Self {
+        Self::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_data(detail.to_string())
+    }
+
+    /// `-32800`: the request was cancelled.
+    pub fn request_cancelled() -> Self {
+        Self::new(ErrorCode::REQUEST_CANCELLED, "Request cancelled")
+    }
+
+    /// `-32000`: authentication is required first.
+    pub fn auth_required() -> Self {
+        Self::new(ErrorCode::AUTH_REQUIRED, "Authentication required")
+    }
+
+    /// `-32002`: a resource was not found; `uri` goes into `data`.
+    pub fn resource_not_found(uri: impl Into<String>) -> Self {
+        Self::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
+            .with_data(serde_json::json!({ "uri": uri.into() }))
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {})", self.message, self.code)?;
+        match &self.data {
+            Some(serde_json::Value::String(s)) => write!(f, ": {s}"),
+            Some(other) => write!(f, ": {other}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// An ACP protocol version. Only the major version is negotiated: the client sends the latest
+/// it supports, and the agent answers with that one if it supports it, or its own latest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ProtocolVersion(pub u16);
+
+impl ProtocolVersion {
+    /// Version 1, the version this crate implements.
+    pub const V1: Self = Self(1);
+    /// The latest version this crate implements.
+    pub const LATEST: Self = Self::V1;
+}
+
+impl Default for ProtocolVersion {
+    fn default() -> Self {
+        Self::LATEST
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl From<u16> for ProtocolVersion {
+    fn from(value: u16) -> Self {
+        Self(value)
+    }
+}
+
+impl schemars::JsonSchema for ProtocolVersion {
+    fn schema_name() -> Cow<'static, str> {
+        "ProtocolVersion".into()
+    }
+
+    fn json_schema(_generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "An ACP protocol version number; only the major version is negotiated.",
+            "type": "integer",
+            "format": "uint16",
+            "minimum": 0,
+            "maximum": 65535,
+        })
+    }
+}

@@ -1,0 +1,266 @@
+//! Method names and typed methods.
+//!
+//! Method-name constants are grouped by the side that receives the call: [`agent`] (the client
+//! calls the agent), [`client`] (the agent calls the client) and [`protocol`] (either side).
+//! Each method also has an uninhabited marker type implementing [`Request`] or
+//! [`Notification`], tying its name to its params and result types:
+//!
+//! ```
+//! use acp_types::methods::{Request, SessionPrompt};
+//!
+//! assert_eq!(SessionPrompt::METHOD, "session/prompt");
+//! fn result_type(_: <SessionPrompt as Request>::Result) {}
+//! result_type(acp_types::PromptResponse::new(acp_types::StopReason::EndTurn));
+//! ```
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::*;
+
+/// Methods the agent serves (the client calls them).
+pub mod agent {
+    /// `initialize`.
+    pub const INITIALIZE: &str = "initialize";
+    /// `authenticate`.
+    pub const AUTHENTICATE: &str = "authenticate";
+    /// `logout`.
+    pub const LOGOUT: &str = "logout";
+    /// `session/new`.
+    pub const SESSION_NEW: &str = "session/new";
+    /// `session/load`.
+    pub const SESSION_LOAD: &str = "session/load";
+    /// `session/list`.
+    pub const SESSION_LIST: &str = "session/list";
+    /// `session/delete`.
+    pub const SESSION_DELETE: &str = "session/delete";
+    /// `session/resume`.
+    pub const SESSION_RESUME: &str = "session/resume";
+    /// `session/close`.
+    pub const SESSION_CLOSE: &str = "session/close";
+    /// `session/set_mode`.
+    pub const SESSION_SET_MODE: &str = "session/set_mode";
+    /// `session/set_config_option`.
+    pub const SESSION_SET_CONFIG_OPTION: &str = "session/set_config_option";
+    /// `session/prompt`.
+    pub const SESSION_PROMPT: &str = "session/prompt";
+    /// `session/cancel` (a notification).
+    pub const SESSION_CANCEL: &str = "session/cancel";
+
+    /// Every method the agent serves.
+    pub const ALL: &[&str] = &[
+        INITIALIZE,
+        AUTHENTICATE,
+        LOGOUT,
+        SESSION_NEW,
+        SESSION_LOAD,
+        SESSION_LIST,
+        SESSION_DELETE,
+        SESSION_RESUME,
+        SESSION_CLOSE,
+        SESSION_SET_MODE,
+        SESSION_SET_CONFIG_OPTION,
+        SESSION_PROMPT,
+        SESSION_CANCEL,
+    ];
+}
+
+/// Methods the client serves (the agent calls them).
+pub mod client {
+    /// `session/request_permission`.
+    pub const SESSION_REQUEST_PERMISSION: &str = "session/request_permission";
+    /// `session/update` (a notification).
+    pub const SESSION_UPDATE: &str = "session/update";
+    /// `fs/read_text_file`.
+    pub const FS_READ_TEXT_FILE: &str = "fs/read_text_file";
+    /// `fs/write_text_file`.
+    pub const FS_WRITE_TEXT_FILE: &str = "fs/write_text_file";
+    /// `terminal/create`.
+    pub const TERMINAL_CREATE: &str = "terminal/create";
+    /// `terminal/output`.
+    pub const TERMINAL_OUTPUT: &str = "terminal/output";
+    /// `terminal/release`.
+    pub const TERMINAL_RELEASE: &str = "terminal/release";
+    /// `terminal/wait_for_exit`.
+    pub const TERMINAL_WAIT_FOR_EXIT: &str = "terminal/wait_for_exit";
+    /// `terminal/kill`.
+    pub const TERMINAL_KILL: &str = "terminal/kill";
+    /// `elicitation/create`.
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
+    /// `elicitation/complete` (a notification).
+    pub const ELICITATION_COMPLETE: &str = "elicitation/complete";
+
+    /// Every method the client serves.
+    pub const ALL: &[&str] = &[
+        SESSION_REQUEST_PERMISSION,
+        SESSION_UPDATE,
+        FS_READ_TEXT_FILE,
+        FS_WRITE_TEXT_FILE,
+        TERMINAL_CREATE,
+        TERMINAL_OUTPUT,
+        TERMINAL_RELEASE,
+        TERMINAL_WAIT_FOR_EXIT,
+        TERMINAL_KILL,
+        ELICITATION_CREATE,
+        ELICITATION_COMPLETE,
+    ];
+}
+
+/// Methods either side may send.
+pub mod protocol {
+    /// `$/cancel_request` (a notification): cancel one running request.
+    pub const CANCEL_REQUEST: &str = "$/cancel_request";
+
+    /// Every protocol-level method.
+    pub const ALL: &[&str] = &[CANCEL_REQUEST];
+}
+
+/// Which side of the connection serves a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Side {
+    /// The agent serves it; the client calls it.
+    Agent,
+    /// The client serves it; the agent calls it.
+    Client,
+    /// Either side may send it.
+    Protocol,
+}
+
+/// A request method: its name, params and result types.
+pub trait Request {
+    /// The method name.
+    const METHOD: &'static str;
+    /// Which side serves it.
+    const SIDE: Side;
+    /// The params type.
+    type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// The result type.
+    type Result: Serialize + DeserializeOwned + Send + Sync + 'static;
+}
+
+/// A notification method: its name and params type.
+pub trait Notification {
+    /// The method name.
+    const METHOD: &'static str;
+    /// Which side receives it.
+    const SIDE: Side;
+    /// The params type.
+    type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
+}
+
+macro_rules! request_markers {
+    ($( $(#[doc = $doc:literal])* $marker:ident = $side:ident :: $konst:ident, $params:ty => $result:ty; )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[derive(Debug)]
+            pub enum $marker {}
+
+            impl Request for $marker {
+                const METHOD: &'static str = $side::$konst;
+                const SIDE: Side = request_markers!(@side $side);
+                type Params = $params;
+                type Result = $result;
+            }
+        )*
+    };
+    (@side agent) => { Side::Agent };
+    (@side client) => { Side::Client };
+    (@side protocol) => { Side::Protocol };
+}
+
+macro_rules! notification_markers {
+    ($( $(#[doc = $doc:literal])* $marker:ident = $side:ident :: $konst:ident, $params:ty; )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[derive(Debug)]
+            pub enum $marker {}
+
+            impl Notification for $marker {
+                const METHOD: &'static str = $side::$konst;
+                const SIDE: Side = request_markers!(@side $side);
+                type Params = $params;
+            }
+        )*
+    };
+}
+
+request_markers! {
+    /// `initialize`: negotiate the protocol version and capabilities.
+    Initialize = agent::INITIALIZE, InitializeRequest => InitializeResponse;
+    /// `authenticate`: authenticate with one of the agent's methods.
+    Authenticate = agent::AUTHENTICATE, AuthenticateRequest => AuthenticateResponse;
+    /// `logout`: sign the user out.
+    Logout = agent::LOGOUT, LogoutRequest => LogoutResponse;
+    /// `session/new`: start a session.
+    SessionNew = agent::SESSION_NEW, NewSessionRequest => NewSessionResponse;
+    /// `session/load`: load a session, replaying its history.
+    SessionLoad = agent::SESSION_LOAD, LoadSessionRequest => LoadSessionResponse;
+    /// `session/list`: list sessions.
+    SessionList = agent::SESSION_LIST, ListSessionsRequest => ListSessionsResponse;
+    /// `session/delete`: delete a session.
+    SessionDelete = agent::SESSION_DELETE, DeleteSessionRequest => DeleteSessionResponse;
+    /// `session/resume`: resume a session without replaying it.
+    SessionResume = agent::SESSION_RESUME, ResumeSessionRequest => ResumeSessionResponse;
+    /// `session/close`: close a session.
+    SessionClose = agent::SESSION_CLOSE, CloseSessionRequest => CloseSessionResponse;
+    /// `session/set_mode`: switch the session mode.
+    SessionSetMode = agent::SESSION_SET_MODE, SetSessionModeRequest => SetSessionModeResponse;
+    /// `session/set_config_option`: change a configuration option.
+    SessionSetConfigOption = agent::SESSION_SET_CONFIG_OPTION,
+        SetSessionConfigOptionRequest => SetSessionConfigOptionResponse;
+    /// `session/prompt`: run a prompt turn.
+    SessionPrompt = agent::SESSION_PROMPT, PromptRequest => PromptResponse;
+    /// `session/request_permission`: ask the user to approve a tool call.
+    SessionRequestPermission = client::SESSION_REQUEST_PERMISSION,
+        RequestPermissionRequest => RequestPermissionResponse;
+    /// `fs/read_text_file`: read a text file.
+    FsReadTextFile = client::FS_READ_TEXT_FILE, ReadTextFileRequest => ReadTextFileResponse;
+    /// `fs/write_text_file`: write a text file.
+    FsWriteTextFile = client::FS_WRITE_TEXT_FILE, WriteTextFileRequest => WriteTextFileResponse;
+    /// `terminal/create`: run a command in a new terminal.
+    TerminalCreate = client::TERMINAL_CREATE, CreateTerminalRequest => CreateTerminalResponse;
+    /// `terminal/output`: get a terminal's output so far.
+    TerminalOutput = client::TERMINAL_OUTPUT, TerminalOutputRequest => TerminalOutputResponse;
+    /// `terminal/release`: release a terminal.
+    TerminalRelease = client::TERMINAL_RELEASE, ReleaseTerminalRequest => ReleaseTerminalResponse;
+    /// `terminal/wait_for_exit`: wait for a terminal's command to exit.
+    TerminalWaitForExit = client::TERMINAL_WAIT_FOR_EXIT,
+        WaitForTerminalExitRequest => WaitForTerminalExitResponse;
+    /// `terminal/kill`: kill a terminal's command.
+    TerminalKill = client::TERMINAL_KILL, KillTerminalRequest => KillTerminalResponse;
+    /// `elicitation/create`: collect structured input from the user.
+    ElicitationCreate = client::ELICITATION_CREATE,
+        CreateElicitationRequest => CreateElicitationResponse;
+}
+
+notification_markers! {
+    /// `session/cancel`: cancel a session's running prompt turn.
+    SessionCancel = agent::SESSION_CANCEL, CancelNotification;
+    /// `session/update`: report progress of a session.
+    SessionUpdate = client::SESSION_UPDATE, SessionNotification;
+    /// `elicitation/complete`: a URL elicitation finished.
+    ElicitationComplete = client::ELICITATION_COMPLETE, CompleteElicitationNotification;
+    /// `$/cancel_request`: cancel one running request.
+    CancelRequest = protocol::CANCEL_REQUEST, CancelRequestNotification;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_lists_have_no_duplicates() {
+        let mut all: Vec<&str> = agent::ALL
+            .iter()
+            .chain(client::ALL)
+            .chain(protocol::ALL)
+            .copied()
+            .collect();
+        let before = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), before);
+        assert_eq!(before, 25);
+    }
+}

@@ -1,0 +1,228 @@
+//! Permission requests: the agent asks the user to approve a tool call.
+
+#![allow(unused_imports)]
+
+use std::collections::BTreeMap;
+
+use crate::wire::{Extras, Meta, wire_object};
+use crate::wire_enum::{id_type, string_enum, tagged_union};
+use crate::*;
+
+wire_object! {
+    /// Asks the user, through the client, to approve a tool call (`session/request_permission`).
+    pub struct RequestPermissionRequest {
+        /// The session this concerns.
+        req session_id: SessionId = "sessionId";
+        /// The tool call the permission is about.
+        req tool_call: ToolCallUpdate = "toolCall";
+        /// The choices offered.
+        req options: Vec<PermissionOption> = "options";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl RequestPermissionRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(
+        session_id: impl Into<SessionId>,
+        tool_call: impl Into<ToolCallUpdate>,
+        options: impl Into<Vec<PermissionOption>>,
+    ) -> Self {
+        Self {
+            session_id: session_id.into(),
+            tool_call: tool_call.into(),
+            options: options.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The client's answer to `session/request_permission`.
+    pub struct RequestPermissionResponse {
+        /// What the user chose.
+        req outcome: RequestPermissionOutcome = "outcome";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl RequestPermissionResponse {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(outcome: impl Into<RequestPermissionOutcome>) -> Self {
+        Self {
+            outcome: outcome.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The option the user chose.
+    pub struct SelectedPermissionOutcome {
+        /// The identifier of the option.
+        req option_id: PermissionOptionId = "optionId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl SelectedPermissionOutcome {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(option_id: impl Into<PermissionOptionId>) -> Self {
+        Self {
+            option_id: option_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// One of the choices offered to the user in a permission request.
+    pub struct PermissionOption {
+        /// The identifier of the option.
+        req option_id: PermissionOptionId = "optionId";
+        /// A human-readable name.
+        req name: String = "name";
+        /// What choosing this option means.
+        req kind: PermissionOptionKind = "kind";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl PermissionOption {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(
+        option_id: impl Into<PermissionOptionId>,
+        name: impl Into<String>,
+        kind: impl Into<PermissionOptionKind>,
+    ) -> Self {
+        Self {
+            option_id: option_id.into(),
+            name: name.into(),
+            kind: kind.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+id_type! {
+    /// Identifies a permission option within one request.
+    pub struct PermissionOptionId;
+}
+
+string_enum! {
+    /// What a permission option means, so clients can style it and remember choices.
+    pub enum PermissionOptionKind {
+        /// Allow this one time.
+        AllowOnce = "allow_once",
+        /// Allow and remember the choice.
+        AllowAlways = "allow_always",
+        /// Reject this one time.
+        RejectOnce = "reject_once",
+        /// Reject and remember the choice.
+        RejectAlways = "reject_always",
+    }
+    Unknown, open_schema = false
+}
+
+/// What came of a permission request: an option was chosen, or the turn was cancelled.
+///
+/// When the client cancels a prompt turn it must answer the turn's pending permission
+/// requests with [`RequestPermissionOutcome::Cancelled`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum RequestPermissionOutcome {
+    /// The prompt turn was cancelled before the user chose.
+    Cancelled,
+    /// The user chose an option.
+    Selected(SelectedPermissionOutcome),
+    /// An outcome this crate does not know (from a newer peer), kept as raw JSON.
+    Unknown(serde_json::Value),
+}
+
+impl RequestPermissionOutcome {
+    /// The user chose the option `option_id`.
+    pub fn selected(option_id: impl Into<PermissionOptionId>) -> Self {
+        Self::Selected(SelectedPermissionOutcome::new(option_id))
+    }
+
+    fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+        use serde::de::Error as _;
+        let mut parts = crate::wire::Parts::from_value::<serde_json::Error>(value, "an object")?;
+        match parts.take_raw("outcome") {
+            Some(serde_json::Value::String(tag)) => match tag.as_str() {
+                "cancelled" => Ok(Self::Cancelled),
+                "selected" => serde_json::from_value(serde_json::Value::Object(parts.rest()))
+                    .map(Self::Selected),
+                _ => {
+                    let mut object = parts.rest();
+                    object.insert("outcome".into(), serde_json::Value::String(tag));
+                    Ok(Self::Unknown(serde_json::Value::Object(object)))
+                }
+            },
+            Some(other) => Err(serde_json::Error::invalid_type(
+                crate::wire::unexpected(&other),
+                &"a tag string",
+            )),
+            None => Err(serde_json::Error::missing_field("outcome")),
+        }
+    }
+}
+
+impl serde::Serialize for RequestPermissionOutcome {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        match self {
+            Self::Cancelled => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("outcome", "cancelled")?;
+                map.end()
+            }
+            Self::Selected(selected) => {
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("outcome", "selected")?;
+                crate::wire::WireFields::serialize_fields(selected, &mut map)?;
+                map.end()
+            }
+            Self::Unknown(value) => value.serialize(serializer),
+        }
+    }
+}
+
+crate::wire::deserialize_via_value!(RequestPermissionOutcome, RequestPermissionOutcome::decode);
+
+impl schemars::JsonSchema for RequestPermissionOutcome {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RequestPermissionOutcome".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let selected = generator.subschema_for::<SelectedPermissionOutcome>();
+        schemars::json_schema!({
+            "description": "What came of a permission request: an option was chosen, or the turn was cancelled.",
+            "oneOf": [
+                {
+                    "description": "The prompt turn was cancelled before the user chose.",
+                    "type": "object",
+                    "properties": { "outcome": { "type": "string", "const": "cancelled" } },
+                    "required": ["outcome"],
+                },
+                {
+                    "description": "The user chose an option.",
+                    "type": "object",
+                    "properties": { "outcome": { "type": "string", "const": "selected" } },
+                    "required": ["outcome"],
+                    "allOf": [selected],
+                },
+            ],
+            "discriminator": { "propertyName": "outcome" },
+        })
+    }
+}

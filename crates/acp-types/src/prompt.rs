@@ -1,0 +1,71 @@
+//! Prompt turns.
+
+#![allow(unused_imports)]
+
+use std::collections::BTreeMap;
+
+use crate::wire::{Extras, Meta, wire_object};
+use crate::wire_enum::{id_type, string_enum, tagged_union};
+use crate::*;
+
+wire_object! {
+    /// Sends the user's prompt to the agent and starts a turn (`session/prompt`).
+    pub struct PromptRequest {
+        /// The session this concerns.
+        req session_id: SessionId = "sessionId";
+        /// The user's message.
+        req prompt: Vec<ContentBlock> = "prompt";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl PromptRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(session_id: impl Into<SessionId>, prompt: impl Into<Vec<ContentBlock>>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            prompt: prompt.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The agent's answer to `session/prompt`, sent when the turn ends.
+    pub struct PromptResponse {
+        /// Why the turn ended.
+        req stop_reason: StopReason = "stopReason";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl PromptResponse {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(stop_reason: impl Into<StopReason>) -> Self {
+        Self {
+            stop_reason: stop_reason.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+string_enum! {
+    /// Why a prompt turn ended.
+    pub enum StopReason {
+        /// The model finished its turn.
+        EndTurn = "end_turn",
+        /// The token limit was reached.
+        MaxTokens = "max_tokens",
+        /// The limit of model requests in one turn was reached.
+        MaxTurnRequests = "max_turn_requests",
+        /// The agent refused to continue.
+        Refusal = "refusal",
+        /// The client cancelled the turn.
+        Cancelled = "cancelled",
+    }
+    Unknown, open_schema = false
+}

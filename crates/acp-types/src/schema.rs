@@ -1,0 +1,294 @@
+//! The JSON Schema of the protocol, generated from the Rust types.
+//!
+//! [`bundle`] returns one schema whose `$defs` carry the official definition names, and whose
+//! root accepts any message either side may send. The repository keeps it in
+//! `schema/acp.schema.json`, with the method names in `schema/meta.json`; regenerate both with
+//!
+//! ```text
+//! ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --test schema_snapshot
+//! ```
+
+use schemars::SchemaGenerator;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value, json};
+
+use crate::methods::{agent, client, protocol};
+use crate::*;
+
+/// Calls `$m!` with the list of every definition of the schema, in the official order.
+macro_rules! with_definitions {
+    ($m:ident) => {
+        $m!(
+            AgentRequest,
+            RequestId,
+            WriteTextFileRequest,
+            SessionId,
+            ReadTextFileRequest,
+            RequestPermissionRequest,
+            ToolCallUpdate,
+            ToolCallId,
+            ToolKind,
+            ToolCallStatus,
+            ToolCallContent,
+            ContentBlock,
+            Annotations,
+            Role,
+            TextContent,
+            ImageContent,
+            AudioContent,
+            ResourceLink,
+            EmbeddedResourceResource,
+            TextResourceContents,
+            BlobResourceContents,
+            EmbeddedResource,
+            Content,
+            Diff,
+            TerminalId,
+            Terminal,
+            ToolCallLocation,
+            PermissionOption,
+            PermissionOptionId,
+            PermissionOptionKind,
+            CreateTerminalRequest,
+            EnvVariable,
+            TerminalOutputRequest,
+            ReleaseTerminalRequest,
+            WaitForTerminalExitRequest,
+            KillTerminalRequest,
+            CreateElicitationRequest,
+            ElicitationSessionScope,
+            ElicitationRequestScope,
+            ElicitationSchema,
+            ElicitationSchemaType,
+            ElicitationPropertySchema,
+            StringFormat,
+            EnumOption,
+            StringPropertySchema,
+            NumberPropertySchema,
+            IntegerPropertySchema,
+            BooleanPropertySchema,
+            MultiSelectItems,
+            StringMultiSelectItems,
+            TitledMultiSelectItems,
+            MultiSelectPropertySchema,
+            ElicitationFormMode,
+            ElicitationId,
+            ElicitationUrlMode,
+            ExtRequest,
+            AgentResponse,
+            InitializeResponse,
+            ProtocolVersion,
+            AgentCapabilities,
+            PromptCapabilities,
+            McpCapabilities,
+            SessionCapabilities,
+            SessionListCapabilities,
+            SessionDeleteCapabilities,
+            SessionAdditionalDirectoriesCapabilities,
+            SessionResumeCapabilities,
+            SessionCloseCapabilities,
+            AgentAuthCapabilities,
+            LogoutCapabilities,
+            AuthMethod,
+            AuthMethodId,
+            AuthMethodTerminal,
+            AuthMethodAgent,
+            Implementation,
+            AuthenticateResponse,
+            LogoutResponse,
+            NewSessionResponse,
+            SessionModeState,
+            SessionModeId,
+            SessionMode,
+            SessionConfigOption,
+            SessionConfigId,
+            SessionConfigOptionCategory,
+            SessionConfigValueId,
+            SessionConfigSelectOptions,
+            SessionConfigSelectOption,
+            SessionConfigSelectGroup,
+            SessionConfigGroupId,
+            SessionConfigSelect,
+            SessionConfigBoolean,
+            LoadSessionResponse,
+            ListSessionsResponse,
+            SessionInfo,
+            DeleteSessionResponse,
+            ResumeSessionResponse,
+            CloseSessionResponse,
+            SetSessionModeResponse,
+            SetSessionConfigOptionResponse,
+            PromptResponse,
+            StopReason,
+            ExtResponse,
+            Error,
+            ErrorCode,
+            AgentNotification,
+            SessionNotification,
+            SessionUpdate,
+            MessageId,
+            ContentChunk,
+            ToolCall,
+            PlanEntry,
+            PlanEntryPriority,
+            PlanEntryStatus,
+            Plan,
+            AvailableCommand,
+            AvailableCommandInput,
+            UnstructuredCommandInput,
+            AvailableCommandsUpdate,
+            CurrentModeUpdate,
+            ConfigOptionUpdate,
+            SessionInfoUpdate,
+            Cost,
+            UsageUpdate,
+            CompleteElicitationNotification,
+            ExtNotification,
+            ClientRequest,
+            InitializeRequest,
+            ClientCapabilities,
+            FileSystemCapabilities,
+            ClientSessionCapabilities,
+            SessionConfigOptionsCapabilities,
+            BooleanConfigOptionCapabilities,
+            AuthCapabilities,
+            ElicitationCapabilities,
+            ElicitationFormCapabilities,
+            ElicitationUrlCapabilities,
+            AuthenticateRequest,
+            LogoutRequest,
+            NewSessionRequest,
+            McpServer,
+            HttpHeader,
+            McpServerHttp,
+            McpServerSse,
+            McpServerStdio,
+            LoadSessionRequest,
+            ListSessionsRequest,
+            DeleteSessionRequest,
+            ResumeSessionRequest,
+            CloseSessionRequest,
+            SetSessionModeRequest,
+            SetSessionConfigOptionRequest,
+            PromptRequest,
+            ClientResponse,
+            WriteTextFileResponse,
+            ReadTextFileResponse,
+            RequestPermissionResponse,
+            RequestPermissionOutcome,
+            SelectedPermissionOutcome,
+            CreateTerminalResponse,
+            TerminalOutputResponse,
+            TerminalExitStatus,
+            ReleaseTerminalResponse,
+            WaitForTerminalExitResponse,
+            KillTerminalResponse,
+            CreateElicitationResponse,
+            ElicitationContentValue,
+            ElicitationAcceptAction,
+            ClientNotification,
+            CancelNotification,
+            CancelRequestNotification
+        )
+    };
+}
+
+macro_rules! names {
+    ($($name:ident),* $(,)?) => {
+        &[$(stringify!($name)),*]
+    };
+}
+
+/// The names of every definition, in the order of the official schema.
+pub const DEFINITIONS: &[&str] = with_definitions!(names);
+
+/// A generator set up as the bundle needs: JSON Schema draft 2020-12, definitions in `$defs`.
+pub fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+/// The whole protocol as one JSON Schema (see the [module docs](self)).
+pub fn bundle() -> Value {
+    let mut generator = generator();
+    macro_rules! add_all {
+        ($($name:ident),* $(,)?) => {
+            $( generator.subschema_for::<$name>(); )*
+        };
+    }
+    with_definitions!(add_all);
+    let defs: Map<String, Value> = generator.take_definitions(true);
+    // Keep the official order, which groups related definitions.
+    let mut ordered = Map::new();
+    for name in DEFINITIONS {
+        if let Some(def) = defs.get(*name) {
+            let mut def = def.clone();
+            if let Some(obj) = def.as_object_mut() {
+                obj.insert("title".into(), Value::String((*name).to_owned()));
+            }
+            ordered.insert((*name).to_owned(), def);
+        }
+    }
+    let side = |description: &str, request: &str, response: &str, notification: &str| {
+        json!({
+            "description": description,
+            "type": "object",
+            "properties": { "jsonrpc": { "type": "string", "enum": [JSONRPC_VERSION] } },
+            "required": ["jsonrpc"],
+            "anyOf": [
+                { "allOf": [{ "$ref": format!("#/$defs/{request}") }] },
+                { "allOf": [{ "$ref": format!("#/$defs/{response}") }] },
+                { "allOf": [{ "$ref": format!("#/$defs/{notification}") }] },
+            ],
+        })
+    };
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "ACP messages",
+        "description": "Any JSON-RPC message of the Agent Client Protocol v1, generated by the acp-types crate.",
+        "anyOf": [
+            side("A message the agent sends.", "AgentRequest", "AgentResponse", "AgentNotification"),
+            side("A message the client sends.", "ClientRequest", "ClientResponse", "ClientNotification"),
+            {
+                "description": "A protocol-level notification either side may send.",
+                "type": "object",
+                "properties": {
+                    "jsonrpc": { "type": "string", "enum": [JSONRPC_VERSION] },
+                    "method": { "type": "string" },
+                    "params": {
+                        "anyOf": [
+                            { "allOf": [{ "$ref": "#/$defs/CancelRequestNotification" }] },
+                            { "type": "null" },
+                        ],
+                    },
+                },
+                "required": ["jsonrpc", "method"],
+            },
+        ],
+        "$defs": ordered,
+    })
+}
+
+/// The method names, grouped by the side that serves them (the shape of the official
+/// `meta.json`).
+pub fn meta() -> Value {
+    let group = |names: &[&str]| -> Value {
+        names
+            .iter()
+            .map(|m| {
+                (
+                    m.replace(['/', '$'], "_")
+                        .trim_start_matches('_')
+                        .to_owned(),
+                    json!(m),
+                )
+            })
+            .collect::<Map<String, Value>>()
+            .into()
+    };
+    json!({
+        "version": ProtocolVersion::LATEST.0,
+        "agentMethods": group(agent::ALL),
+        "clientMethods": group(client::ALL),
+        "protocolMethods": group(protocol::ALL),
+    })
+}

@@ -1,0 +1,326 @@
+//! Terminal methods the client serves to the agent.
+
+#![allow(unused_imports)]
+
+use std::collections::BTreeMap;
+
+use crate::wire::{Extras, Meta, wire_object};
+use crate::wire_enum::{id_type, string_enum, tagged_union};
+use crate::*;
+
+id_type! {
+    /// Identifies a terminal created by the client.
+    pub struct TerminalId;
+}
+
+wire_object! {
+    /// Asks the client to run a command in a new terminal (`terminal/create`).
+    pub struct CreateTerminalRequest {
+        /// The session this concerns.
+        req session_id: SessionId = "sessionId";
+        /// The command to run.
+        req command: String = "command";
+        /// The command's arguments.
+        opt args: Vec<String> = "args" [DOE | SKIP];
+        /// Environment variables for the process.
+        opt env: Vec<EnvVariable> = "env" [DOE | SKIP];
+        /// The working directory (an absolute path).
+        opt cwd: String = "cwd" [DOE | NULLABLE];
+        /// How many bytes of output the client keeps; older output is dropped first.
+        opt output_byte_limit: u64 = "outputByteLimit" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl CreateTerminalRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(session_id: impl Into<SessionId>, command: impl Into<String>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            command: command.into(),
+            args: None,
+            env: None,
+            cwd: None,
+            output_byte_limit: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The client's answer to `terminal/create`: the new terminal.
+    pub struct CreateTerminalResponse {
+        /// The terminal this concerns.
+        req terminal_id: TerminalId = "terminalId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl CreateTerminalResponse {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(terminal_id: impl Into<TerminalId>) -> Self {
+        Self {
+            terminal_id: terminal_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// An environment variable to set for a process.
+    pub struct EnvVariable {
+        /// The variable's name.
+        req name: String = "name";
+        /// The variable's value.
+        req value: String = "value";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl EnvVariable {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            value: value.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// Asks the client for the output a terminal produced so far (`terminal/output`).
+    pub struct TerminalOutputRequest {
+        /// The session this concerns.
+        req session_id: SessionId = "sessionId";
+        /// The terminal this concerns.
+        req terminal_id: TerminalId = "terminalId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl TerminalOutputRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            terminal_id: terminal_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The client's answer to `terminal/output`.
+    pub struct TerminalOutputResponse {
+        /// The output captured so far.
+        req output: String = "output";
+        /// Whether older output was dropped to respect the byte limit.
+        req truncated: bool = "truncated";
+        /// How the command ended, once it has.
+        opt exit_status: TerminalExitStatus = "exitStatus" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl TerminalOutputResponse {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(output: impl Into<String>, truncated: impl Into<bool>) -> Self {
+        Self {
+            output: output.into(),
+            truncated: truncated.into(),
+            exit_status: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// How a terminal's command ended.
+    pub struct TerminalExitStatus {
+        /// The exit code, if the process exited normally.
+        opt exit_code: u32 = "exitCode" [DOE | NULLABLE];
+        /// The signal that ended the process, if any.
+        opt signal: String = "signal" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl TerminalExitStatus {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            exit_code: None,
+            signal: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for TerminalExitStatus {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Tells the client a terminal is no longer needed, killing it if still running (`terminal/release`).
+    pub struct ReleaseTerminalRequest {
+        /// The session this concerns.
+        req session_id: SessionId = "sessionId";
+        /// The terminal this concerns.
+        req terminal_id: TerminalId = "terminalId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ReleaseTerminalRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            terminal_id: terminal_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The client's answer to `terminal/release`.
+    pub struct ReleaseTerminalResponse {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ReleaseTerminalResponse {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for ReleaseTerminalResponse {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Asks the client to answer once a terminal's command has exited (`terminal/wait_for_exit`).
+    pub struct WaitForTerminalExitRequest {
+        /// The session this concerns.
+        req session_id: SessionId = "sessionId";
+        /// The terminal this concerns.
+        req terminal_id: TerminalId = "terminalId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl WaitForTerminalExitRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            terminal_id: terminal_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The client's answer to `terminal/wait_for_exit`: how the command ended.
+    pub struct WaitForTerminalExitResponse {
+        /// The exit code, if the process exited normally.
+        opt exit_code: u32 = "exitCode" [DOE | NULLABLE];
+        /// The signal that ended the process, if any.
+        opt signal: String = "signal" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl WaitForTerminalExitResponse {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            exit_code: None,
+            signal: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for WaitForTerminalExitResponse {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+wire_object! {
+    /// Asks the client to kill a terminal's command without releasing the terminal (`terminal/kill`).
+    pub struct KillTerminalRequest {
+        /// The session this concerns.
+        req session_id: SessionId = "sessionId";
+        /// The terminal this concerns.
+        req terminal_id: TerminalId = "terminalId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl KillTerminalRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            terminal_id: terminal_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The client's answer to `terminal/kill`.
+    pub struct KillTerminalResponse {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl KillTerminalResponse {
+    /// Builds the value with every optional field absent.
+    pub fn new() -> Self {
+        Self {
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+impl Default for KillTerminalResponse {
+    fn default() -> Self {
+        Self::new()
+    }
+}

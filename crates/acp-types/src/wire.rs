@@ -1,0 +1,968 @@
+//! The machinery every wire type is built from.
+//!
+//! Wire objects are declared with [`wire_object!`], tagged unions with [`tagged_union!`], string
+//! enums with [`string_enum!`] and identifiers with [`id_type!`]. The macros write the
+//! `Serialize`, `Deserialize` and `JsonSchema` impls by hand instead of deriving them, for three
+//! reasons:
+//!
+//! - **Exactness.** Decoding keeps what a derive would lose: object fields this crate does not
+//!   model and optional fields sent as an explicit `null` are remembered in [`Extras`] and
+//!   written back unchanged.
+//! - **Leniency exactly where the schema prescribes it.** Fields marked
+//!   `x-deserialize-default-on-error` fall back to their default when their value is invalid, and
+//!   arrays marked `x-deserialize-skip-invalid-items` drop the items that do not decode. Every
+//!   other violation is an error.
+//! - **Speed.** Unions read their tag without buffering the object when the tag comes first (as
+//!   every known implementation writes it), and valid documents take a fast path that never
+//!   buffers a lenient field (see [`decode`](crate::decode)).
+
+use std::cell::Cell;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde_json::{Map, Value};
+
+/// Field flag: the schema marks the field `x-deserialize-default-on-error`.
+pub(crate) const DOE: u8 = 1;
+/// Field flag: the schema marks the array field `x-deserialize-skip-invalid-items`.
+pub(crate) const SKIP: u8 = 2;
+/// Field flag: the schema allows `null` for the optional field (kept as an explicit null).
+pub(crate) const NULLABLE: u8 = 4;
+
+thread_local! {
+    /// When set, lenient fields decode straight into their type without buffering; an invalid
+    /// value then fails the whole decode, and [`crate::decode`] retries in lenient mode.
+    static STRICT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True when lenient fields must buffer their value so that an invalid one can be replaced.
+pub(crate) fn lenient_mode() -> bool {
+    !STRICT.with(Cell::get)
+}
+
+/// Runs `f` with the strict fast path on, restoring the previous mode afterwards (even on panic).
+pub(crate) fn with_strict<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STRICT.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(STRICT.with(|s| s.replace(true)));
+    f()
+}
+
+/// Runs `f` in lenient mode (the mode every plain `serde` decode uses).
+pub(crate) fn with_lenient<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STRICT.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(STRICT.with(|s| s.replace(false)));
+    f()
+}
+
+/// Extension data carried in `_meta`: any JSON object, opaque to this crate.
+pub type Meta = Map<String, Value>;
+
+/// What a decoded object carried beyond its modelled fields: fields this crate does not know
+/// (from a newer peer, or extensions) and optional fields that were sent as an explicit `null`.
+///
+/// Both are written back when the value is encoded, so decoding and re-encoding a document
+/// yields the same JSON. A freshly built value has none; the common case costs one null pointer.
+#[derive(Clone, Default, PartialEq)]
+pub struct Extras(Option<Box<ExtrasInner>>);
+
+#[derive(Clone, Default, PartialEq)]
+struct ExtrasInner {
+    fields: Map<String, Value>,
+    nulls: Vec<&'static str>,
+}
+
+impl Extras {
+    /// The fields of the object that this crate does not model, in no particular order.
+    pub fn unknown_fields(&self) -> Option<&Map<String, Value>> {
+        self.0
+            .as_deref()
+            .map(|inner| &inner.fields)
+            .filter(|f| !f.is_empty())
+    }
+
+    /// Mutable access to the unmodelled fields, to add or remove extension data.
+    pub fn unknown_fields_mut(&mut self) -> &mut Map<String, Value> {
+        &mut self.0.get_or_insert_with(Default::default).fields
+    }
+
+    /// True when nothing beyond the modelled fields was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0
+            .as_deref()
+            .is_none_or(|inner| inner.fields.is_empty() && inner.nulls.is_empty())
+    }
+
+    pub(crate) fn insert_unknown(&mut self, key: String, value: Value) {
+        self.unknown_fields_mut().insert(key, value);
+    }
+
+    pub(crate) fn mark_null(&mut self, field: &'static str) {
+        let inner = self.0.get_or_insert_with(Default::default);
+        if !inner.nulls.contains(&field) {
+            inner.nulls.push(field);
+        }
+    }
+
+    pub(crate) fn unmark_null(&mut self, field: &'static str) {
+        if let Some(inner) = self.0.as_deref_mut() {
+            inner.nulls.retain(|f| *f != field);
+        }
+    }
+
+    /// True when the optional field `field` was received as an explicit `null`.
+    pub fn was_null(&self, field: &str) -> bool {
+        self.0
+            .as_deref()
+            .is_some_and(|inner| inner.nulls.contains(&field))
+    }
+
+    /// Writes the explicit `null` of an absent optional field, if it was received that way.
+    pub(crate) fn serialize_null<M: SerializeMap>(
+        &self,
+        map: &mut M,
+        field: &'static str,
+    ) -> Result<(), M::Error> {
+        if self.was_null(field) {
+            map.serialize_entry(field, &())?;
+        }
+        Ok(())
+    }
+
+    /// Writes the unmodelled fields after the modelled ones.
+    pub(crate) fn serialize_unknown<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        if let Some(inner) = self.0.as_deref() {
+            for (k, v) in &inner.fields {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Extras {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.as_deref() {
+            None => f.write_str("Extras"),
+            Some(inner) => f
+                .debug_struct("Extras")
+                .field("unknown_fields", &inner.fields)
+                .field("nulls", &inner.nulls)
+                .finish(),
+        }
+    }
+}
+
+/// Implemented by every wire object: writes its fields into an already open JSON object.
+///
+/// Tagged unions use it to write the tag first and then the variant's fields, without
+/// buffering.
+pub trait WireFields {
+    /// Writes every present field (and the [`Extras`]) as entries of `map`.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the serializer reports.
+    fn serialize_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
+
+    /// The unmodelled fields and explicit nulls this value carries.
+    fn extras(&self) -> &Extras;
+
+    /// Mutable access to the unmodelled fields and explicit nulls.
+    fn extras_mut(&mut self) -> &mut Extras;
+}
+
+/// Serializes a wire object as a JSON object.
+pub(crate) fn serialize_object<T: WireFields, S: serde::Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(None)?;
+    value.serialize_fields(&mut map)?;
+    map.end()
+}
+
+/// The outcome of decoding an optional field.
+pub(crate) enum Slot<T> {
+    /// A value of the field's type.
+    Value(T),
+    /// An explicit `null`, allowed by the schema.
+    Null,
+    /// An invalid value the schema says to treat as absent (`x-deserialize-default-on-error`).
+    Invalid,
+}
+
+/// Decodes the value of a required field.
+pub(crate) struct Required<T, const F: u8>(PhantomData<T>);
+
+impl<T, const F: u8> Required<T, F> {
+    pub(crate) fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<'de, T, const F: u8> DeserializeSeed<'de> for Required<T, F>
+where
+    T: Deserialize<'de> + LenientValue,
+{
+    type Value = T;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
+        if F & (DOE | SKIP) != 0 && lenient_mode() {
+            let value = Value::deserialize(deserializer)?;
+            match T::from_lenient(value, F) {
+                Ok(v) => Ok(v),
+                // The schema prescribes the default for an invalid value.
+                Err(e) if F & DOE != 0 => T::lenient_default().ok_or_else(|| de::Error::custom(e)),
+                Err(e) => Err(de::Error::custom(e)),
+            }
+        } else {
+            T::deserialize(deserializer)
+        }
+    }
+}
+
+/// Decodes the value of an optional field, telling an explicit `null` apart.
+pub(crate) struct Optional<T, const F: u8>(PhantomData<T>);
+
+impl<T, const F: u8> Optional<T, F> {
+    pub(crate) fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<'de, T, const F: u8> DeserializeSeed<'de> for Optional<T, F>
+where
+    T: Deserialize<'de> + LenientValue,
+{
+    type Value = Slot<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<T>, D::Error> {
+        if F & (DOE | SKIP) != 0 && lenient_mode() {
+            let value = Value::deserialize(deserializer)?;
+            if value.is_null() {
+                return if F & (NULLABLE | DOE) != 0 {
+                    Ok(if F & NULLABLE != 0 {
+                        Slot::Null
+                    } else {
+                        Slot::Invalid
+                    })
+                } else {
+                    Err(de::Error::invalid_type(de::Unexpected::Unit, &"a value"))
+                };
+            }
+            match T::from_lenient(value, F) {
+                Ok(v) => Ok(Slot::Value(v)),
+                Err(_) if F & DOE != 0 => Ok(Slot::Invalid),
+                Err(e) => Err(de::Error::custom(e)),
+            }
+        } else {
+            match Option::<T>::deserialize(deserializer)? {
+                Some(v) => Ok(Slot::Value(v)),
+                None if F & NULLABLE != 0 => Ok(Slot::Null),
+                None => Err(de::Error::invalid_type(
+                    de::Unexpected::Unit,
+                    &"a value (this field is optional but not nullable)",
+                )),
+            }
+        }
+    }
+}
+
+/// How a type decodes from a buffered JSON value in lenient mode.
+///
+/// Arrays apply `x-deserialize-skip-invalid-items` (the `SKIP` flag) here; every other type
+/// decodes normally.
+pub(crate) trait LenientValue: Sized {
+    /// Decodes from a buffered value; `flags` are the field's flags.
+    fn from_lenient(value: Value, flags: u8) -> Result<Self, serde_json::Error>;
+
+    /// The value an invalid required field falls back to, if the type has one.
+    fn lenient_default() -> Option<Self>;
+}
+
+/// Implements [`LenientValue`] for a type that decodes from a buffered value as usual.
+macro_rules! lenient_plain {
+    ($($t:ty),* $(,)?) => {
+        $(
+            impl $crate::wire::LenientValue for $t {
+                fn from_lenient(
+                    value: ::serde_json::Value,
+                    _flags: u8,
+                ) -> Result<Self, ::serde_json::Error> {
+                    ::serde_json::from_value(value)
+                }
+
+                fn lenient_default() -> Option<Self> {
+                    Some(<$t as ::core::default::Default>::default())
+                }
+            }
+        )*
+    };
+}
+
+/// Implements [`LenientValue`] for a type with no default (only ever used on non-defaulting
+/// fields, where the fallback is never taken).
+macro_rules! lenient_no_default {
+    ($($t:ty),* $(,)?) => {
+        $(
+            impl $crate::wire::LenientValue for $t {
+                fn from_lenient(
+                    value: ::serde_json::Value,
+                    _flags: u8,
+                ) -> Result<Self, ::serde_json::Error> {
+                    ::serde_json::from_value(value)
+                }
+
+                fn lenient_default() -> Option<Self> {
+                    None
+                }
+            }
+        )*
+    };
+}
+pub(crate) use lenient_no_default;
+
+lenient_plain!(
+    String,
+    bool,
+    u16,
+    u32,
+    u64,
+    i64,
+    f64,
+    Value,
+    Map<String, Value>,
+);
+
+impl<T> LenientValue for Vec<T>
+where
+    T: serde::de::DeserializeOwned,
+{
+    fn from_lenient(value: Value, flags: u8) -> Result<Self, serde_json::Error> {
+        if flags & SKIP == 0 {
+            return serde_json::from_value(value);
+        }
+        match value {
+            // Keep the items that decode; the schema says to skip the others.
+            Value::Array(items) => Ok(items
+                .into_iter()
+                .filter_map(|item| T::deserialize(item).ok())
+                .collect()),
+            other => Err(de::Error::invalid_type(unexpected(&other), &"an array")),
+        }
+    }
+
+    fn lenient_default() -> Option<Self> {
+        Some(Vec::new())
+    }
+}
+
+impl<T> LenientValue for std::collections::BTreeMap<String, T>
+where
+    T: serde::de::DeserializeOwned,
+{
+    fn from_lenient(value: Value, _flags: u8) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+
+    fn lenient_default() -> Option<Self> {
+        Some(Self::new())
+    }
+}
+
+/// Describes a JSON value for error messages.
+pub(crate) fn unexpected(value: &Value) -> de::Unexpected<'_> {
+    match value {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) => de::Unexpected::Float(f),
+            None => de::Unexpected::Other("number"),
+        },
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+    }
+}
+
+/// A map key: either one of the names a visitor expects, or another one, kept for [`Extras`].
+pub(crate) enum Key {
+    /// The index of the expected name.
+    Known(usize),
+    /// A name the visitor does not model.
+    Unknown(String),
+}
+
+/// Reads a map key without allocating when it is one of `names`.
+pub(crate) struct KeySeed(pub(crate) &'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+        Ok(match self.0.iter().position(|name| *name == v) {
+            Some(i) => Key::Known(i),
+            None => Key::Unknown(v.to_owned()),
+        })
+    }
+}
+
+/// Reads a tag value (the discriminator of a union) as a string, borrowing when possible.
+pub(crate) struct TagSeed;
+
+/// A tag value, borrowed from the input when the input allows it.
+pub(crate) enum Tag<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Tag<'_> {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Tag::Borrowed(s) => s,
+            Tag::Owned(s) => s,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for TagSeed {
+    type Value = Tag<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Tag<'de>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TagSeed {
+    type Value = Tag<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a tag string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Tag<'de>, E> {
+        Ok(Tag::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Tag<'de>, E> {
+        Ok(Tag::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Tag<'de>, E> {
+        Ok(Tag::Owned(v))
+    }
+}
+
+/// Reads the rest of a map into a JSON object (used for unknown variants and the slow path).
+pub(crate) fn drain_map<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    into: &mut Map<String, Value>,
+) -> Result<(), A::Error> {
+    while let Some(key) = map.next_key::<String>()? {
+        let value = map.next_value::<Value>()?;
+        into.insert(key, value);
+    }
+    Ok(())
+}
+
+/// Skips the rest of a map.
+pub(crate) fn skip_map<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    while map.next_key::<IgnoredAny>()?.is_some() {
+        map.next_value::<IgnoredAny>()?;
+    }
+    Ok(())
+}
+
+/// Converts a `serde_json` error raised while decoding a buffered value into the caller's error.
+pub(crate) fn json_err<E: de::Error>(e: serde_json::Error) -> E {
+    E::custom(e)
+}
+
+/// Decodes `T` from the remaining entries of `map` (the fast path of a tagged union, after the
+/// tag was read first).
+pub(crate) fn from_rest<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
+    map: A,
+) -> Result<T, A::Error> {
+    T::deserialize(de::value::MapAccessDeserializer::new(map))
+}
+
+/// Builds the JSON Schema of a field from the schema of its type.
+pub(crate) fn field_schema(
+    mut schema: schemars::Schema,
+    description: &str,
+    flags: u8,
+    nullable: bool,
+) -> schemars::Schema {
+    if nullable {
+        schema = nullable_schema(schema);
+    }
+    let description = description.trim();
+    let obj = schema.ensure_object();
+    // Generators handle `$ref` best alone: move it under `allOf` when keywords join it.
+    let has_extra = !description.is_empty() || flags & (DOE | SKIP) != 0;
+    if has_extra && obj.contains_key("$ref") {
+        let reference = obj.remove("$ref").expect("checked above");
+        obj.insert(
+            "allOf".into(),
+            Value::Array(vec![serde_json::json!({ "$ref": reference })]),
+        );
+    }
+    if !description.is_empty() {
+        obj.insert("description".into(), Value::String(description.to_owned()));
+    }
+    if flags & DOE != 0 {
+        obj.insert("x-deserialize-default-on-error".into(), Value::Bool(true));
+    }
+    if flags & SKIP != 0 {
+        obj.insert("x-deserialize-skip-invalid-items".into(), Value::Bool(true));
+    }
+    schema
+}
+
+/// Allows `null` besides what `schema` allows.
+pub(crate) fn nullable_schema(schema: schemars::Schema) -> schemars::Schema {
+    let mut obj = schema.to_value();
+    if let Some(map) = obj.as_object_mut() {
+        // A plain `type` keyword (no `$ref`, no combinators) widens in place, as in the
+        // official schema (`"type": ["string", "null"]`).
+        let simple = !map.contains_key("$ref")
+            && !map.contains_key("anyOf")
+            && !map.contains_key("oneOf")
+            && !map.contains_key("allOf")
+            && !map.contains_key("const")
+            && !map.contains_key("enum");
+        if simple {
+            if let Some(Value::String(t)) = map.get("type").cloned() {
+                map.insert("type".into(), serde_json::json!([t, "null"]));
+                return schemars::Schema::try_from(obj).expect("an object is a schema");
+            }
+        }
+    }
+    schemars::Schema::try_from(serde_json::json!({ "anyOf": [obj, { "type": "null" }] }))
+        .expect("an object is a schema")
+}
+
+/// Joins the lines of a doc comment into one description.
+pub(crate) fn doc_text(lines: &[&str]) -> String {
+    let mut out = String::new();
+    for line in lines {
+        let line = line.strip_prefix(' ').unwrap_or(line);
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out.trim().to_owned()
+}
+
+/// Declares a wire object: a struct with hand-written `Serialize`, `Deserialize` (keeping
+/// unknown fields and explicit nulls) and `JsonSchema`, plus chainable setters.
+///
+/// Field kinds:
+/// - `req name: T = "json"`: required;
+/// - `opt name: T = "json" [FLAGS]`: optional, stored as `Option<T>`;
+/// - `raw name = "json" [FLAGS]`: optional, any JSON value (an explicit `null` is `Some(Null)`).
+///
+/// Flags: `DOE` (default on error), `SKIP` (skip invalid items), `NULLABLE` (null allowed).
+macro_rules! wire_object {
+    (
+        $(#[doc = $doc:literal])*
+        $(#[schema_extend($ext:expr)])?
+        pub struct $name:ident {
+            $(
+                $(#[doc = $fdoc:literal])*
+                $kind:ident $field:ident $(: $ty:ty)? = $json:literal $([$($flag:ident)|+])?;
+            )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub struct $name {
+            $(
+                $(#[doc = $fdoc])*
+                pub $field: $crate::wire::wire_field_ty!($kind $($ty)?),
+            )*
+            extras: $crate::wire::Extras,
+        }
+
+        impl $crate::wire::WireFields for $name {
+            fn serialize_fields<M: ::serde::ser::SerializeMap>(
+                &self,
+                map: &mut M,
+            ) -> Result<(), M::Error> {
+                $( $crate::wire::wire_object!(@ser $kind self map $field $json); )*
+                self.extras.serialize_unknown(map)
+            }
+
+            fn extras(&self) -> &$crate::wire::Extras {
+                &self.extras
+            }
+
+            fn extras_mut(&mut self) -> &mut $crate::wire::Extras {
+                &mut self.extras
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                $crate::wire::serialize_object(self, serializer)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                const FIELDS: &[&str] = &[$($json),*];
+
+                struct ObjectVisitor;
+
+                impl<'de> ::serde::de::Visitor<'de> for ObjectVisitor {
+                    type Value = $name;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(concat!("a ", stringify!($name), " object"))
+                    }
+
+                    #[allow(unused_mut, unused_variables, unused_assignments)]
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        $( let mut $field: $crate::wire::wire_field_ty!(@slot $kind $($ty)?) = None; )*
+                        let mut extras = $crate::wire::Extras::default();
+                        while let Some(key) = map.next_key_seed($crate::wire::KeySeed(FIELDS))? {
+                            match key {
+                                $crate::wire::Key::Unknown(name) => {
+                                    let value = map.next_value::<::serde_json::Value>()?;
+                                    extras.insert_unknown(name, value);
+                                }
+                                $crate::wire::Key::Known(index) => {
+                                    let name = FIELDS[index];
+                                    $(
+                                        if name == $json {
+                                            $crate::wire::wire_object!(
+                                                @de $kind map extras $field $json
+                                                ($($ty)?) (0 $($(| $crate::wire::$flag)+)?)
+                                            );
+                                            continue;
+                                        }
+                                    )*
+                                }
+                            }
+                        }
+                        $( $crate::wire::wire_object!(@finish $kind $field $json); )*
+                        Ok($name { $($field,)* extras })
+                    }
+                }
+
+                deserializer.deserialize_map(ObjectVisitor)
+            }
+        }
+
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                let mut properties = ::serde_json::Map::new();
+                #[allow(unused_mut)]
+                let mut required: Vec<::serde_json::Value> = Vec::new();
+                $(
+                    let schema = $crate::wire::wire_object!(
+                        @schema $kind generator ($($ty)?) (0 $($(| $crate::wire::$flag)+)?)
+                        &[$($fdoc),*]
+                    );
+                    properties.insert($json.to_owned(), schema.to_value());
+                    $crate::wire::wire_object!(@required $kind required $json);
+                )*
+                let mut object = ::serde_json::Map::new();
+                object.insert("type".into(), "object".into());
+                object.insert(
+                    "description".into(),
+                    $crate::wire::doc_text(&[$($doc),*]).into(),
+                );
+                object.insert("properties".into(), properties.into());
+                if !required.is_empty() {
+                    object.insert("required".into(), required.into());
+                }
+                object.insert("additionalProperties".into(), true.into());
+                $( $ext(&mut object); )?
+                ::schemars::Schema::from(object)
+            }
+        }
+
+        impl $crate::wire::LenientValue for $name {
+            fn from_lenient(value: ::serde_json::Value, _flags: u8) -> Result<Self, ::serde_json::Error> {
+                ::serde_json::from_value(value)
+            }
+
+            fn lenient_default() -> Option<Self> {
+                None
+            }
+        }
+
+        #[allow(clippy::needless_update)]
+        impl $name {
+            $( $crate::wire::wire_object!(@setter $kind $field $json $($ty)?); )*
+
+            /// The fields of the received object this crate does not model, and the optional
+            /// fields received as an explicit `null`; both are written back on encoding.
+            pub fn extras(&self) -> &$crate::wire::Extras {
+                &self.extras
+            }
+
+            /// Mutable access to [`extras`](Self::extras), e.g. to attach extension fields.
+            pub fn extras_mut(&mut self) -> &mut $crate::wire::Extras {
+                &mut self.extras
+            }
+        }
+    };
+
+    // Serialization of one field.
+    (@ser req $self:ident $map:ident $field:ident $json:literal) => {
+        $map.serialize_entry($json, &$self.$field)?;
+    };
+    (@ser opt $self:ident $map:ident $field:ident $json:literal) => {
+        match &$self.$field {
+            Some(value) => $map.serialize_entry($json, value)?,
+            None => $self.extras.serialize_null($map, $json)?,
+        }
+    };
+    (@ser raw $self:ident $map:ident $field:ident $json:literal) => {
+        if let Some(value) = &$self.$field {
+            $map.serialize_entry($json, value)?;
+        }
+    };
+
+    // Deserialization of one field's value.
+    (@de req $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
+        $field = Some($map.next_value_seed($crate::wire::Required::<$ty, { $flags }>::new())?);
+    };
+    (@de opt $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
+        match $map.next_value_seed($crate::wire::Optional::<$ty, { $flags }>::new())? {
+            $crate::wire::Slot::Value(value) => {
+                $field = Some(value);
+                $extras.unmark_null($json);
+            }
+            $crate::wire::Slot::Null => {
+                $field = None;
+                $extras.mark_null($json);
+            }
+            $crate::wire::Slot::Invalid => {
+                $field = None;
+                $extras.unmark_null($json);
+            }
+        }
+    };
+    (@de raw $map:ident $extras:ident $field:ident $json:literal () ($flags:expr)) => {
+        $field = Some($map.next_value::<::serde_json::Value>()?);
+    };
+
+    // Checks after the last key.
+    (@finish req $field:ident $json:literal) => {
+        let $field = match $field {
+            Some(value) => value,
+            None => return Err(<A::Error as ::serde::de::Error>::missing_field($json)),
+        };
+    };
+    (@finish opt $field:ident $json:literal) => {};
+    (@finish raw $field:ident $json:literal) => {};
+
+    // The schema of one field.
+    (@schema req $gen:ident ($ty:ty) ($flags:expr) $docs:expr) => {
+        $crate::wire::field_schema($gen.subschema_for::<$ty>(), &$crate::wire::doc_text($docs), $flags, false)
+    };
+    (@schema opt $gen:ident ($ty:ty) ($flags:expr) $docs:expr) => {
+        $crate::wire::field_schema(
+            $gen.subschema_for::<$ty>(),
+            &$crate::wire::doc_text($docs),
+            $flags,
+            ($flags) & $crate::wire::NULLABLE != 0,
+        )
+    };
+    (@schema raw $gen:ident () ($flags:expr) $docs:expr) => {
+        $crate::wire::field_schema(::schemars::json_schema!({}), &$crate::wire::doc_text($docs), $flags, false)
+    };
+
+    (@required req $required:ident $json:literal) => {
+        $required.push($json.into());
+    };
+    (@required opt $required:ident $json:literal) => {};
+    (@required raw $required:ident $json:literal) => {};
+
+    // Chainable setters.
+    (@setter req $field:ident $json:literal $ty:ty) => {
+        #[doc = concat!("Sets `", $json, "`.")]
+        #[must_use]
+        pub fn $field(mut self, value: impl Into<$ty>) -> Self {
+            self.$field = value.into();
+            self
+        }
+    };
+    (@setter opt $field:ident $json:literal $ty:ty) => {
+        #[doc = concat!("Sets `", $json, "`.")]
+        #[must_use]
+        pub fn $field(mut self, value: impl Into<$ty>) -> Self {
+            self.$field = Some(value.into());
+            self.extras.unmark_null($json);
+            self
+        }
+    };
+    (@setter raw $field:ident $json:literal) => {
+        #[doc = concat!("Sets `", $json, "` to any JSON value.")]
+        #[must_use]
+        pub fn $field(mut self, value: impl Into<::serde_json::Value>) -> Self {
+            self.$field = Some(value.into());
+            self
+        }
+    };
+}
+pub(crate) use wire_object;
+
+/// The Rust type of a field of a given kind (and of its decoding slot).
+macro_rules! wire_field_ty {
+    (req $ty:ty) => { $ty };
+    (opt $ty:ty) => { Option<$ty> };
+    (raw) => { Option<::serde_json::Value> };
+    (@slot req $ty:ty) => { Option<$ty> };
+    (@slot opt $ty:ty) => { Option<$ty> };
+    (@slot raw) => { Option<::serde_json::Value> };
+}
+pub(crate) use wire_field_ty;
+
+/// A JSON object taken apart by a hand-written decoder (for the few types whose shape the
+/// macros do not cover: untagged unions and objects with a flattened tagged part).
+///
+/// Fields apply the same rules as [`wire_object!`] fields; what is left over becomes
+/// [`Extras`].
+pub(crate) struct Parts {
+    map: Map<String, Value>,
+    extras: Extras,
+}
+
+impl Parts {
+    pub(crate) fn new(map: Map<String, Value>) -> Self {
+        Self {
+            map,
+            extras: Extras::default(),
+        }
+    }
+
+    /// Decodes a JSON value that must be an object.
+    pub(crate) fn from_value<E: de::Error>(value: Value, what: &str) -> Result<Self, E> {
+        match value {
+            Value::Object(map) => Ok(Self::new(map)),
+            other => Err(E::invalid_type(unexpected(&other), &what)),
+        }
+    }
+
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    pub(crate) fn peek(&self, key: &str) -> Option<&Value> {
+        self.map.get(key)
+    }
+
+    /// Removes a key without decoding it.
+    pub(crate) fn take_raw(&mut self, key: &str) -> Option<Value> {
+        self.map.remove(key)
+    }
+
+    /// A required field.
+    pub(crate) fn req<T, const F: u8>(&mut self, key: &'static str) -> Result<T, serde_json::Error>
+    where
+        T: serde::de::DeserializeOwned + LenientValue,
+    {
+        match self.map.remove(key) {
+            Some(value) => Required::<T, F>::new()
+                .deserialize(value)
+                .map_err(|e| de::Error::custom(format_args!("{key}: {e}"))),
+            None => Err(de::Error::missing_field(key)),
+        }
+    }
+
+    /// An optional field; an explicit null is remembered.
+    pub(crate) fn opt<T, const F: u8>(
+        &mut self,
+        key: &'static str,
+    ) -> Result<Option<T>, serde_json::Error>
+    where
+        T: serde::de::DeserializeOwned + LenientValue,
+    {
+        let Some(value) = self.map.remove(key) else {
+            return Ok(None);
+        };
+        match Optional::<T, F>::new()
+            .deserialize(value)
+            .map_err(|e: serde_json::Error| de::Error::custom(format_args!("{key}: {e}")))?
+        {
+            Slot::Value(v) => Ok(Some(v)),
+            Slot::Null => {
+                self.extras.mark_null(key);
+                Ok(None)
+            }
+            Slot::Invalid => Ok(None),
+        }
+    }
+
+    /// What is left: the unknown fields, plus the nulls recorded.
+    pub(crate) fn finish(self) -> Extras {
+        let mut extras = self.extras;
+        for (k, v) in self.map {
+            extras.insert_unknown(k, v);
+        }
+        extras
+    }
+
+    /// The remaining fields as a JSON object (for decoding a flattened part).
+    pub(crate) fn rest(&mut self) -> Map<String, Value> {
+        std::mem::take(&mut self.map)
+    }
+
+    /// Puts back fields a flattened part did not use.
+    pub(crate) fn put_back(&mut self, rest: Map<String, Value>) {
+        self.map.extend(rest);
+    }
+}
+
+/// Implements `Deserialize` through a JSON value: `$decode` takes the value and returns
+/// `Result<Self, serde_json::Error>`.
+macro_rules! deserialize_via_value {
+    ($name:ident, $decode:path) => {
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> Result<Self, D::Error> {
+                let value = ::serde_json::Value::deserialize(deserializer)?;
+                $decode(value).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        }
+
+        $crate::wire::lenient_no_default!($name);
+    };
+}
+pub(crate) use deserialize_via_value;

@@ -1,0 +1,485 @@
+//! Macros for the enum-shaped wire types: tagged unions, string enums and identifiers.
+
+/// Declares a union of wire objects told apart by a tag field (`"type"`, `"sessionUpdate"`, ...).
+///
+/// The tag is read first when it comes first (no buffering); otherwise the object is buffered
+/// and the tag looked up. An optional `unknown` variant keeps objects with an unknown tag as raw
+/// JSON, and an optional `default` variant is used when the tag is absent (the schema's untagged
+/// branch); a tag equal to the default variant's own name is kept with its fields.
+macro_rules! tagged_union {
+    (
+        $(#[doc = $doc:literal])*
+        pub enum $name:ident {
+            tag = $tag:literal,
+            combinator = $comb:literal,
+            discriminator = $disc:literal,
+            open = $open:literal,
+            $( default = $dvar:ident ($dty:ty) = $dtag:literal, )?
+            $( unknown = $uvar:ident, )?
+            variants {
+                $(
+                    $(#[doc = $vdoc:literal])*
+                    $var:ident ($vty:ty) = $vtag:literal,
+                )*
+            }
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum $name {
+            $(
+                $(#[doc = $vdoc])*
+                $var($vty),
+            )*
+            $(
+                #[doc = concat!("The untagged branch (`\"", $tag, "\"` absent, or `\"", $dtag, "\"`).")]
+                $dvar($dty),
+            )?
+            $(
+                #[doc = concat!(
+                    "An object whose `\"", $tag, "\"` this crate does not know (from a newer peer),",
+                    " kept as raw JSON and written back unchanged."
+                )]
+                $uvar(::serde_json::Value),
+            )?
+        }
+
+        impl $name {
+            /// The tags this crate knows, in schema order.
+            pub const TAGS: &'static [&'static str] = &[$($vtag,)* $($dtag)?];
+
+            /// The tag value of this variant (`None` for an unknown variant without a string tag).
+            pub fn tag(&self) -> Option<&str> {
+                match self {
+                    $( Self::$var(_) => Some($vtag), )*
+                    $( Self::$dvar(_) => Some($dtag), )?
+                    $( Self::$uvar(value) => value.get($tag).and_then(::serde_json::Value::as_str), )?
+                }
+            }
+
+            #[allow(unused_mut)]
+            fn from_tag_rest<'de, A: ::serde::de::MapAccess<'de>>(
+                tag: &str,
+                mut map: A,
+            ) -> Result<Self, A::Error> {
+                match tag {
+                    $( $vtag => Ok(Self::$var($crate::wire::from_rest(map)?)), )*
+                    $(
+                        $dtag => {
+                            let mut inner: $dty = $crate::wire::from_rest(map)?;
+                            $crate::wire::WireFields::extras_mut(&mut inner)
+                                .insert_unknown($tag.to_owned(), ::serde_json::Value::from($dtag));
+                            Ok(Self::$dvar(inner))
+                        }
+                    )?
+                    other => {
+                        $(
+                            let mut object = ::serde_json::Map::new();
+                            object.insert($tag.to_owned(), ::serde_json::Value::from(other));
+                            $crate::wire::drain_map(&mut map, &mut object)?;
+                            return Ok(Self::$uvar(::serde_json::Value::Object(object)));
+                        )?
+                        #[allow(unreachable_code)]
+                        {
+                            $crate::wire::skip_map(&mut map)?;
+                            Err(::serde::de::Error::unknown_variant(other, Self::TAGS))
+                        }
+                    }
+                }
+            }
+
+            fn from_object(
+                mut object: ::serde_json::Map<String, ::serde_json::Value>,
+            ) -> Result<Self, ::serde_json::Error> {
+                use ::serde::de::Error as _;
+                let tag = match object.remove($tag) {
+                    Some(::serde_json::Value::String(tag)) => tag,
+                    Some(other) => {
+                        return Err(::serde_json::Error::invalid_type(
+                            $crate::wire::unexpected(&other),
+                            &"a tag string",
+                        ));
+                    }
+                    None => {
+                        $(
+                            return ::serde_json::from_value::<$dty>(::serde_json::Value::Object(object))
+                                .map(Self::$dvar);
+                        )?
+                        #[allow(unreachable_code)]
+                        return Err(::serde_json::Error::missing_field($tag));
+                    }
+                };
+                match tag.as_str() {
+                    $(
+                        $vtag => ::serde_json::from_value(::serde_json::Value::Object(object))
+                            .map(Self::$var),
+                    )*
+                    $(
+                        $dtag => {
+                            let mut inner: $dty =
+                                ::serde_json::from_value(::serde_json::Value::Object(object))?;
+                            $crate::wire::WireFields::extras_mut(&mut inner)
+                                .insert_unknown($tag.to_owned(), ::serde_json::Value::from($dtag));
+                            Ok(Self::$dvar(inner))
+                        }
+                    )?
+                    _ => {
+                        $(
+                            object.insert($tag.to_owned(), ::serde_json::Value::String(tag));
+                            return Ok(Self::$uvar(::serde_json::Value::Object(object)));
+                        )?
+                        #[allow(unreachable_code)]
+                        Err(::serde_json::Error::unknown_variant(&tag, Self::TAGS))
+                    }
+                }
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                use ::serde::ser::SerializeMap as _;
+                match self {
+                    $(
+                        Self::$var(inner) => {
+                            let mut map = serializer.serialize_map(None)?;
+                            map.serialize_entry($tag, $vtag)?;
+                            $crate::wire::WireFields::serialize_fields(inner, &mut map)?;
+                            map.end()
+                        }
+                    )*
+                    $( Self::$dvar(inner) => ::serde::Serialize::serialize(inner, serializer), )?
+                    $( Self::$uvar(value) => ::serde::Serialize::serialize(value, serializer), )?
+                }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct UnionVisitor;
+
+                impl<'de> ::serde::de::Visitor<'de> for UnionVisitor {
+                    type Value = $name;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(concat!("a ", stringify!($name), " object"))
+                    }
+
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        match map.next_key_seed($crate::wire::KeySeed(&[$tag]))? {
+                            // Fast path: the tag comes first, the variant reads the rest.
+                            Some($crate::wire::Key::Known(_)) => {
+                                let tag = map.next_value_seed($crate::wire::TagSeed)?;
+                                $name::from_tag_rest(tag.as_str(), map)
+                            }
+                            // Slow path: buffer the object, then find the tag.
+                            Some($crate::wire::Key::Unknown(first)) => {
+                                let mut object = ::serde_json::Map::new();
+                                let value = map.next_value::<::serde_json::Value>()?;
+                                object.insert(first, value);
+                                $crate::wire::drain_map(&mut map, &mut object)?;
+                                $name::from_object(object).map_err($crate::wire::json_err)
+                            }
+                            None => $name::from_object(::serde_json::Map::new())
+                                .map_err($crate::wire::json_err),
+                        }
+                    }
+                }
+
+                deserializer.deserialize_map(UnionVisitor)
+            }
+        }
+
+        impl $crate::wire::LenientValue for $name {
+            fn from_lenient(value: ::serde_json::Value, _flags: u8) -> Result<Self, ::serde_json::Error> {
+                ::serde_json::from_value(value)
+            }
+
+            fn lenient_default() -> Option<Self> {
+                None
+            }
+        }
+
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                let mut branches: Vec<::serde_json::Value> = Vec::new();
+                $(
+                    let reference = generator.subschema_for::<$vty>().to_value();
+                    let mut branch = ::serde_json::json!({
+                        "type": "object",
+                        "properties": { $tag: { "type": "string", "const": $vtag } },
+                        "required": [$tag],
+                        "allOf": [reference],
+                    });
+                    let description = $crate::wire::doc_text(&[$($vdoc),*]);
+                    if !description.is_empty() {
+                        branch["description"] = description.into();
+                    }
+                    branches.push(branch);
+                )*
+                $(
+                    let reference = generator.subschema_for::<$dty>().to_value();
+                    branches.push(::serde_json::json!({ "allOf": [reference] }));
+                )?
+                if $open {
+                    // The schema's explicit catch-all branch: any other tag string.
+                    let known: Vec<::serde_json::Value> = [$($vtag),*]
+                        .iter()
+                        .map(|t| ::serde_json::json!({
+                            "type": "object",
+                            "properties": { $tag: { "type": "string", "const": t } },
+                            "required": [$tag],
+                        }))
+                        .collect();
+                    branches.push(::serde_json::json!({
+                        "type": "object",
+                        "description": "Any other tag, with any fields.",
+                        "properties": { $tag: { "type": "string" } },
+                        "required": [$tag],
+                        "not": { "anyOf": known },
+                        "additionalProperties": true,
+                    }));
+                }
+                let mut object = ::serde_json::Map::new();
+                object.insert(
+                    "description".into(),
+                    $crate::wire::doc_text(&[$($doc),*]).into(),
+                );
+                object.insert($comb.into(), branches.into());
+                if $disc {
+                    object.insert(
+                        "discriminator".into(),
+                        ::serde_json::json!({ "propertyName": $tag }),
+                    );
+                }
+                ::schemars::Schema::from(object)
+            }
+        }
+    };
+}
+pub(crate) use tagged_union;
+
+/// Declares a string enum. Unknown strings decode into the `Unknown` variant (or, where the
+/// schema has an explicit catch-all branch, the `Other` variant) and are written back unchanged.
+macro_rules! string_enum {
+    (
+        $(#[doc = $doc:literal])*
+        pub enum $name:ident {
+            $(
+                $(#[doc = $vdoc:literal])*
+                $var:ident = $value:literal,
+            )*
+        }
+        $catch:ident, open_schema = $open:literal
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $(
+                $(#[doc = $vdoc])*
+                $var,
+            )*
+            /// A value this crate does not know (from a newer peer), kept verbatim.
+            $catch(String),
+        }
+
+        impl $name {
+            /// The values this crate knows, in schema order.
+            pub const VALUES: &'static [&'static str] = &[$($value),*];
+
+            /// The wire value.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( Self::$var => $value, )*
+                    Self::$catch(value) => value,
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(value: &str) -> Self {
+                match value {
+                    $( $value => Self::$var, )*
+                    other => Self::$catch(other.to_owned()),
+                }
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct EnumVisitor;
+
+                impl ::serde::de::Visitor<'_> for EnumVisitor {
+                    type Value = $name;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(concat!("a ", stringify!($name), " string"))
+                    }
+
+                    fn visit_str<E: ::serde::de::Error>(self, v: &str) -> Result<$name, E> {
+                        Ok($name::from(v))
+                    }
+                }
+
+                deserializer.deserialize_str(EnumVisitor)
+            }
+        }
+
+        $crate::wire::lenient_no_default!($name);
+
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                let mut branches: Vec<::serde_json::Value> = Vec::new();
+                $(
+                    let mut branch = ::serde_json::json!({ "type": "string", "const": $value });
+                    let description = $crate::wire::doc_text(&[$($vdoc),*]);
+                    if !description.is_empty() {
+                        branch["description"] = description.into();
+                    }
+                    branches.push(branch);
+                )*
+                let mut object = ::serde_json::Map::new();
+                object.insert(
+                    "description".into(),
+                    $crate::wire::doc_text(&[$($doc),*]).into(),
+                );
+                if $open {
+                    branches.push(::serde_json::json!({
+                        "type": "string",
+                        "description": "Any other value.",
+                    }));
+                    object.insert("anyOf".into(), branches.into());
+                } else {
+                    object.insert("oneOf".into(), branches.into());
+                }
+                ::schemars::Schema::from(object)
+            }
+        }
+    };
+}
+pub(crate) use string_enum;
+
+/// Declares an identifier: a transparent, cheaply cloned string newtype.
+macro_rules! id_type {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident;
+    ) => {
+        $(#[doc = $doc])*
+        ///
+        /// Transparent on the wire (a JSON string); cloning is cheap (a shared `Arc<str>`).
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub ::std::sync::Arc<str>);
+
+        impl $name {
+            /// Builds an identifier from any string.
+            pub fn new(id: impl Into<::std::sync::Arc<str>>) -> Self {
+                Self(id.into())
+            }
+
+            /// The identifier as a string slice.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl ::core::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(value: &str) -> Self {
+                Self(value.into())
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(value: String) -> Self {
+                Self(value.into())
+            }
+        }
+
+        impl From<::std::sync::Arc<str>> for $name {
+            fn from(value: ::std::sync::Arc<str>) -> Self {
+                Self(value)
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl ::std::borrow::Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct IdVisitor;
+
+                impl ::serde::de::Visitor<'_> for IdVisitor {
+                    type Value = $name;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(concat!("a ", stringify!($name), " string"))
+                    }
+
+                    fn visit_str<E: ::serde::de::Error>(self, v: &str) -> Result<$name, E> {
+                        Ok($name(v.into()))
+                    }
+                }
+
+                deserializer.deserialize_str(IdVisitor)
+            }
+        }
+
+        $crate::wire::lenient_no_default!($name);
+
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                ::schemars::json_schema!({
+                    "type": "string",
+                    "description": $crate::wire::doc_text(&[$($doc),*]),
+                })
+            }
+        }
+    };
+}
+pub(crate) use id_type;
