@@ -144,6 +144,7 @@ impl schemars::JsonSchema for RequestId {
 /// other integer is allowed (for example, an agent's own application errors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
+#[allow(clippy::exhaustive_structs)] // An open set of codes: any i32 is valid.
 pub struct ErrorCode(pub i32);
 
 impl ErrorCode {
@@ -318,6 +319,7 @@ impl std::error::Error for Error {}
 /// it supports, and the agent answers with that one if it supports it, or its own latest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
+#[allow(clippy::exhaustive_structs)] // A transparent newtype over the version number.
 pub struct ProtocolVersion(pub u16);
 
 impl ProtocolVersion {

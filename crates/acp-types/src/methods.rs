@@ -154,6 +154,7 @@ macro_rules! request_markers {
         $(
             $(#[doc = $doc])*
             #[derive(Debug)]
+            #[allow(clippy::exhaustive_enums)] // Uninhabited: a type-level name only.
             pub enum $marker {}
 
             impl Request for $marker {
@@ -174,6 +175,7 @@ macro_rules! notification_markers {
         $(
             $(#[doc = $doc])*
             #[derive(Debug)]
+            #[allow(clippy::exhaustive_enums)] // Uninhabited: a type-level name only.
             pub enum $marker {}
 
             impl Notification for $marker {

@@ -73,6 +73,7 @@ macro_rules! method_union {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
+        #[allow(clippy::large_enum_variant)] // Boxing variants would cost every decode an allocation.
         pub enum $name {
             $(
                 $(#[doc = $vdoc])*

@@ -27,6 +27,7 @@ macro_rules! tagged_union {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
+        #[allow(clippy::large_enum_variant)] // Boxing variants would cost every decode an allocation.
         pub enum $name {
             $(
                 $(#[doc = $vdoc])*
@@ -390,6 +391,7 @@ macro_rules! id_type {
         ///
         /// Transparent on the wire (a JSON string); cloning is cheap (a shared `Arc<str>`).
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(clippy::exhaustive_structs)] // A transparent newtype: its one field is the wire value.
         pub struct $name(pub ::std::sync::Arc<str>);
 
         impl $name {

@@ -1,0 +1,78 @@
+//! Connection settings.
+
+use acp_codec::{DEFAULT_MAX_FRAME_LEN, FramingMode};
+
+/// The default cap on requests from the peer handled at the same time.
+///
+/// Requests beyond it are answered at once with an error instead of queueing without bound.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+
+/// The default size, in bytes, of the outgoing buffer above which senders wait.
+///
+/// It bounds our memory when the peer reads slowly or not at all (a peer that stops reading
+/// makes senders wait instead of growing a queue), while being large enough that writes are
+/// batched into few system calls.
+pub const DEFAULT_MAX_OUTGOING_BYTES: usize = 1024 * 1024;
+
+/// Settings of a connection.
+///
+/// ```
+/// use acp_rpc::Config;
+/// use acp_codec::FramingMode;
+///
+/// let config = Config::default().framing(FramingMode::Auto).max_in_flight(64);
+/// assert_eq!(config.max_in_flight, 64);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Config {
+    /// How messages are framed on the byte stream (NDJSON by default, as the spec says).
+    pub framing: FramingMode,
+    /// The largest message body accepted or sent, in bytes.
+    pub max_frame_len: usize,
+    /// How many requests from the peer may be handled at the same time.
+    pub max_in_flight: usize,
+    /// The outgoing buffer size above which senders wait for the peer to read.
+    pub max_outgoing_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            framing: FramingMode::Ndjson,
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            max_outgoing_bytes: DEFAULT_MAX_OUTGOING_BYTES,
+        }
+    }
+}
+
+impl Config {
+    /// Sets the framing.
+    #[must_use]
+    pub fn framing(mut self, framing: FramingMode) -> Self {
+        self.framing = framing;
+        self
+    }
+
+    /// Sets the frame limit.
+    #[must_use]
+    pub fn max_frame_len(mut self, max_frame_len: usize) -> Self {
+        self.max_frame_len = max_frame_len;
+        self
+    }
+
+    /// Sets the cap on concurrent incoming requests (at least 1).
+    #[must_use]
+    pub fn max_in_flight(mut self, max_in_flight: usize) -> Self {
+        self.max_in_flight = max_in_flight.max(1);
+        self
+    }
+
+    /// Sets the outgoing buffer bound.
+    #[must_use]
+    pub fn max_outgoing_bytes(mut self, max_outgoing_bytes: usize) -> Self {
+        self.max_outgoing_bytes = max_outgoing_bytes.max(1);
+        self
+    }
+}

@@ -1,0 +1,541 @@
+//! The connection's driver: one loop that reads frames, dispatches them and, polled alongside,
+//! the writer that drains the outbox.
+
+use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use acp_codec::{AnyCodec, CodecError, Frame, Framing};
+use acp_types::{CancelRequestNotification, DecodeErrorKind, ErrorObject, RawMessage, RequestId};
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use futures::stream::{FuturesUnordered, Stream, StreamExt};
+use futures::{Sink, SinkExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::oneshot;
+use tokio_util::codec::FramedRead;
+
+use crate::handler::Handler;
+use crate::outbox::{Batch, Outbox};
+use crate::peer::{Peer, RawResult, Reply, Shared, write_response};
+use crate::{Config, Error};
+
+/// The future that runs a connection; see [`connect`].
+///
+/// It resolves when the connection ends: `Ok(())` when the peer closed its side cleanly, an
+/// error when the transport failed. Either way, every pending call has failed with
+/// [`Error::ConnectionClosed`] and every running handler was cancelled by then.
+#[must_use = "the connection does nothing unless its driver is polled"]
+pub struct Driver {
+    inner: BoxFuture<'static, Result<(), Error>>,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver").finish_non_exhaustive()
+    }
+}
+
+impl Future for Driver {
+    type Output = Result<(), Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.inner.as_mut().poll(cx)
+    }
+}
+
+/// Connects over a byte stream (stdio, a pipe, a socket, an in-memory duplex).
+///
+/// `make_handler` receives the [`Peer`] handle (so the handler can call the peer) and returns
+/// the [`Handler`]. Nothing runs until the returned [`Driver`] is polled; the caller decides
+/// where (usually `tokio::spawn(driver)`).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), acp_rpc::Error> {
+/// use acp_rpc::{Config, Router, connect};
+/// use acp_types::methods::SessionPrompt;
+/// use acp_types::{PromptRequest, PromptResponse, StopReason};
+///
+/// let (a, b) = tokio::io::duplex(64 * 1024);
+/// let (a_read, a_write) = tokio::io::split(a);
+/// let (b_read, b_write) = tokio::io::split(b);
+///
+/// // One side answers prompts...
+/// let (_agent, agent_driver) = connect(
+///     |_peer| Router::new().request::<SessionPrompt, _, _>(|_req| async {
+///         Ok(PromptResponse::new(StopReason::EndTurn))
+///     }),
+///     a_read, a_write, Config::default(),
+/// );
+/// // ...the other calls it.
+/// let (agent, client_driver) = connect(|_peer| Router::new(), b_read, b_write, Config::default());
+/// tokio::spawn(agent_driver);
+/// tokio::spawn(client_driver);
+///
+/// let response = agent
+///     .request::<SessionPrompt>(&PromptRequest::new("s", vec!["Hello".into()]))
+///     .await?;
+/// assert_eq!(response.stop_reason, StopReason::EndTurn);
+/// # Ok(()) }
+/// ```
+pub fn connect<H, R, W>(
+    make_handler: impl FnOnce(Peer) -> H,
+    reader: R,
+    writer: W,
+    config: Config,
+) -> (Peer, Driver)
+where
+    H: Handler,
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let outbox = Outbox::new(
+        config.framing,
+        config.max_frame_len,
+        config.max_outgoing_bytes,
+    );
+    let shared = Arc::new(Shared::new(outbox));
+    let peer = Peer {
+        shared: shared.clone(),
+    };
+    let handler = Arc::new(make_handler(peer.clone()));
+    let frames = FramedRead::new(
+        reader,
+        AnyCodec::with_max_len(config.framing, config.max_frame_len),
+    );
+    let inner = Box::pin(run(
+        handler,
+        shared,
+        ByteStream(frames),
+        write_bytes(writer),
+        config,
+    ));
+    (peer, Driver { inner })
+}
+
+/// Connects over a message transport: `incoming` yields one message body per item and
+/// `outgoing` takes one message body per item (for example WebSocket text frames or an
+/// in-process channel). No framing is applied.
+pub fn connect_messages<H, I, O>(
+    make_handler: impl FnOnce(Peer) -> H,
+    incoming: I,
+    outgoing: O,
+    config: Config,
+) -> (Peer, Driver)
+where
+    H: Handler,
+    I: Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin + 'static,
+    O: Sink<Bytes, Error = std::io::Error> + Send + Unpin + 'static,
+{
+    let outbox = Outbox::for_messages(config.max_frame_len, config.max_outgoing_bytes);
+    let shared = Arc::new(Shared::new(outbox));
+    let peer = Peer {
+        shared: shared.clone(),
+    };
+    let handler = Arc::new(make_handler(peer.clone()));
+    let limit = config.max_frame_len;
+    let frames = incoming.map(move |item| match item {
+        Ok(bytes) if bytes.len() > limit => Ok(Frame::Oversized { limit }),
+        Ok(bytes) => Ok(Frame::Message(bytes)),
+        Err(e) => Err(CodecError::Io(e)),
+    });
+    let inner = Box::pin(run(
+        handler,
+        shared,
+        MessageStream(frames),
+        write_messages(outgoing),
+        config,
+    ));
+    (peer, Driver { inner })
+}
+
+/// The incoming side: frames, and the framing auto-detection chose (if any).
+trait Incoming: Stream<Item = Result<Frame, CodecError>> + Unpin {
+    fn detected_framing(&self) -> Option<Framing>;
+}
+
+struct ByteStream<R>(FramedRead<R, AnyCodec>);
+
+impl<R: AsyncRead + Unpin> Stream for ByteStream<R> {
+    type Item = Result<Frame, CodecError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Pin::new(&mut self.0).poll_next(cx)
+    }
+}
+
+impl<R: AsyncRead + Unpin> Incoming for ByteStream<R> {
+    fn detected_framing(&self) -> Option<Framing> {
+        self.0.decoder().framing()
+    }
+}
+
+struct MessageStream<S>(S);
+
+impl<S: Stream<Item = Result<Frame, CodecError>> + Unpin> Stream for MessageStream<S> {
+    type Item = Result<Frame, CodecError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Pin::new(&mut self.0).poll_next(cx)
+    }
+}
+
+impl<S: Stream<Item = Result<Frame, CodecError>> + Unpin> Incoming for MessageStream<S> {
+    fn detected_framing(&self) -> Option<Framing> {
+        None
+    }
+}
+
+/// The writer for a byte stream: writes each batch with one `write_all` and one flush.
+fn write_bytes<W: AsyncWrite + Send + Unpin + 'static>(
+    mut writer: W,
+) -> impl FnOnce(Arc<Shared>) -> BoxFuture<'static, Result<(), Error>> {
+    move |shared| {
+        Box::pin(async move {
+            while let Some(batch) = shared.outbox.take().await {
+                let Batch::Bytes(bytes) = batch else {
+                    unreachable!("a byte stream outbox yields bytes")
+                };
+                tracing::trace!(len = bytes.len(), "writing batch");
+                writer.write_all(&bytes).await.map_err(Error::Io)?;
+                writer.flush().await.map_err(Error::Io)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The writer for a message transport: feeds every message, then flushes once per batch.
+fn write_messages<O: Sink<Bytes, Error = std::io::Error> + Send + Unpin + 'static>(
+    mut sink: O,
+) -> impl FnOnce(Arc<Shared>) -> BoxFuture<'static, Result<(), Error>> {
+    move |shared| {
+        Box::pin(async move {
+            while let Some(batch) = shared.outbox.take().await {
+                let Batch::Messages(messages) = batch else {
+                    unreachable!("a message outbox yields messages")
+                };
+                for message in messages {
+                    sink.feed(message).await.map_err(Error::Io)?;
+                }
+                sink.flush().await.map_err(Error::Io)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// An item of the ordered notification lane.
+enum LaneItem<N> {
+    /// A notification to handle.
+    Notification(N),
+    /// A response held back until the notifications that arrived before it were handled.
+    Deliver(oneshot::Sender<Reply>, Reply),
+}
+
+struct Dispatcher<H: Handler> {
+    handler: Arc<H>,
+    shared: Arc<Shared>,
+    max_in_flight: usize,
+    /// Running request handlers; each resolves to its request id once answered.
+    in_flight: FuturesUnordered<BoxFuture<'static, RequestId>>,
+    /// How to cancel each running request (`$/cancel_request`).
+    cancels: HashMap<RequestId, oneshot::Sender<()>>,
+    /// Notifications and held-back responses, in arrival order.
+    lane: VecDeque<LaneItem<H::Notification>>,
+    /// The notification being handled (at most one).
+    current: FuturesUnordered<BoxFuture<'static, ()>>,
+}
+
+async fn run<H, I>(
+    handler: Arc<H>,
+    shared: Arc<Shared>,
+    mut incoming: I,
+    writer: impl FnOnce(Arc<Shared>) -> BoxFuture<'static, Result<(), Error>>,
+    config: Config,
+) -> Result<(), Error>
+where
+    H: Handler,
+    I: Incoming,
+{
+    let mut write = writer(shared.clone());
+    let mut d = Dispatcher {
+        handler,
+        shared: shared.clone(),
+        max_in_flight: config.max_in_flight,
+        in_flight: FuturesUnordered::new(),
+        cancels: HashMap::new(),
+        lane: VecDeque::new(),
+        current: FuturesUnordered::new(),
+    };
+    let mut framing = incoming.detected_framing();
+    let result = loop {
+        d.advance_lane();
+        tokio::select! {
+            // Priorities, highest first. Each branch is cancel safe: `take` in the writer, the
+            // `next` of the futures sets and of the frame stream, and `below_hard_limit` lose
+            // nothing when not selected.
+            biased;
+
+            // 1. A failing writer ends the connection.
+            result = &mut write => break result,
+
+            // 2. Finished requests: their answers are queued; forget their cancel handles.
+            Some(id) = d.in_flight.next(), if !d.in_flight.is_empty() => {
+                d.cancels.remove(&id);
+            }
+
+            // 3. The notification being handled.
+            Some(()) = d.current.next(), if !d.current.is_empty() => {}
+
+            // 4. The next frame, unless our outgoing buffer is over its hard bound because the
+            //    peer is not reading: then wait (5) for it to drain instead of growing.
+            frame = incoming.next(), if !shared.outbox.over_hard_limit() => match frame {
+                None => {
+                    tracing::debug!("the peer closed the connection");
+                    break Ok(());
+                }
+                Some(Err(error)) => {
+                    tracing::warn!(%error, "the incoming stream failed");
+                    break Err(match error {
+                        CodecError::Io(e) => Error::Io(e),
+                        other => Error::Codec(other),
+                    });
+                }
+                Some(Ok(frame)) => {
+                    let detected = incoming.detected_framing();
+                    if detected != framing {
+                        framing = detected;
+                        if let Some(f) = detected {
+                            tracing::debug!(framing = %f, "detected the peer's framing");
+                            shared.outbox.set_framing(f);
+                        }
+                    }
+                    d.on_frame(frame);
+                }
+            },
+
+            // 5. Paused reading: wait for the peer to read.
+            () = shared.outbox.below_hard_limit(), if shared.outbox.over_hard_limit() => {}
+        }
+    };
+    // Fail pending calls, refuse new messages, and cancel handlers by dropping them.
+    shared.close();
+    drop(d);
+    result
+}
+
+impl<H: Handler> Dispatcher<H> {
+    /// Starts the next notifications and releases held-back responses while the lane is idle.
+    fn advance_lane(&mut self) {
+        while self.current.is_empty() {
+            match self.lane.pop_front() {
+                Some(LaneItem::Deliver(tx, reply)) => {
+                    // The caller may have given up; a late answer is then ignored.
+                    let _ = tx.send(reply);
+                }
+                Some(LaneItem::Notification(n)) => {
+                    self.current.push(self.handler.handle_notification(n))
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn on_frame(&mut self, frame: Frame) {
+        let bytes = match frame {
+            Frame::Message(bytes) => bytes,
+            Frame::Oversized { limit } => {
+                tracing::warn!(limit, "skipped an oversized frame");
+                self.reply_now(
+                    &RequestId::Null,
+                    &ErrorObject::invalid_request(format_args!(
+                        "message exceeds the {limit}-byte frame limit"
+                    )),
+                );
+                return;
+            }
+            _ => return,
+        };
+        tracing::trace!(len = bytes.len(), "received frame");
+        let message = match RawMessage::parse(&bytes) {
+            Ok(message) => message,
+            Err(error) => {
+                tracing::warn!(%error, "malformed message");
+                let reply = match error.kind() {
+                    DecodeErrorKind::Syntax => ErrorObject::parse_error(&error),
+                    _ => ErrorObject::invalid_request(&error),
+                };
+                // Echo the id when it can be read (JSON-RPC 2.0 §5).
+                let id = readable_id(&bytes).unwrap_or(RequestId::Null);
+                self.reply_now(&id, &reply);
+                return;
+            }
+        };
+        match (&message.method, &message.id) {
+            (Some(method), Some(id)) => self.on_request(method, id.clone(), message.params),
+            (Some(method), None) => self.on_notification(method, message.params),
+            (None, Some(_)) => self.on_response(&bytes, &message),
+            (None, None) => {
+                unreachable!("RawMessage::parse rejects messages without method and id")
+            }
+        }
+    }
+
+    fn on_request(
+        &mut self,
+        method: &str,
+        id: RequestId,
+        params: Option<&serde_json::value::RawValue>,
+    ) {
+        tracing::debug!(%id, method, "received request");
+        if self.in_flight.len() >= self.max_in_flight {
+            tracing::warn!(%id, method, "too many requests in flight: refusing one");
+            self.reply_now(
+                &id,
+                &ErrorObject::internal_error(format_args!(
+                    "server busy: {} requests already in flight",
+                    self.max_in_flight
+                )),
+            );
+            return;
+        }
+        if self.cancels.contains_key(&id) {
+            tracing::warn!(%id, method, "request id already in use");
+            self.reply_now(
+                &id,
+                &ErrorObject::invalid_request(format_args!("request id {id} is already in use")),
+            );
+            return;
+        }
+        let request = match self.handler.decode_request(method, params) {
+            Ok(request) => request,
+            Err(error) => {
+                tracing::debug!(%id, method, %error, "refused request");
+                self.reply_now(&id, &error);
+                return;
+            }
+        };
+        let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
+        let work = self.handler.handle_request(request);
+        let shared = self.shared.clone();
+        let request_id = id.clone();
+        self.in_flight.push(Box::pin(async move {
+            let result = tokio::select! {
+                biased;
+                Ok(()) = cancel_rx => Err(ErrorObject::request_cancelled()),
+                result = work => result,
+            };
+            let sent = shared
+                .outbox
+                .send(|buf| write_response(buf, &request_id, result.as_ref()))
+                .await;
+            match sent {
+                Err(Error::Serialize(e)) => {
+                    tracing::warn!(id = %request_id, error = %e, "could not serialize a result");
+                    let error = ErrorObject::internal_error(format_args!(
+                        "could not serialize the result: {e}"
+                    ));
+                    let _ = shared
+                        .outbox
+                        .send(|buf| write_response::<()>(buf, &request_id, Err(&error)))
+                        .await;
+                }
+                Err(Error::Frame(e)) => {
+                    tracing::warn!(id = %request_id, error = %e, "could not frame a result");
+                    let error =
+                        ErrorObject::internal_error(format_args!("could not send the result: {e}"));
+                    let _ = shared
+                        .outbox
+                        .send(|buf| write_response::<()>(buf, &request_id, Err(&error)))
+                        .await;
+                }
+                _ => {}
+            }
+            request_id
+        }));
+        self.cancels.insert(id, cancel_tx);
+    }
+
+    fn on_notification(&mut self, method: &str, params: Option<&serde_json::value::RawValue>) {
+        tracing::trace!(method, "received notification");
+        if method == acp_types::methods::protocol::CANCEL_REQUEST {
+            match params.map(|p| acp_types::from_str::<CancelRequestNotification>(p.get())) {
+                Some(Ok(cancel)) => {
+                    if let Some(tx) = self.cancels.remove(&cancel.request_id) {
+                        tracing::debug!(id = %cancel.request_id, "request cancelled by the peer");
+                        let _ = tx.send(());
+                    } else {
+                        tracing::debug!(id = %cancel.request_id, "cancellation of a request not running");
+                    }
+                }
+                _ => tracing::warn!("malformed $/cancel_request ignored"),
+            }
+            return;
+        }
+        match self.handler.decode_notification(method, params) {
+            Ok(notification) => self.lane.push_back(LaneItem::Notification(notification)),
+            Err(error) => tracing::warn!(method, %error, "notification ignored"),
+        }
+    }
+
+    fn on_response(&mut self, bytes: &Bytes, message: &RawMessage<'_>) {
+        let id = message.id.as_ref().expect("a response has an id");
+        let Some(call) = self.shared.take_pending(id) else {
+            tracing::warn!(%id, "response to an unknown request ignored");
+            return;
+        };
+        tracing::debug!(%id, method = call.method(), "received response");
+        let reply: Reply = match (&message.result, &message.error) {
+            (_, Some(error)) => Err(error.clone()),
+            (Some(result), None) => {
+                let start = result.get().as_ptr() as usize - bytes.as_ptr() as usize;
+                Ok(RawResult::new(
+                    bytes.clone(),
+                    start,
+                    start + result.get().len(),
+                ))
+            }
+            (None, None) => {
+                unreachable!("RawMessage::parse rejects responses without result or error")
+            }
+        };
+        let tx = call.into_sender();
+        // The barrier: a response waits behind the notifications that arrived before it.
+        if self.lane.is_empty() && self.current.is_empty() {
+            let _ = tx.send(reply);
+        } else {
+            self.lane.push_back(LaneItem::Deliver(tx, reply));
+        }
+    }
+
+    fn reply_now(&self, id: &RequestId, error: &ErrorObject) {
+        // Replies of the reading loop never wait: reading must go on whatever the writer does.
+        let _ = self
+            .shared
+            .outbox
+            .send_now(|buf| write_response::<()>(buf, id, Err(error)));
+    }
+}
+
+/// The id of a message that failed to parse as JSON-RPC, if it is still readable.
+fn readable_id(bytes: &[u8]) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<RequestId>,
+    }
+    serde_json::from_slice::<IdOnly>(bytes).ok()?.id
+}
+
+impl<H: Handler> Drop for Dispatcher<H> {
+    fn drop(&mut self) {
+        if !self.in_flight.is_empty() {
+            tracing::debug!(
+                count = self.in_flight.len(),
+                "cancelling running request handlers"
+            );
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! The handle used to call the peer: requests, notifications, and the pending-call table.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use acp_types::methods::{Notification, Request};
+use acp_types::{CancelRequestNotification, ErrorObject, RequestId};
+use bytes::{BufMut, Bytes, BytesMut};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio::sync::{Notify, oneshot};
+
+use crate::Error;
+use crate::outbox::Outbox;
+
+/// The raw `result` of a response: a slice of the frame it arrived in (no copy).
+#[derive(Debug, Clone)]
+pub struct RawResult {
+    frame: Bytes,
+    start: usize,
+    end: usize,
+}
+
+impl RawResult {
+    pub(crate) fn new(frame: Bytes, start: usize, end: usize) -> Self {
+        Self { frame, start, end }
+    }
+
+    /// The JSON text of the result.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.frame[self.start..self.end]
+    }
+
+    /// Decodes the result into `T`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Decode`] when the result does not fit `T`.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, Error> {
+        acp_types::from_slice(self.as_bytes()).map_err(Error::Decode)
+    }
+
+    /// The result as an owned raw JSON value.
+    ///
+    /// # Errors
+    ///
+    /// Never for a result read from the wire (it is valid JSON); kept fallible for safety.
+    pub fn to_raw_value(&self) -> Result<Box<RawValue>, Error> {
+        let text = std::str::from_utf8(self.as_bytes())
+            .map_err(|e| Error::Serialize(serde::de::Error::custom(e)))?;
+        RawValue::from_string(text.to_owned()).map_err(Error::Serialize)
+    }
+}
+
+/// What the reading loop hands to a waiting caller.
+pub(crate) type Reply = Result<RawResult, ErrorObject>;
+
+pub(crate) struct PendingCall {
+    method: Box<str>,
+    reply: oneshot::Sender<Reply>,
+}
+
+impl PendingCall {
+    pub(crate) fn method(&self) -> &str {
+        &self.method
+    }
+
+    pub(crate) fn into_sender(self) -> oneshot::Sender<Reply> {
+        self.reply
+    }
+}
+
+pub(crate) struct Shared {
+    pub(crate) outbox: Outbox,
+    next_id: AtomicI64,
+    /// `None` once the connection is closed: new calls fail at once, waiters see the drop.
+    pending: Mutex<Option<HashMap<i64, PendingCall>>>,
+    closed: AtomicBool,
+    closed_notify: Notify,
+}
+
+impl Shared {
+    pub(crate) fn new(outbox: Outbox) -> Self {
+        Self {
+            outbox,
+            next_id: AtomicI64::new(0),
+            pending: Mutex::new(Some(HashMap::new())),
+            closed: AtomicBool::new(false),
+            closed_notify: Notify::new(),
+        }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, Option<HashMap<i64, PendingCall>>> {
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Removes the pending call a response answers.
+    pub(crate) fn take_pending(&self, id: &RequestId) -> Option<PendingCall> {
+        let RequestId::Number(n) = id else {
+            return None;
+        };
+        self.pending().as_mut()?.remove(n)
+    }
+
+    /// Closes the connection: pending calls fail, the outbox refuses new messages.
+    pub(crate) fn close(&self) {
+        // Dropping the senders wakes every waiter with "connection closed".
+        let pending = self.pending().take();
+        drop(pending);
+        self.outbox.close();
+        self.closed.store(true, Ordering::Release);
+        self.closed_notify.notify_waiters();
+    }
+}
+
+/// A cloneable, `Send + Sync` handle for calling the peer.
+///
+/// Requests and notifications are written in the order they are submitted, through one bounded
+/// buffer: when the peer reads slowly, sending waits. Once the connection is closed every method
+/// fails at once with [`Error::ConnectionClosed`].
+#[derive(Clone)]
+pub struct Peer {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer")
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Peer {
+    /// Sends the request `M` and waits for its typed result.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Remote`] when the peer answers with an error, [`Error::ConnectionClosed`] when
+    /// the connection closes first, [`Error::Decode`] when the answer does not fit
+    /// `M::Result`, [`Error::Serialize`]/[`Error::Frame`] when the params cannot be sent.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future before the answer forgets the call and sends `$/cancel_request` for
+    /// it; a late answer is ignored.
+    pub async fn request<M: Request>(&self, params: &M::Params) -> Result<M::Result, Error> {
+        self.call(M::METHOD, params).await?.decode()
+    }
+
+    /// Sends a request by method name with any params, and returns the raw result.
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`request`](Self::request).
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: &(impl Serialize + ?Sized),
+    ) -> Result<RawResult, Error> {
+        self.call(method, params).await
+    }
+
+    /// Sends the notification `N`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ConnectionClosed`] when the connection is closed, [`Error::Serialize`] /
+    /// [`Error::Frame`] when the params cannot be sent.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: the notification is either wholly queued or not at all.
+    pub async fn notify<N: Notification>(&self, params: &N::Params) -> Result<(), Error> {
+        self.notify_raw(N::METHOD, params).await
+    }
+
+    /// Sends a notification by method name with any params.
+    ///
+    /// # Errors
+    ///
+    /// As [`notify`](Self::notify).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`notify`](Self::notify).
+    pub async fn notify_raw(
+        &self,
+        method: &str,
+        params: &(impl Serialize + ?Sized),
+    ) -> Result<(), Error> {
+        tracing::trace!(method, "sending notification");
+        self.shared
+            .outbox
+            .send(|buf| write_notification(buf, method, params))
+            .await
+    }
+
+    /// True once the connection is closed.
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// Waits until the connection is closed.
+    pub async fn closed(&self) {
+        loop {
+            let notified = self.shared.closed_notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_closed() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    async fn call(
+        &self,
+        method: &str,
+        params: &(impl Serialize + ?Sized),
+    ) -> Result<RawResult, Error> {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        // Register before sending, so the answer can never race its registration.
+        match self.shared.pending().as_mut() {
+            Some(map) => {
+                map.insert(
+                    id,
+                    PendingCall {
+                        method: method.into(),
+                        reply: tx,
+                    },
+                );
+            }
+            None => return Err(Error::ConnectionClosed),
+        }
+        let mut guard = PendingGuard {
+            shared: &self.shared,
+            id,
+            sent: false,
+            done: false,
+        };
+        tracing::debug!(id, method, "sending request");
+        self.shared
+            .outbox
+            .send(|buf| write_request(buf, id, method, params))
+            .await?;
+        guard.sent = true;
+        let reply = rx.await;
+        guard.done = true;
+        match reply {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(error)) => Err(Error::Remote(error)),
+            Err(_) => Err(Error::ConnectionClosed),
+        }
+    }
+}
+
+/// Forgets a call whose future was dropped, and cancels it on the peer's side.
+struct PendingGuard<'a> {
+    shared: &'a Shared,
+    id: i64,
+    sent: bool,
+    done: bool,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let was_pending = self
+            .shared
+            .pending()
+            .as_mut()
+            .and_then(|map| map.remove(&self.id))
+            .is_some();
+        if was_pending && self.sent {
+            tracing::debug!(
+                id = self.id,
+                "request dropped before its answer: cancelling it"
+            );
+            let cancel = CancelRequestNotification::new(self.id);
+            // Best effort: a closed connection needs no cancellation.
+            let _ = self.shared.outbox.send_now(|buf| {
+                write_notification(buf, acp_types::methods::protocol::CANCEL_REQUEST, &cancel)
+            });
+        }
+    }
+}
+
+pub(crate) fn write_json(
+    buf: &mut BytesMut,
+    value: &(impl Serialize + ?Sized),
+) -> Result<(), serde_json::Error> {
+    serde_json::to_writer(buf.writer(), value)
+}
+
+pub(crate) fn write_request(
+    buf: &mut BytesMut,
+    id: i64,
+    method: &str,
+    params: &(impl Serialize + ?Sized),
+) -> Result<(), serde_json::Error> {
+    buf.put_slice(br#"{"jsonrpc":"2.0","id":"#);
+    write_json(buf, &id)?;
+    buf.put_slice(br#","method":"#);
+    write_json(buf, method)?;
+    buf.put_slice(br#","params":"#);
+    write_json(buf, params)?;
+    buf.put_u8(b'}');
+    Ok(())
+}
+
+pub(crate) fn write_notification(
+    buf: &mut BytesMut,
+    method: &str,
+    params: &(impl Serialize + ?Sized),
+) -> Result<(), serde_json::Error> {
+    buf.put_slice(br#"{"jsonrpc":"2.0","method":"#);
+    write_json(buf, method)?;
+    buf.put_slice(br#","params":"#);
+    write_json(buf, params)?;
+    buf.put_u8(b'}');
+    Ok(())
+}
+
+pub(crate) fn write_response<T: Serialize + ?Sized>(
+    buf: &mut BytesMut,
+    id: &RequestId,
+    result: Result<&T, &ErrorObject>,
+) -> Result<(), serde_json::Error> {
+    buf.put_slice(br#"{"jsonrpc":"2.0","id":"#);
+    write_json(buf, id)?;
+    match result {
+        Ok(result) => {
+            buf.put_slice(br#","result":"#);
+            write_json(buf, result)?;
+        }
+        Err(error) => {
+            buf.put_slice(br#","error":"#);
+            write_json(buf, error)?;
+        }
+    }
+    buf.put_u8(b'}');
+    Ok(())
+}
