@@ -1,0 +1,254 @@
+//! The `Agent` trait: one method per ACP method the agent serves.
+
+use std::sync::Arc;
+
+use acp_types::methods::agent as m;
+use acp_types::*;
+use async_trait::async_trait;
+
+use crate::PromptContext;
+
+/// An ACP agent. Implement it and serve it with [`serve`](crate::serve) or
+/// [`serve_stdio`](crate::serve_stdio).
+///
+/// Each method answers one ACP method and returns either its result or the
+/// [`ErrorObject`] to answer with (handlers choose the wire error). `initialize`,
+/// `new_session` and `prompt` are required; every other method has a default that answers
+/// `-32601` (method not found) naming the method, or, for notifications, does nothing — so
+/// the protocol can grow without breaking your implementation.
+///
+/// Requests run concurrently: a method may call the client (through the
+/// [`ClientHandle`](crate::ClientHandle) the agent got at construction) and await the answer.
+/// Methods take `&self`; keep mutable state behind a `Mutex` or in your own task.
+///
+/// The library enforces the protocol's rules around these methods (see
+/// [`AgentOptions`](crate::AgentOptions)): nothing but `initialize` before `initialize`, the
+/// protocol version negotiated, one prompt at a time per session, `session/cancel` delivered to
+/// the running prompt, and a cancelled turn ending with `stopReason: "cancelled"`.
+#[async_trait]
+pub trait Agent: Send + Sync + 'static {
+    /// `initialize` (spec chapter "Initialization"): the first request of a connection, where
+    /// the client gives its latest protocol version and its capabilities and the agent answers
+    /// with its own. Called once per connection.
+    ///
+    /// The library negotiates the version for you (the response's `protocolVersion` is set to
+    /// the client's version if supported, else to the latest supported), and remembers the
+    /// client's capabilities to gate calls to it.
+    async fn initialize(
+        &self,
+        request: InitializeRequest,
+    ) -> Result<InitializeResponse, ErrorObject>;
+
+    /// `authenticate` (spec chapter "Initialization", authentication methods): authenticate the
+    /// user with one of the `authMethods` the agent advertised. Called after `initialize`, when
+    /// the client chooses a method.
+    async fn authenticate(
+        &self,
+        request: AuthenticateRequest,
+    ) -> Result<AuthenticateResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::AUTHENTICATE))
+    }
+
+    /// `logout`: sign the user out. Only called if the agent advertised `auth.logout`.
+    async fn logout(&self, request: LogoutRequest) -> Result<LogoutResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::LOGOUT))
+    }
+
+    /// `session/new` (spec chapter "Session Setup"): create a session in `cwd` connected to the
+    /// given MCP servers, and answer its id (and its modes and configuration options, if any).
+    async fn new_session(
+        &self,
+        request: NewSessionRequest,
+    ) -> Result<NewSessionResponse, ErrorObject>;
+
+    /// `session/load` (spec chapter "Session Setup"): load a previous session, streaming its
+    /// whole history to the client as `session/update` notifications *before* answering. Only
+    /// called if the agent advertised `loadSession`.
+    async fn load_session(
+        &self,
+        request: LoadSessionRequest,
+    ) -> Result<LoadSessionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_LOAD))
+    }
+
+    /// `session/list` (spec chapter "Session List"): list sessions, a page at a time. Only
+    /// called if the agent advertised `sessionCapabilities.list`.
+    async fn list_sessions(
+        &self,
+        request: ListSessionsRequest,
+    ) -> Result<ListSessionsResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_LIST))
+    }
+
+    /// `session/resume` (spec chapter "Session Setup"): resume a session without replaying its
+    /// history. Only called if the agent advertised `sessionCapabilities.resume`.
+    async fn resume_session(
+        &self,
+        request: ResumeSessionRequest,
+    ) -> Result<ResumeSessionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_RESUME))
+    }
+
+    /// `session/close` (spec chapter "Session Setup"): close a session and free what it holds.
+    /// Only called if the agent advertised `sessionCapabilities.close`. A prompt still running
+    /// in the session is cancelled by the library first.
+    async fn close_session(
+        &self,
+        request: CloseSessionRequest,
+    ) -> Result<CloseSessionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_CLOSE))
+    }
+
+    /// `session/delete` (spec chapter "Session Delete"): delete a session for good. Only called
+    /// if the agent advertised `sessionCapabilities.delete`.
+    async fn delete_session(
+        &self,
+        request: DeleteSessionRequest,
+    ) -> Result<DeleteSessionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_DELETE))
+    }
+
+    /// `session/set_mode` (spec chapter "Session Modes"): switch a session to one of the modes
+    /// it offered. Report the change with a `current_mode_update` if it came from the agent.
+    async fn set_session_mode(
+        &self,
+        request: SetSessionModeRequest,
+    ) -> Result<SetSessionModeResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_SET_MODE))
+    }
+
+    /// `session/set_config_option` (spec chapter "Session Config Options"): change one
+    /// configuration option, answering with the state of every option.
+    async fn set_session_config_option(
+        &self,
+        request: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_SET_CONFIG_OPTION))
+    }
+
+    /// `session/prompt` (spec chapter "Prompt Turn"): run one turn of the conversation.
+    ///
+    /// Stream progress with [`PromptContext::update`] (or the other helpers of `context`)
+    /// *before* returning: the connection guarantees those updates reach the client before the
+    /// response. When the client sends `session/cancel`, [`PromptContext::cancelled`] resolves
+    /// and [`PromptContext::is_cancelled`] turns true: stop, and return. Whatever you return
+    /// then, the client receives `stopReason: "cancelled"` (errors included), as the spec
+    /// requires.
+    async fn prompt(
+        &self,
+        request: PromptRequest,
+        context: PromptContext,
+    ) -> Result<PromptResponse, ErrorObject>;
+
+    /// `session/cancel` (spec chapter "Prompt Turn", cancellation), a notification: the client
+    /// wants the session's running turn to stop. The library has already signalled the running
+    /// prompt's [`PromptContext`] when this is called; override it only for extra cleanup.
+    ///
+    /// Like every notification handler, it runs in order with the other notifications and
+    /// **must not await an answer from the client** (it would wait behind itself; see
+    /// `acp_rpc`'s ordering section). Spawn a task if you need the client.
+    async fn cancel(&self, notification: CancelNotification) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// An extension request (spec chapter "Extensibility"): a method whose name starts with
+    /// `_`, with raw params.
+    async fn ext_method(&self, request: ExtRequest) -> Result<ExtResponse, ErrorObject> {
+        Err(ErrorObject::method_not_found(&request.method))
+    }
+
+    /// An extension notification (spec chapter "Extensibility"): a method whose name starts
+    /// with `_`. Ignored by default. Must not await the client (see [`cancel`](Self::cancel)).
+    async fn ext_notification(&self, notification: ExtNotification) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+}
+
+/// Forwards every method, so one agent can be shared (`Arc<MyAgent>` is an agent too).
+#[async_trait]
+impl<T: Agent + ?Sized> Agent for Arc<T> {
+    async fn initialize(&self, r: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
+        (**self).initialize(r).await
+    }
+    async fn authenticate(
+        &self,
+        r: AuthenticateRequest,
+    ) -> Result<AuthenticateResponse, ErrorObject> {
+        (**self).authenticate(r).await
+    }
+    async fn logout(&self, r: LogoutRequest) -> Result<LogoutResponse, ErrorObject> {
+        (**self).logout(r).await
+    }
+    async fn new_session(&self, r: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
+        (**self).new_session(r).await
+    }
+    async fn load_session(
+        &self,
+        r: LoadSessionRequest,
+    ) -> Result<LoadSessionResponse, ErrorObject> {
+        (**self).load_session(r).await
+    }
+    async fn list_sessions(
+        &self,
+        r: ListSessionsRequest,
+    ) -> Result<ListSessionsResponse, ErrorObject> {
+        (**self).list_sessions(r).await
+    }
+    async fn resume_session(
+        &self,
+        r: ResumeSessionRequest,
+    ) -> Result<ResumeSessionResponse, ErrorObject> {
+        (**self).resume_session(r).await
+    }
+    async fn close_session(
+        &self,
+        r: CloseSessionRequest,
+    ) -> Result<CloseSessionResponse, ErrorObject> {
+        (**self).close_session(r).await
+    }
+    async fn delete_session(
+        &self,
+        r: DeleteSessionRequest,
+    ) -> Result<DeleteSessionResponse, ErrorObject> {
+        (**self).delete_session(r).await
+    }
+    async fn set_session_mode(
+        &self,
+        r: SetSessionModeRequest,
+    ) -> Result<SetSessionModeResponse, ErrorObject> {
+        (**self).set_session_mode(r).await
+    }
+    async fn set_session_config_option(
+        &self,
+        r: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, ErrorObject> {
+        (**self).set_session_config_option(r).await
+    }
+    async fn prompt(
+        &self,
+        r: PromptRequest,
+        c: PromptContext,
+    ) -> Result<PromptResponse, ErrorObject> {
+        (**self).prompt(r, c).await
+    }
+    async fn cancel(&self, n: CancelNotification) -> Result<(), ErrorObject> {
+        (**self).cancel(n).await
+    }
+    async fn ext_method(&self, r: ExtRequest) -> Result<ExtResponse, ErrorObject> {
+        (**self).ext_method(r).await
+    }
+    async fn ext_notification(&self, n: ExtNotification) -> Result<(), ErrorObject> {
+        (**self).ext_notification(n).await
+    }
+}

@@ -1,0 +1,540 @@
+//! Serving an [`Agent`]: the connection, the protocol rules, and the handle to the client.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use acp_rpc::{Config, Driver, Handler, Peer};
+use acp_types::methods::{self, client as cm};
+use acp_types::*;
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::signal::Signal;
+use crate::{Agent, Error, PromptContext};
+
+/// The protocol rules the library enforces for an agent, each of which can be turned off where
+/// an agent needs otherwise.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentOptions {
+    /// Connection settings (framing, limits).
+    pub rpc: Config,
+    /// Refuse every request but `initialize` until `initialize` succeeded (`-32600`).
+    pub require_initialize: bool,
+    /// Set the `protocolVersion` of the `initialize` response as the spec prescribes: the
+    /// client's version if supported, else the latest supported.
+    pub negotiate_version: bool,
+    /// Refuse a second `session/prompt` for a session whose prompt is still running (`-32600`).
+    pub one_prompt_per_session: bool,
+    /// Answer a prompt turn that was cancelled with `stopReason: "cancelled"`, whatever the
+    /// agent returned.
+    pub cancelled_stop_reason: bool,
+    /// Fail calls to the client that it did not advertise in `initialize` locally, instead of
+    /// sending them.
+    pub gate_client_capabilities: bool,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        Self {
+            rpc: Config::default(),
+            require_initialize: true,
+            negotiate_version: true,
+            one_prompt_per_session: true,
+            cancelled_stop_reason: true,
+            gate_client_capabilities: true,
+        }
+    }
+}
+
+impl AgentOptions {
+    /// Sets the connection settings.
+    #[must_use]
+    pub fn rpc(mut self, rpc: Config) -> Self {
+        self.rpc = rpc;
+        self
+    }
+
+    /// Sets the framing (NDJSON, Content-Length, or auto-detection).
+    #[must_use]
+    pub fn framing(mut self, framing: acp_rpc::FramingMode) -> Self {
+        self.rpc = self.rpc.framing(framing);
+        self
+    }
+}
+
+/// State shared by the connection and the client handle.
+#[derive(Debug, Default)]
+struct State {
+    /// The client's `initialize` request, once it succeeded.
+    initialized: OnceLock<InitializeRequest>,
+    /// The running prompt of each session, and its cancellation signal.
+    prompts: Mutex<HashMap<SessionId, Signal>>,
+}
+
+impl State {
+    fn prompts(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Signal>> {
+        self.prompts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A cloneable handle for calling the client, one method per ACP client method.
+///
+/// Calls the client did not advertise in `initialize` fail locally with
+/// [`Error::CapabilityNotAdvertised`] instead of being sent (see
+/// [`AgentOptions::gate_client_capabilities`]).
+#[derive(Clone)]
+pub struct ClientHandle {
+    peer: Peer,
+    state: Arc<State>,
+    gate: bool,
+}
+
+impl std::fmt::Debug for ClientHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientHandle")
+            .field("peer", &self.peer)
+            .field("initialized", &self.state.initialized.get().is_some())
+            .finish()
+    }
+}
+
+macro_rules! client_requests {
+    ($( $(#[doc = $doc:literal])* $name:ident: $marker:ident($req:ty) -> $res:ty, gate = $gate:expr; )*) => {
+        $(
+            $(#[doc = $doc])*
+            ///
+            /// # Errors
+            ///
+            /// [`Error::CapabilityNotAdvertised`] when the client did not advertise the method;
+            /// [`Error::Rpc`] when the client answers with an error or the connection closes.
+            pub async fn $name(&self, request: $req) -> Result<$res, Error> {
+                self.check(methods::$marker::METHOD_NAME, $gate)?;
+                Ok(self.peer.request::<methods::$marker>(&request).await?)
+            }
+        )*
+    };
+}
+
+/// What a client method needs to have been advertised.
+#[derive(Clone, Copy)]
+enum Needs {
+    Nothing,
+    ReadTextFile,
+    WriteTextFile,
+    Terminal,
+    Elicitation,
+}
+
+trait MethodName {
+    const METHOD_NAME: &'static str;
+}
+
+impl<M: acp_types::methods::Request> MethodName for M {
+    const METHOD_NAME: &'static str = M::METHOD;
+}
+
+impl ClientHandle {
+    client_requests! {
+        /// `session/request_permission` (spec chapter "Tool Calls", requesting permission):
+        /// asks the user to approve a tool call.
+        request_permission: SessionRequestPermission(RequestPermissionRequest) -> RequestPermissionResponse,
+            gate = Needs::Nothing;
+        /// `fs/read_text_file` (spec chapter "File System"): reads a text file through the client,
+        /// which sees unsaved editor state. Needs `fs.readTextFile`.
+        read_text_file: FsReadTextFile(ReadTextFileRequest) -> ReadTextFileResponse,
+            gate = Needs::ReadTextFile;
+        /// `fs/write_text_file` (spec chapter "File System"): writes a text file through the
+        /// client. Needs `fs.writeTextFile`.
+        write_text_file: FsWriteTextFile(WriteTextFileRequest) -> WriteTextFileResponse,
+            gate = Needs::WriteTextFile;
+        /// `terminal/create` (spec chapter "Terminals"): runs a command in a new terminal.
+        /// Needs `terminal`.
+        create_terminal: TerminalCreate(CreateTerminalRequest) -> CreateTerminalResponse,
+            gate = Needs::Terminal;
+        /// `terminal/output` (spec chapter "Terminals"): the output so far. Needs `terminal`.
+        terminal_output: TerminalOutput(TerminalOutputRequest) -> TerminalOutputResponse,
+            gate = Needs::Terminal;
+        /// `terminal/wait_for_exit` (spec chapter "Terminals"): waits for the command to exit.
+        /// Needs `terminal`.
+        wait_for_terminal_exit: TerminalWaitForExit(WaitForTerminalExitRequest) -> WaitForTerminalExitResponse,
+            gate = Needs::Terminal;
+        /// `terminal/kill` (spec chapter "Terminals"): kills the command, keeping the terminal.
+        /// Needs `terminal`.
+        kill_terminal: TerminalKill(KillTerminalRequest) -> KillTerminalResponse,
+            gate = Needs::Terminal;
+        /// `terminal/release` (spec chapter "Terminals"): releases the terminal (killing the
+        /// command if still running). Needs `terminal`.
+        release_terminal: TerminalRelease(ReleaseTerminalRequest) -> ReleaseTerminalResponse,
+            gate = Needs::Terminal;
+        /// `elicitation/create` (spec chapter "Elicitation"): asks the user for structured
+        /// input. Needs `elicitation` (with the `form` or `url` mode the request uses).
+        create_elicitation: ElicitationCreate(CreateElicitationRequest) -> CreateElicitationResponse,
+            gate = Needs::Elicitation;
+    }
+
+    /// `session/update` (spec chapter "Prompt Turn"), a notification: reports progress of a
+    /// session. Updates are delivered in the order they are sent, and before the response of
+    /// the prompt that sends them.
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn session_update(&self, notification: SessionNotification) -> Result<(), Error> {
+        Ok(self
+            .peer
+            .notify::<methods::SessionUpdate>(&notification)
+            .await?)
+    }
+
+    /// `elicitation/complete` (spec chapter "Elicitation"), a notification: an out-of-band (URL)
+    /// elicitation finished. Needs `elicitation`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`], or when the connection is closed.
+    pub async fn complete_elicitation(
+        &self,
+        notification: CompleteElicitationNotification,
+    ) -> Result<(), Error> {
+        self.check(cm::ELICITATION_COMPLETE, Needs::Elicitation)?;
+        Ok(self
+            .peer
+            .notify::<methods::ElicitationComplete>(&notification)
+            .await?)
+    }
+
+    /// An extension request (spec chapter "Extensibility"): `method` should start with `_`.
+    ///
+    /// # Errors
+    ///
+    /// When the client answers with an error or the connection closes.
+    pub async fn ext_method(&self, request: ExtRequest) -> Result<ExtResponse, Error> {
+        let result = self.peer.request_raw(&request.method, &request).await?;
+        Ok(ExtResponse::from_raw(
+            request.method,
+            Some(result.to_raw_value()?),
+        ))
+    }
+
+    /// An extension notification (spec chapter "Extensibility"): `method` should start with `_`.
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn ext_notification(&self, notification: ExtNotification) -> Result<(), Error> {
+        Ok(self
+            .peer
+            .notify_raw(&notification.method, &notification)
+            .await?)
+    }
+
+    /// The client's `initialize` request (its capabilities and info), once initialized.
+    pub fn client_initialize(&self) -> Option<&InitializeRequest> {
+        self.state.initialized.get()
+    }
+
+    /// The client's capabilities, once initialized.
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.client_initialize()?.client_capabilities.as_ref()
+    }
+
+    /// A context to push updates for `session_id` without repeating it (outside a prompt turn,
+    /// for example while replaying history in `session/load`).
+    pub fn session(&self, session_id: impl Into<SessionId>) -> PromptContext {
+        PromptContext::new(self.clone(), session_id.into(), Signal::default())
+    }
+
+    /// The underlying connection handle (raw calls, closing state).
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    fn check(&self, method: &'static str, needs: Needs) -> Result<(), Error> {
+        if !self.gate {
+            return Ok(());
+        }
+        let init = self.state.initialized.get();
+        let caps = init.and_then(|i| i.client_capabilities.as_ref());
+        let (ok, capability) = match needs {
+            Needs::Nothing => return Ok(()),
+            Needs::ReadTextFile => (
+                init.is_some_and(InitializeRequest::can_read_text_file),
+                "fs.readTextFile",
+            ),
+            Needs::WriteTextFile => (
+                init.is_some_and(InitializeRequest::can_write_text_file),
+                "fs.writeTextFile",
+            ),
+            Needs::Terminal => (
+                init.is_some_and(InitializeRequest::can_use_terminal),
+                "terminal",
+            ),
+            Needs::Elicitation => (caps.is_some_and(|c| c.elicitation.is_some()), "elicitation"),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::CapabilityNotAdvertised { method, capability })
+        }
+    }
+}
+
+/// Serves `agent` on a reader and a writer (a pipe, a socket, an in-memory duplex, the stdio
+/// pipes of a child process...). `make_agent` receives the handle used to call the client.
+///
+/// Nothing runs until the returned [`Driver`] is polled (usually `tokio::spawn(driver)`, or
+/// `driver.await` as the last thing `main` does). It resolves when the client disconnects.
+pub fn serve<A, R, W>(
+    make_agent: impl FnOnce(ClientHandle) -> A,
+    reader: R,
+    writer: W,
+    options: AgentOptions,
+) -> (ClientHandle, Driver)
+where
+    A: Agent,
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let state = Arc::new(State::default());
+    let rpc = options.rpc.clone();
+    let mut handle_out = None;
+    let (_peer, driver) = acp_rpc::connect(
+        |peer| {
+            let client = ClientHandle {
+                peer,
+                state: state.clone(),
+                gate: options.gate_client_capabilities,
+            };
+            handle_out = Some(client.clone());
+            AgentHandler {
+                agent: make_agent(client.clone()),
+                client,
+                state,
+                options,
+            }
+        },
+        reader,
+        writer,
+        rpc,
+    );
+    let client = handle_out.expect("connect calls the handler constructor");
+    (client, driver)
+}
+
+/// Serves `agent` on the process's stdin and stdout, the standard ACP transport.
+///
+/// Nothing else may write to stdout: it is the transport. Log to stderr (`tracing` with a
+/// stderr writer).
+pub fn serve_stdio<A: Agent>(
+    make_agent: impl FnOnce(ClientHandle) -> A,
+    options: AgentOptions,
+) -> (ClientHandle, Driver) {
+    serve(make_agent, tokio::io::stdin(), tokio::io::stdout(), options)
+}
+
+/// The connection's handler: decodes by method, applies the protocol rules, calls the agent.
+struct AgentHandler<A> {
+    agent: A,
+    client: ClientHandle,
+    state: Arc<State>,
+    options: AgentOptions,
+}
+
+/// A decoded request, with what the rules decided about it.
+struct Call {
+    params: ClientRequestParams,
+    /// For a prompt: the cancellation signal registered for its session.
+    prompt_signal: Option<Signal>,
+}
+
+/// Removes a session's running-prompt entry when the prompt ends, however it ends.
+struct PromptGuard {
+    state: Arc<State>,
+    session_id: SessionId,
+    signal: Signal,
+}
+
+impl Drop for PromptGuard {
+    fn drop(&mut self) {
+        let mut prompts = self.state.prompts();
+        // Only remove our own entry (a later prompt may have replaced it once we were done).
+        if prompts
+            .get(&self.session_id)
+            .is_some_and(|s| s.ptr_eq(&self.signal))
+        {
+            prompts.remove(&self.session_id);
+        }
+    }
+}
+
+impl<A: Agent> Handler for AgentHandler<A> {
+    type Request = Call;
+    type Notification = ClientNotificationParams;
+    type Response = AgentResult;
+
+    fn decode_request(&self, method: &str, params: Option<&RawValue>) -> Result<Call, ErrorObject> {
+        if self.options.require_initialize
+            && method != methods::agent::INITIALIZE
+            && self.state.initialized.get().is_none()
+        {
+            return Err(ErrorObject::invalid_request(format_args!(
+                "`{method}` before `initialize`: the connection must be initialized first"
+            )));
+        }
+        let params: ClientRequestParams = acp_rpc::decode_params(method, params)?;
+        let mut prompt_signal = None;
+        if let ClientRequestParams::Prompt(prompt) = &params {
+            let mut prompts = self.state.prompts();
+            if self.options.one_prompt_per_session && prompts.contains_key(&prompt.session_id) {
+                return Err(ErrorObject::invalid_request(format_args!(
+                    "a prompt is already running in session {}",
+                    prompt.session_id
+                )));
+            }
+            let signal = Signal::default();
+            prompts.insert(prompt.session_id.clone(), signal.clone());
+            prompt_signal = Some(signal);
+        }
+        Ok(Call {
+            params,
+            prompt_signal,
+        })
+    }
+
+    fn decode_notification(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<ClientNotificationParams, ErrorObject> {
+        acp_rpc::decode_params(method, params)
+    }
+
+    fn handle_request(
+        self: &Arc<Self>,
+        call: Call,
+    ) -> BoxFuture<'static, Result<AgentResult, ErrorObject>> {
+        let this = self.clone();
+        async move {
+            let agent = &this.agent;
+            Ok(match call.params {
+                ClientRequestParams::Initialize(request) => {
+                    let requested = request.protocol_version;
+                    let mut response = agent.initialize(request.clone()).await?;
+                    if this.options.negotiate_version {
+                        response.protocol_version = negotiate(requested);
+                    }
+                    // The first successful initialize wins; a repeated one changes nothing.
+                    let _ = this.state.initialized.set(request);
+                    AgentResult::Initialize(response)
+                }
+                ClientRequestParams::Authenticate(r) => {
+                    AgentResult::Authenticate(agent.authenticate(r).await?)
+                }
+                ClientRequestParams::Logout(r) => AgentResult::Logout(agent.logout(r).await?),
+                ClientRequestParams::NewSession(r) => {
+                    AgentResult::NewSession(agent.new_session(r).await?)
+                }
+                ClientRequestParams::LoadSession(r) => {
+                    AgentResult::LoadSession(agent.load_session(r).await?)
+                }
+                ClientRequestParams::ListSessions(r) => {
+                    AgentResult::ListSessions(agent.list_sessions(r).await?)
+                }
+                ClientRequestParams::ResumeSession(r) => {
+                    AgentResult::ResumeSession(agent.resume_session(r).await?)
+                }
+                ClientRequestParams::CloseSession(r) => {
+                    // A prompt still running in a closed session is cancelled first.
+                    if let Some(signal) = this.state.prompts().get(&r.session_id) {
+                        signal.set();
+                    }
+                    AgentResult::CloseSession(agent.close_session(r).await?)
+                }
+                ClientRequestParams::DeleteSession(r) => {
+                    AgentResult::DeleteSession(agent.delete_session(r).await?)
+                }
+                ClientRequestParams::SetSessionMode(r) => {
+                    AgentResult::SetSessionMode(agent.set_session_mode(r).await?)
+                }
+                ClientRequestParams::SetSessionConfigOption(r) => {
+                    AgentResult::SetSessionConfigOption(agent.set_session_config_option(r).await?)
+                }
+                ClientRequestParams::Prompt(r) => {
+                    let signal = call.prompt_signal.unwrap_or_default();
+                    let _guard = PromptGuard {
+                        state: this.state.clone(),
+                        session_id: r.session_id.clone(),
+                        signal: signal.clone(),
+                    };
+                    let context = PromptContext::new(
+                        this.client.clone(),
+                        r.session_id.clone(),
+                        signal.clone(),
+                    );
+                    let result = agent.prompt(r, context).await;
+                    if this.options.cancelled_stop_reason && signal.is_set() {
+                        // The spec: a cancelled turn ends with `cancelled`, even if the agent
+                        // failed while stopping.
+                        let mut response = match result {
+                            Ok(response) => response,
+                            Err(error) => {
+                                tracing::debug!(%error, "prompt failed after cancellation");
+                                PromptResponse::new(StopReason::Cancelled)
+                            }
+                        };
+                        response.stop_reason = StopReason::Cancelled;
+                        AgentResult::Prompt(response)
+                    } else {
+                        AgentResult::Prompt(result?)
+                    }
+                }
+                ClientRequestParams::Ext(r) => AgentResult::Ext(agent.ext_method(r).await?),
+                other => {
+                    return Err(ErrorObject::method_not_found(
+                        acp_types::MethodUnion::method(&other),
+                    ));
+                }
+            })
+        }
+        .boxed()
+    }
+
+    fn handle_notification(
+        self: &Arc<Self>,
+        notification: ClientNotificationParams,
+    ) -> BoxFuture<'static, ()> {
+        let this = self.clone();
+        async move {
+            let result = match notification {
+                ClientNotificationParams::Cancel(n) => {
+                    if let Some(signal) = this.state.prompts().get(&n.session_id) {
+                        tracing::debug!(session = %n.session_id, "cancelling the running prompt");
+                        signal.set();
+                    }
+                    this.agent.cancel(n).await
+                }
+                ClientNotificationParams::Ext(n) => this.agent.ext_notification(n).await,
+                // `$/cancel_request` is handled by the connection itself.
+                _ => Ok(()),
+            };
+            if let Err(error) = result {
+                tracing::warn!(%error, "notification handler failed");
+            }
+        }
+        .boxed()
+    }
+}
+
+/// The version to answer `initialize` with: the client's if we support it, else our latest.
+fn negotiate(requested: ProtocolVersion) -> ProtocolVersion {
+    if requested == ProtocolVersion::V1 {
+        requested
+    } else {
+        ProtocolVersion::LATEST
+    }
+}

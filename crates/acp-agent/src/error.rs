@@ -1,0 +1,43 @@
+//! Errors of the calls an agent makes to the client.
+
+use acp_types::ErrorObject;
+
+/// Why a call to the client failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The connection failed the call (the client answered with an error, went away, or sent
+    /// an answer that does not fit).
+    #[error(transparent)]
+    Rpc(#[from] acp_rpc::Error),
+
+    /// The client did not advertise the capability the method needs, so the call was not sent.
+    #[error("the client did not advertise `{capability}`, so `{method}` was not sent")]
+    CapabilityNotAdvertised {
+        /// The method that was not sent.
+        method: &'static str,
+        /// The client capability it needs (as named in `clientCapabilities`).
+        capability: &'static str,
+    },
+}
+
+impl Error {
+    /// The error object the client answered with, if that is what failed.
+    pub fn remote(&self) -> Option<&ErrorObject> {
+        match self {
+            Error::Rpc(acp_rpc::Error::Remote(e)) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<Error> for ErrorObject {
+    /// Lets agent methods use `?` on client calls: the client's own error is passed on as it
+    /// is, anything else becomes an internal error.
+    fn from(error: Error) -> Self {
+        match error {
+            Error::Rpc(acp_rpc::Error::Remote(e)) => e,
+            other => ErrorObject::internal_error(other),
+        }
+    }
+}
