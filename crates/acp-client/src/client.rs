@@ -1,0 +1,219 @@
+//! The `Client` trait: one method per ACP method the client (the editor) serves.
+
+use std::sync::Arc;
+
+use acp_types::methods::client as m;
+use acp_types::*;
+use async_trait::async_trait;
+
+/// An ACP client: the editor side. Implement it and connect it to an agent with
+/// [`connect`](crate::connect) or [`spawn`](crate::spawn).
+///
+/// Each method answers one ACP method the agent may call, returning its result or the
+/// [`ErrorObject`] to answer with. `request_permission` and `session_notification` are
+/// required; file system, terminal and elicitation methods default to `-32601` (method not
+/// found) naming the method — advertise in `initialize` only what you implement.
+///
+/// Requests run concurrently; notifications (`session_notification`, `complete_elicitation`,
+/// extension notifications) run one at a time in arrival order, and a response from the agent
+/// (for example to `session/prompt`) is delivered only after every notification that arrived
+/// before it was handled.
+#[async_trait]
+pub trait Client: Send + Sync + 'static {
+    /// `session/request_permission` (spec chapter "Tool Calls", requesting permission): ask the
+    /// user to approve a tool call, answering with the chosen option.
+    ///
+    /// When the session's turn is cancelled through
+    /// [`AgentHandle::cancel`](crate::AgentHandle::cancel), the library answers pending
+    /// permission requests of that session with the `cancelled` outcome itself, even if this
+    /// method is still waiting for the user (the future is then dropped).
+    async fn request_permission(
+        &self,
+        request: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, ErrorObject>;
+
+    /// `session/update` (spec chapter "Prompt Turn"), a notification: progress of a session —
+    /// message and thought chunks, tool calls, plans, modes, commands, usage.
+    ///
+    /// Called in order, one at a time. It **must not await an answer from the agent**: the
+    /// answer would wait behind this very notification (see `acp_rpc`'s ordering section).
+    /// Spawn a task if you need to call the agent.
+    async fn session_notification(
+        &self,
+        notification: SessionNotification,
+    ) -> Result<(), ErrorObject>;
+
+    /// `fs/read_text_file` (spec chapter "File System"): read a text file, as the editor sees it
+    /// (unsaved changes included). Called only if the client advertised `fs.readTextFile`.
+    async fn read_text_file(
+        &self,
+        request: ReadTextFileRequest,
+    ) -> Result<ReadTextFileResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::FS_READ_TEXT_FILE))
+    }
+
+    /// `fs/write_text_file` (spec chapter "File System"): write a text file. Called only if the
+    /// client advertised `fs.writeTextFile`.
+    async fn write_text_file(
+        &self,
+        request: WriteTextFileRequest,
+    ) -> Result<WriteTextFileResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::FS_WRITE_TEXT_FILE))
+    }
+
+    /// `terminal/create` (spec chapter "Terminals"): start a command in a new terminal and
+    /// answer its id at once. Called only if the client advertised `terminal`.
+    async fn create_terminal(
+        &self,
+        request: CreateTerminalRequest,
+    ) -> Result<CreateTerminalResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::TERMINAL_CREATE))
+    }
+
+    /// `terminal/output` (spec chapter "Terminals"): the output so far, and the exit status if
+    /// the command has exited.
+    async fn terminal_output(
+        &self,
+        request: TerminalOutputRequest,
+    ) -> Result<TerminalOutputResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::TERMINAL_OUTPUT))
+    }
+
+    /// `terminal/wait_for_exit` (spec chapter "Terminals"): answer once the command has exited.
+    async fn wait_for_terminal_exit(
+        &self,
+        request: WaitForTerminalExitRequest,
+    ) -> Result<WaitForTerminalExitResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::TERMINAL_WAIT_FOR_EXIT))
+    }
+
+    /// `terminal/kill` (spec chapter "Terminals"): kill the command, keeping the terminal.
+    async fn kill_terminal(
+        &self,
+        request: KillTerminalRequest,
+    ) -> Result<KillTerminalResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::TERMINAL_KILL))
+    }
+
+    /// `terminal/release` (spec chapter "Terminals"): kill the command if still running and
+    /// free the terminal.
+    async fn release_terminal(
+        &self,
+        request: ReleaseTerminalRequest,
+    ) -> Result<ReleaseTerminalResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::TERMINAL_RELEASE))
+    }
+
+    /// `elicitation/create` (spec chapter "Elicitation"): collect structured input from the
+    /// user. Called only if the client advertised `elicitation`.
+    async fn create_elicitation(
+        &self,
+        request: CreateElicitationRequest,
+    ) -> Result<CreateElicitationResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::ELICITATION_CREATE))
+    }
+
+    /// `elicitation/complete` (spec chapter "Elicitation"), a notification: a URL elicitation
+    /// finished. Ignored by default. Must not await the agent.
+    async fn complete_elicitation(
+        &self,
+        notification: CompleteElicitationNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// An extension request (spec chapter "Extensibility"): a method whose name starts with `_`.
+    async fn ext_method(&self, request: ExtRequest) -> Result<ExtResponse, ErrorObject> {
+        Err(ErrorObject::method_not_found(&request.method))
+    }
+
+    /// An extension notification (spec chapter "Extensibility"). Ignored by default. Must not
+    /// await the agent.
+    async fn ext_notification(&self, notification: ExtNotification) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+}
+
+/// Forwards every method, so one client can be shared (`Arc<MyEditor>` is a client too).
+#[async_trait]
+impl<T: Client + ?Sized> Client for Arc<T> {
+    async fn request_permission(
+        &self,
+        r: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, ErrorObject> {
+        (**self).request_permission(r).await
+    }
+    async fn session_notification(&self, n: SessionNotification) -> Result<(), ErrorObject> {
+        (**self).session_notification(n).await
+    }
+    async fn read_text_file(
+        &self,
+        r: ReadTextFileRequest,
+    ) -> Result<ReadTextFileResponse, ErrorObject> {
+        (**self).read_text_file(r).await
+    }
+    async fn write_text_file(
+        &self,
+        r: WriteTextFileRequest,
+    ) -> Result<WriteTextFileResponse, ErrorObject> {
+        (**self).write_text_file(r).await
+    }
+    async fn create_terminal(
+        &self,
+        r: CreateTerminalRequest,
+    ) -> Result<CreateTerminalResponse, ErrorObject> {
+        (**self).create_terminal(r).await
+    }
+    async fn terminal_output(
+        &self,
+        r: TerminalOutputRequest,
+    ) -> Result<TerminalOutputResponse, ErrorObject> {
+        (**self).terminal_output(r).await
+    }
+    async fn wait_for_terminal_exit(
+        &self,
+        r: WaitForTerminalExitRequest,
+    ) -> Result<WaitForTerminalExitResponse, ErrorObject> {
+        (**self).wait_for_terminal_exit(r).await
+    }
+    async fn kill_terminal(
+        &self,
+        r: KillTerminalRequest,
+    ) -> Result<KillTerminalResponse, ErrorObject> {
+        (**self).kill_terminal(r).await
+    }
+    async fn release_terminal(
+        &self,
+        r: ReleaseTerminalRequest,
+    ) -> Result<ReleaseTerminalResponse, ErrorObject> {
+        (**self).release_terminal(r).await
+    }
+    async fn create_elicitation(
+        &self,
+        r: CreateElicitationRequest,
+    ) -> Result<CreateElicitationResponse, ErrorObject> {
+        (**self).create_elicitation(r).await
+    }
+    async fn complete_elicitation(
+        &self,
+        n: CompleteElicitationNotification,
+    ) -> Result<(), ErrorObject> {
+        (**self).complete_elicitation(n).await
+    }
+    async fn ext_method(&self, r: ExtRequest) -> Result<ExtResponse, ErrorObject> {
+        (**self).ext_method(r).await
+    }
+    async fn ext_notification(&self, n: ExtNotification) -> Result<(), ErrorObject> {
+        (**self).ext_notification(n).await
+    }
+}

@@ -1,0 +1,561 @@
+//! Connecting a [`Client`] to an agent: the handle to the agent, session update streams, and
+//! the protocol rules on the client's side.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll};
+
+use acp_rpc::{Config, Driver, Handler, Peer};
+use acp_types::methods::{self, agent as am};
+use acp_types::*;
+use futures::future::BoxFuture;
+use futures::{FutureExt, Stream};
+use serde_json::value::RawValue;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::{Client, Error};
+
+/// The protocol rules the library enforces for a client, each of which can be turned off.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ClientOptions {
+    /// Connection settings (framing, limits).
+    pub rpc: Config,
+    /// Fail calls the agent did not advertise (`session/load` without `loadSession`, prompts
+    /// with images without `promptCapabilities.image`, ...) locally instead of sending them.
+    pub gate_agent_capabilities: bool,
+    /// Answer a session's pending permission requests with the `cancelled` outcome when
+    /// [`AgentHandle::cancel`] cancels the session, as the spec requires.
+    pub cancel_pending_permissions: bool,
+    /// Fail `initialize` with [`Error::UnsupportedProtocolVersion`] when the agent answers with
+    /// a version this library does not speak.
+    pub check_protocol_version: bool,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            rpc: Config::default(),
+            gate_agent_capabilities: true,
+            cancel_pending_permissions: true,
+            check_protocol_version: true,
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Sets the connection settings.
+    #[must_use]
+    pub fn rpc(mut self, rpc: Config) -> Self {
+        self.rpc = rpc;
+        self
+    }
+
+    /// Sets the framing (NDJSON, Content-Length, or auto-detection).
+    #[must_use]
+    pub fn framing(mut self, framing: acp_rpc::FramingMode) -> Self {
+        self.rpc = self.rpc.framing(framing);
+        self
+    }
+}
+
+/// State shared by the connection and the agent handle.
+#[derive(Default)]
+struct State {
+    /// The agent's answer to `initialize`.
+    initialized: OnceLock<InitializeResponse>,
+    /// Subscribers to each session's updates.
+    subscribers: Mutex<HashMap<SessionId, Vec<mpsc::UnboundedSender<SessionNotification>>>>,
+    /// Permission requests being answered, per session, with the means to cancel them.
+    permissions: Mutex<HashMap<SessionId, HashMap<u64, oneshot::Sender<()>>>>,
+    next_permission: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A cloneable handle for calling the agent, one method per ACP agent method.
+#[derive(Clone)]
+pub struct AgentHandle {
+    peer: Peer,
+    state: Arc<State>,
+    options: Arc<ClientOptions>,
+}
+
+impl std::fmt::Debug for AgentHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentHandle")
+            .field("peer", &self.peer)
+            .field("initialized", &self.state.initialized.get().is_some())
+            .finish()
+    }
+}
+
+/// What an agent method needs to have been advertised.
+#[derive(Clone, Copy)]
+enum Needs {
+    Nothing,
+    LoadSession,
+    List,
+    Resume,
+    Close,
+    Delete,
+    Logout,
+}
+
+macro_rules! agent_requests {
+    ($( $(#[doc = $doc:literal])* $name:ident: $marker:ident($req:ty) -> $res:ty, gate = $gate:expr; )*) => {
+        $(
+            $(#[doc = $doc])*
+            ///
+            /// # Errors
+            ///
+            /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise the method;
+            /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
+            pub async fn $name(&self, request: $req) -> Result<$res, Error> {
+                self.check(<methods::$marker as methods::Request>::METHOD, $gate)?;
+                Ok(self.peer.request::<methods::$marker>(&request).await?)
+            }
+        )*
+    };
+}
+
+impl AgentHandle {
+    /// `initialize` (spec chapter "Initialization"): negotiates the protocol version and
+    /// exchanges capabilities. Call it first, once.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnsupportedProtocolVersion`] when the agent answers with a version this library
+    /// does not speak (close the connection then, as the spec says); [`Error::Rpc`] otherwise.
+    pub async fn initialize(
+        &self,
+        request: InitializeRequest,
+    ) -> Result<InitializeResponse, Error> {
+        let response = self.peer.request::<methods::Initialize>(&request).await?;
+        if self.options.check_protocol_version && response.protocol_version != ProtocolVersion::V1 {
+            return Err(Error::UnsupportedProtocolVersion(response.protocol_version));
+        }
+        let _ = self.state.initialized.set(response.clone());
+        Ok(response)
+    }
+
+    agent_requests! {
+        /// `authenticate` (spec chapter "Initialization"): authenticates with one of the
+        /// agent's `authMethods`.
+        authenticate: Authenticate(AuthenticateRequest) -> AuthenticateResponse, gate = Needs::Nothing;
+        /// `logout`: signs the user out. Needs `auth.logout`.
+        logout: Logout(LogoutRequest) -> LogoutResponse, gate = Needs::Logout;
+        /// `session/new` (spec chapter "Session Setup"): creates a session.
+        new_session: SessionNew(NewSessionRequest) -> NewSessionResponse, gate = Needs::Nothing;
+        /// `session/load` (spec chapter "Session Setup"): loads a session; its history arrives
+        /// as `session/update`s before the answer. Needs `loadSession`.
+        load_session: SessionLoad(LoadSessionRequest) -> LoadSessionResponse, gate = Needs::LoadSession;
+        /// `session/list` (spec chapter "Session List"): lists sessions. Needs
+        /// `sessionCapabilities.list`.
+        list_sessions: SessionList(ListSessionsRequest) -> ListSessionsResponse, gate = Needs::List;
+        /// `session/resume` (spec chapter "Session Setup"): resumes a session without replay.
+        /// Needs `sessionCapabilities.resume`.
+        resume_session: SessionResume(ResumeSessionRequest) -> ResumeSessionResponse, gate = Needs::Resume;
+        /// `session/close` (spec chapter "Session Setup"): closes a session. Needs
+        /// `sessionCapabilities.close`.
+        close_session: SessionClose(CloseSessionRequest) -> CloseSessionResponse, gate = Needs::Close;
+        /// `session/delete` (spec chapter "Session Delete"): deletes a session. Needs
+        /// `sessionCapabilities.delete`.
+        delete_session: SessionDelete(DeleteSessionRequest) -> DeleteSessionResponse, gate = Needs::Delete;
+        /// `session/set_mode` (spec chapter "Session Modes"): switches the session's mode.
+        set_session_mode: SessionSetMode(SetSessionModeRequest) -> SetSessionModeResponse, gate = Needs::Nothing;
+        /// `session/set_config_option` (spec chapter "Session Config Options"): changes an
+        /// option.
+        set_session_config_option: SessionSetConfigOption(SetSessionConfigOptionRequest)
+            -> SetSessionConfigOptionResponse, gate = Needs::Nothing;
+    }
+
+    /// `session/prompt` (spec chapter "Prompt Turn"): runs one turn. Returns when the turn
+    /// ends, after every `session/update` of the turn was handled (by
+    /// [`Client::session_notification`] and the [`session_updates`](Self::session_updates)
+    /// streams).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] when the prompt holds content the agent did not
+    /// advertise (images, audio, embedded resources); [`Error::Rpc`] otherwise.
+    pub async fn prompt(&self, request: PromptRequest) -> Result<PromptResponse, Error> {
+        self.check_prompt(&request)?;
+        Ok(self
+            .peer
+            .request::<methods::SessionPrompt>(&request)
+            .await?)
+    }
+
+    /// `session/cancel` (spec chapter "Prompt Turn", cancellation), a notification: asks the
+    /// agent to stop the session's running turn (which then ends with `cancelled`). Pending
+    /// permission requests of the session are answered `cancelled` at once.
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn cancel(&self, notification: CancelNotification) -> Result<(), Error> {
+        if self.options.cancel_pending_permissions {
+            let pending = lock(&self.state.permissions).remove(&notification.session_id);
+            for (_, cancel) in pending.into_iter().flatten() {
+                // The request may have been answered meanwhile.
+                let _ = cancel.send(());
+            }
+        }
+        Ok(self
+            .peer
+            .notify::<methods::SessionCancel>(&notification)
+            .await?)
+    }
+
+    /// An extension request (spec chapter "Extensibility"): `method` should start with `_`.
+    ///
+    /// # Errors
+    ///
+    /// When the agent answers with an error or the connection closes.
+    pub async fn ext_method(&self, request: ExtRequest) -> Result<ExtResponse, Error> {
+        let result = self.peer.request_raw(&request.method, &request).await?;
+        Ok(ExtResponse::from_raw(
+            request.method,
+            Some(result.to_raw_value()?),
+        ))
+    }
+
+    /// An extension notification (spec chapter "Extensibility"): `method` should start with `_`.
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn ext_notification(&self, notification: ExtNotification) -> Result<(), Error> {
+        Ok(self
+            .peer
+            .notify_raw(&notification.method, &notification)
+            .await?)
+    }
+
+    /// The stream of `session/update`s of one session, from now on, in order. A prompt's
+    /// response is returned only after every update of the turn was pushed to the stream.
+    ///
+    /// The stream buffers without bound so that it can never stall the connection: consume it,
+    /// or drop it when done.
+    pub fn session_updates(&self, session_id: impl Into<SessionId>) -> SessionUpdates {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.state.subscribers)
+            .entry(session_id.into())
+            .or_default()
+            .push(tx);
+        SessionUpdates { rx }
+    }
+
+    /// The agent's answer to `initialize` (its capabilities, auth methods, info), once
+    /// initialized.
+    pub fn agent_initialize(&self) -> Option<&InitializeResponse> {
+        self.state.initialized.get()
+    }
+
+    /// The agent's capabilities, once initialized.
+    pub fn agent_capabilities(&self) -> Option<&AgentCapabilities> {
+        self.agent_initialize()?.agent_capabilities.as_ref()
+    }
+
+    /// The underlying connection handle.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    fn check(&self, method: &'static str, needs: Needs) -> Result<(), Error> {
+        if !self.options.gate_agent_capabilities {
+            return Ok(());
+        }
+        // Before `initialize` nothing is known; let the agent answer.
+        let Some(init) = self.state.initialized.get() else {
+            return Ok(());
+        };
+        let caps = init.agent_capabilities.as_ref();
+        let session = caps.and_then(|c| c.session_capabilities.as_ref());
+        let (ok, capability) = match needs {
+            Needs::Nothing => return Ok(()),
+            Needs::LoadSession => (
+                caps.and_then(|c| c.load_session) == Some(true),
+                "loadSession",
+            ),
+            Needs::List => (
+                session.is_some_and(|s| s.list.is_some()),
+                "sessionCapabilities.list",
+            ),
+            Needs::Resume => (
+                session.is_some_and(|s| s.resume.is_some()),
+                "sessionCapabilities.resume",
+            ),
+            Needs::Close => (
+                session.is_some_and(|s| s.close.is_some()),
+                "sessionCapabilities.close",
+            ),
+            Needs::Delete => (
+                session.is_some_and(|s| s.delete.is_some()),
+                "sessionCapabilities.delete",
+            ),
+            Needs::Logout => (
+                caps.and_then(|c| c.auth.as_ref())
+                    .is_some_and(|a| a.logout.is_some()),
+                "auth.logout",
+            ),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::CapabilityNotAdvertised { method, capability })
+        }
+    }
+
+    fn check_prompt(&self, request: &PromptRequest) -> Result<(), Error> {
+        if !self.options.gate_agent_capabilities {
+            return Ok(());
+        }
+        let Some(init) = self.state.initialized.get() else {
+            return Ok(());
+        };
+        let prompt = init
+            .agent_capabilities
+            .as_ref()
+            .and_then(|c| c.prompt_capabilities.as_ref());
+        let allowed = |flag: Option<bool>| flag == Some(true);
+        for block in &request.prompt {
+            let (ok, capability) = match block {
+                ContentBlock::Image(_) => (
+                    allowed(prompt.and_then(|p| p.image)),
+                    "promptCapabilities.image",
+                ),
+                ContentBlock::Audio(_) => (
+                    allowed(prompt.and_then(|p| p.audio)),
+                    "promptCapabilities.audio",
+                ),
+                ContentBlock::Resource(_) => (
+                    allowed(prompt.and_then(|p| p.embedded_context)),
+                    "promptCapabilities.embeddedContext",
+                ),
+                _ => (true, ""),
+            };
+            if !ok {
+                return Err(Error::CapabilityNotAdvertised {
+                    method: am::SESSION_PROMPT,
+                    capability,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `session/update`s of one session, in order; see [`AgentHandle::session_updates`].
+#[derive(Debug)]
+pub struct SessionUpdates {
+    rx: mpsc::UnboundedReceiver<SessionNotification>,
+}
+
+impl SessionUpdates {
+    /// The next update, or `None` once the connection is closed.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe.
+    pub async fn next(&mut self) -> Option<SessionNotification> {
+        self.rx.recv().await
+    }
+
+    /// An update already received, without waiting.
+    pub fn try_next(&mut self) -> Option<SessionNotification> {
+        self.rx.try_recv().ok()
+    }
+}
+
+impl Stream for SessionUpdates {
+    type Item = SessionNotification;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx)
+    }
+}
+
+/// Connects `client` to an agent over a reader and a writer (an in-process duplex, a socket,
+/// a child's pipes...). `make_client` receives the handle used to call the agent.
+///
+/// Nothing runs until the returned [`Driver`] is polled (usually `tokio::spawn(driver)`).
+pub fn connect<C, R, W>(
+    make_client: impl FnOnce(AgentHandle) -> C,
+    reader: R,
+    writer: W,
+    options: ClientOptions,
+) -> (AgentHandle, Driver)
+where
+    C: Client,
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let state = Arc::new(State::default());
+    let rpc = options.rpc.clone();
+    let options = Arc::new(options);
+    let mut handle_out = None;
+    let (_peer, driver) = acp_rpc::connect(
+        |peer| {
+            let agent = AgentHandle {
+                peer,
+                state: state.clone(),
+                options,
+            };
+            handle_out = Some(agent.clone());
+            ClientHandler {
+                client: make_client(agent),
+                state,
+            }
+        },
+        reader,
+        writer,
+        rpc,
+    );
+    (
+        handle_out.expect("connect calls the handler constructor"),
+        driver,
+    )
+}
+
+/// The connection's handler: decodes by method, calls the client, feeds update streams.
+struct ClientHandler<C> {
+    client: C,
+    state: Arc<State>,
+}
+
+impl<C: Client> Handler for ClientHandler<C> {
+    type Request = AgentRequestParams;
+    type Notification = AgentNotificationParams;
+    type Response = ClientResult;
+
+    fn decode_request(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<AgentRequestParams, ErrorObject> {
+        acp_rpc::decode_params(method, params)
+    }
+
+    fn decode_notification(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<AgentNotificationParams, ErrorObject> {
+        acp_rpc::decode_params(method, params)
+    }
+
+    fn handle_request(
+        self: &Arc<Self>,
+        request: AgentRequestParams,
+    ) -> BoxFuture<'static, Result<ClientResult, ErrorObject>> {
+        let this = self.clone();
+        async move {
+            let client = &this.client;
+            Ok(match request {
+                AgentRequestParams::RequestPermission(r) => {
+                    ClientResult::RequestPermission(this.request_permission(r).await?)
+                }
+                AgentRequestParams::ReadTextFile(r) => {
+                    ClientResult::ReadTextFile(client.read_text_file(r).await?)
+                }
+                AgentRequestParams::WriteTextFile(r) => {
+                    ClientResult::WriteTextFile(client.write_text_file(r).await?)
+                }
+                AgentRequestParams::CreateTerminal(r) => {
+                    ClientResult::CreateTerminal(client.create_terminal(r).await?)
+                }
+                AgentRequestParams::TerminalOutput(r) => {
+                    ClientResult::TerminalOutput(client.terminal_output(r).await?)
+                }
+                AgentRequestParams::WaitForTerminalExit(r) => {
+                    ClientResult::WaitForTerminalExit(client.wait_for_terminal_exit(r).await?)
+                }
+                AgentRequestParams::KillTerminal(r) => {
+                    ClientResult::KillTerminal(client.kill_terminal(r).await?)
+                }
+                AgentRequestParams::ReleaseTerminal(r) => {
+                    ClientResult::ReleaseTerminal(client.release_terminal(r).await?)
+                }
+                AgentRequestParams::CreateElicitation(r) => {
+                    ClientResult::CreateElicitation(client.create_elicitation(r).await?)
+                }
+                AgentRequestParams::Ext(r) => ClientResult::Ext(client.ext_method(r).await?),
+                other => return Err(ErrorObject::method_not_found(MethodUnion::method(&other))),
+            })
+        }
+        .boxed()
+    }
+
+    fn handle_notification(
+        self: &Arc<Self>,
+        notification: AgentNotificationParams,
+    ) -> BoxFuture<'static, ()> {
+        let this = self.clone();
+        async move {
+            let result = match notification {
+                AgentNotificationParams::SessionUpdate(n) => {
+                    this.publish(&n);
+                    this.client.session_notification(n).await
+                }
+                AgentNotificationParams::CompleteElicitation(n) => {
+                    this.client.complete_elicitation(n).await
+                }
+                AgentNotificationParams::Ext(n) => this.client.ext_notification(n).await,
+                // `$/cancel_request` is handled by the connection itself.
+                _ => Ok(()),
+            };
+            if let Err(error) = result {
+                tracing::warn!(%error, "notification handler failed");
+            }
+        }
+        .boxed()
+    }
+}
+
+impl<C: Client> ClientHandler<C> {
+    /// Pushes an update to the session's subscribers, forgetting those that went away.
+    fn publish(&self, notification: &SessionNotification) {
+        let mut subscribers = lock(&self.state.subscribers);
+        if let Some(list) = subscribers.get_mut(&notification.session_id) {
+            list.retain(|tx| tx.send(notification.clone()).is_ok());
+            if list.is_empty() {
+                subscribers.remove(&notification.session_id);
+            }
+        }
+    }
+
+    /// Runs the client's permission handler, answering `cancelled` if the session is cancelled
+    /// meanwhile.
+    async fn request_permission(
+        &self,
+        request: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, ErrorObject> {
+        let key = self.state.next_permission.fetch_add(1, Ordering::Relaxed);
+        let session_id = request.session_id.clone();
+        let (tx, rx) = oneshot::channel();
+        lock(&self.state.permissions)
+            .entry(session_id.clone())
+            .or_default()
+            .insert(key, tx);
+        let result = tokio::select! {
+            biased;
+            Ok(()) = rx => Ok(RequestPermissionResponse::cancelled()),
+            result = self.client.request_permission(request) => result,
+        };
+        let mut permissions = lock(&self.state.permissions);
+        if let Some(pending) = permissions.get_mut(&session_id) {
+            pending.remove(&key);
+            if pending.is_empty() {
+                permissions.remove(&session_id);
+            }
+        }
+        result
+    }
+}

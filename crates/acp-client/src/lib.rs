@@ -1,0 +1,86 @@
+//! Build an Agent Client Protocol client (an editor): implement [`Client`], then connect it to
+//! any ACP agent, in process or as a child process.
+//!
+//! ```text
+//! acp-types / acp-codec / acp-rpc   the wire types, framing and connection
+//! acp-agent      the agent's side
+//! acp-client  <- you are here: the editor's trait, the handle to the agent, spawning agents
+//! ```
+//!
+//! A client is a type implementing [`Client`]: the methods the agent may call (permission
+//! requests, session updates, files, terminals, elicitation), with defaults for everything
+//! optional. [`spawn`] starts an agent program and connects to it; [`connect`] works over any
+//! reader and writer. The returned [`AgentHandle`] calls the agent with one typed method per
+//! ACP method, and hands out per-session streams of updates.
+//!
+//! ```
+//! use acp_client::{AgentHandle, Client, ClientOptions, connect};
+//! use acp_types::*;
+//!
+//! struct Editor;
+//!
+//! #[async_trait::async_trait]
+//! impl Client for Editor {
+//!     async fn request_permission(
+//!         &self,
+//!         request: RequestPermissionRequest,
+//!     ) -> Result<RequestPermissionResponse, ErrorObject> {
+//!         // Approve with the first option offered.
+//!         Ok(RequestPermissionResponse::selected(request.options[0].option_id.clone()))
+//!     }
+//!     async fn session_notification(&self, n: SessionNotification) -> Result<(), ErrorObject> {
+//!         if let SessionUpdate::AgentMessageChunk(chunk) = &n.update {
+//!             eprint!("{}", chunk.content.as_text().unwrap_or_default());
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
+//! # let (reader, writer) = tokio::io::split(agent_io);
+//! # let (_c, agent_driver) = acp_rpc::connect(|_| acp_rpc::Router::new()
+//! #     .request::<methods::Initialize, _, _>(|_| async { Ok(InitializeResponse::new(ProtocolVersion::V1)) })
+//! #     .request::<methods::SessionNew, _, _>(|_| async { Ok(NewSessionResponse::new("s1")) })
+//! #     .request::<methods::SessionPrompt, _, _>(|_| async { Ok(PromptResponse::new(StopReason::EndTurn)) }),
+//! #     reader, writer, Default::default());
+//! # tokio::spawn(agent_driver);
+//! // `agent_io` is served by an agent (see the `acp-agent` crate), or use `acp_client::spawn`.
+//! let (reader, writer) = tokio::io::split(client_io);
+//! let (agent, driver) = connect(|_agent: AgentHandle| Editor, reader, writer, ClientOptions::default());
+//! tokio::spawn(driver);
+//!
+//! agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)).await?;
+//! let session = agent.new_session(NewSessionRequest::new("/tmp", Vec::<McpServer>::new())).await?;
+//! let mut updates = agent.session_updates(session.session_id.clone());
+//! let done = agent.prompt(PromptRequest::new(session.session_id, vec!["Hello".into()])).await?;
+//! assert_eq!(done.stop_reason, StopReason::EndTurn);
+//! while let Some(update) = updates.try_next() {
+//!     let _ = update; // Every update of the turn is here once `prompt` returned.
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! # What the library takes care of
+//!
+//! See [`ClientOptions`]. Cancelling a session with [`AgentHandle::cancel`] answers its pending
+//! permission requests with the `cancelled` outcome at once; `initialize` checks the protocol
+//! version the agent answered; calls the agent did not advertise fail locally with
+//! [`Error::CapabilityNotAdvertised`]. A spawned agent runs in its own process group, which is
+//! killed when the [`AgentProcess`] is dropped.
+
+#![doc(test(attr(deny(warnings))))]
+
+mod client;
+mod connection;
+mod error;
+mod process;
+
+pub use acp_rpc::{Config, Driver, FramingMode};
+pub use acp_types::ErrorObject;
+pub use async_trait::async_trait;
+pub use client::Client;
+pub use connection::{AgentHandle, ClientOptions, SessionUpdates, connect};
+pub use error::Error;
+pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, Stderr, spawn};
