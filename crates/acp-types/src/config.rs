@@ -293,9 +293,9 @@ impl SessionConfigSelectOptions {
             .is_some_and(|item| item.get("group").is_some() && item.get("value").is_none());
         let items = serde_json::Value::Array(items);
         if grouped {
-            serde_json::from_value(items).map(Self::Grouped)
+            crate::wire::decode_buffered(&items).map(Self::Grouped)
         } else {
-            serde_json::from_value(items).map(Self::Ungrouped)
+            crate::wire::decode_buffered(&items).map(Self::Ungrouped)
         }
     }
 }
@@ -476,9 +476,12 @@ impl SessionConfigOption {
                 SessionConfigKind::Unknown(rest)
             }
             Some(other) => {
-                return Err(serde_json::Error::invalid_type(
-                    crate::wire::unexpected(&other),
-                    &"a tag string",
+                return Err(crate::wire::error_at(
+                    "type",
+                    serde_json::Error::invalid_type(
+                        crate::wire::unexpected(&other),
+                        &"a tag string",
+                    ),
                 ));
             }
             None => return Err(serde_json::Error::missing_field("type")),
@@ -662,10 +665,13 @@ impl SetSessionConfigOptionRequest {
             // Any `type` other than a boolean one stays among the extras.
             Some(serde_json::Value::String(id)) => SessionConfigOptionValue::ValueId(id.into()),
             Some(other) => {
-                return Err(serde_json::Error::custom(format_args!(
-                    "value: expected a value id string (or a boolean with \"type\": \"boolean\"), found {}",
-                    crate::wire::unexpected(&other)
-                )));
+                return Err(crate::wire::error_at(
+                    "value",
+                    format_args!(
+                        "expected a value id string (or a boolean with \"type\": \"boolean\"), found {}",
+                        crate::wire::unexpected(&other)
+                    ),
+                ));
             }
             None => return Err(serde_json::Error::missing_field("value")),
         };

@@ -291,10 +291,10 @@ impl EmbeddedResourceResource {
         use serde::de::Error as _;
         match &value {
             serde_json::Value::Object(map) if map.contains_key("text") => {
-                serde_json::from_value(value).map(Self::TextResourceContents)
+                crate::wire::decode_buffered(&value).map(Self::TextResourceContents)
             }
             serde_json::Value::Object(map) if map.contains_key("blob") => {
-                serde_json::from_value(value).map(Self::BlobResourceContents)
+                crate::wire::decode_buffered(&value).map(Self::BlobResourceContents)
             }
             serde_json::Value::Object(_) => Err(serde_json::Error::custom(
                 "resource contents need a `text` or a `blob` field",

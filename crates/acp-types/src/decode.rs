@@ -58,6 +58,9 @@ impl DecodeError {
         }
     }
 
+    /// Wraps a `serde_json` error found at `path`. Errors raised inside a value that was
+    /// decoded on its own (a buffered union, a hand-decoded object) carry the rest of the path
+    /// in their message; it is joined to `path` here.
     pub(crate) fn from_json(error: &serde_json::Error, path: String) -> Self {
         let kind = match error.classify() {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
@@ -65,7 +68,10 @@ impl DecodeError {
             }
             _ => DecodeErrorKind::InvalidData,
         };
-        Self::new(kind, path, error.to_string())
+        let message = error.to_string();
+        let (inner, rest) = crate::wire::split_path(&message);
+        let path = crate::wire::join_path(&path, inner.unwrap_or_default());
+        Self::new(kind, path, rest)
     }
 
     /// Prefixes the path (used when a part is decoded on its own, e.g. `params`).

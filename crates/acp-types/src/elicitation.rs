@@ -468,7 +468,16 @@ impl ElicitationScope {
     fn take(parts: &mut Parts) -> Result<Self, serde_json::Error> {
         if parts.has("sessionId") {
             let mut scope = ElicitationSessionScope::new(parts.req::<SessionId, 0>("sessionId")?);
-            scope.tool_call_id = parts.opt::<ToolCallId, { DOE | NULLABLE }>("toolCallId")?;
+            if parts
+                .peek("toolCallId")
+                .is_some_and(serde_json::Value::is_null)
+            {
+                // The scope writes its own explicit null back, so it records it.
+                parts.take_raw("toolCallId");
+                scope.extras_mut().mark_null("toolCallId");
+            } else {
+                scope.tool_call_id = parts.opt::<ToolCallId, { DOE | NULLABLE }>("toolCallId")?;
+            }
             Ok(Self::Session(scope))
         } else if parts.has("requestId") {
             Ok(Self::Request(ElicitationRequestScope::new(
@@ -757,9 +766,12 @@ impl CreateElicitationRequest {
                 },
             },
             Some(other) => {
-                return Err(serde_json::Error::invalid_type(
-                    crate::wire::unexpected(&other),
-                    &"a mode string",
+                return Err(crate::wire::error_at(
+                    "mode",
+                    serde_json::Error::invalid_type(
+                        crate::wire::unexpected(&other),
+                        &"a mode string",
+                    ),
                 ));
             }
             None => return Err(serde_json::Error::missing_field("mode")),
@@ -864,14 +876,14 @@ impl MultiSelectItems {
                     unreachable!("a value with a field is an object")
                 };
                 map.remove("type");
-                serde_json::from_value(serde_json::Value::Object(map)).map(Self::String)
+                crate::wire::decode_buffered(&serde_json::Value::Object(map)).map(Self::String)
             }
             Some(serde_json::Value::String(_)) => Ok(Self::Other(value)),
-            Some(other) => Err(serde_json::Error::invalid_type(
-                crate::wire::unexpected(other),
-                &"a type string",
+            Some(other) => Err(crate::wire::error_at(
+                "type",
+                serde_json::Error::invalid_type(crate::wire::unexpected(other), &"a type string"),
             )),
-            None => serde_json::from_value(value).map(Self::Titled),
+            None => crate::wire::decode_buffered(&value).map(Self::Titled),
         }
     }
 }
@@ -984,10 +996,10 @@ impl CreateElicitationResponse {
                         None => {}
                         Some(serde_json::Value::Null) => accept.extras_mut().mark_null("content"),
                         Some(content) => {
-                            accept.content =
-                                Some(serde_json::from_value(content).map_err(|e| {
-                                    serde_json::Error::custom(format_args!("content: {e}"))
-                                })?);
+                            accept.content = Some(
+                                crate::wire::decode_buffered(&content)
+                                    .map_err(|e| crate::wire::error_at("content", e))?,
+                            );
                         }
                     }
                     ElicitationAction::Accept(accept)
@@ -997,9 +1009,12 @@ impl CreateElicitationResponse {
                 _ => ElicitationAction::Other(action),
             },
             Some(other) => {
-                return Err(serde_json::Error::invalid_type(
-                    crate::wire::unexpected(&other),
-                    &"an action string",
+                return Err(crate::wire::error_at(
+                    "action",
+                    serde_json::Error::invalid_type(
+                        crate::wire::unexpected(&other),
+                        &"an action string",
+                    ),
                 ));
             }
             None => return Err(serde_json::Error::missing_field("action")),

@@ -149,7 +149,7 @@ impl RequestPermissionResponse {
 
     /// The answer when the prompt turn was cancelled.
     pub fn cancelled() -> Self {
-        Self::new(RequestPermissionOutcome::Cancelled)
+        Self::new(RequestPermissionOutcome::cancelled())
     }
 }
 

@@ -135,12 +135,13 @@ string_enum! {
 /// What came of a permission request: an option was chosen, or the turn was cancelled.
 ///
 /// When the client cancels a prompt turn it must answer the turn's pending permission
-/// requests with [`RequestPermissionOutcome::Cancelled`].
+/// requests with [`RequestPermissionOutcome::cancelled`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum RequestPermissionOutcome {
-    /// The prompt turn was cancelled before the user chose.
-    Cancelled,
+    /// The prompt turn was cancelled before the user chose. The [`Extras`] hold the fields
+    /// of the object beyond `outcome` (written back on encoding); usually there are none.
+    Cancelled(Extras),
     /// The user chose an option.
     Selected(SelectedPermissionOutcome),
     /// An outcome this crate does not know (from a newer peer), kept as raw JSON.
@@ -148,6 +149,11 @@ pub enum RequestPermissionOutcome {
 }
 
 impl RequestPermissionOutcome {
+    /// The prompt turn was cancelled before the user chose.
+    pub fn cancelled() -> Self {
+        Self::Cancelled(Extras::default())
+    }
+
     /// The user chose the option `option_id`.
     pub fn selected(option_id: impl Into<PermissionOptionId>) -> Self {
         Self::Selected(SelectedPermissionOutcome::new(option_id))
@@ -158,18 +164,20 @@ impl RequestPermissionOutcome {
         let mut parts = crate::wire::Parts::from_value::<serde_json::Error>(value, "an object")?;
         match parts.take_raw("outcome") {
             Some(serde_json::Value::String(tag)) => match tag.as_str() {
-                "cancelled" => Ok(Self::Cancelled),
-                "selected" => serde_json::from_value(serde_json::Value::Object(parts.rest()))
-                    .map(Self::Selected),
+                "cancelled" => Ok(Self::Cancelled(parts.finish())),
+                "selected" => {
+                    crate::wire::decode_buffered(&serde_json::Value::Object(parts.rest()))
+                        .map(Self::Selected)
+                }
                 _ => {
                     let mut object = parts.rest();
                     object.insert("outcome".into(), serde_json::Value::String(tag));
                     Ok(Self::Unknown(serde_json::Value::Object(object)))
                 }
             },
-            Some(other) => Err(serde_json::Error::invalid_type(
-                crate::wire::unexpected(&other),
-                &"a tag string",
+            Some(other) => Err(crate::wire::error_at(
+                "outcome",
+                serde_json::Error::invalid_type(crate::wire::unexpected(&other), &"a tag string"),
             )),
             None => Err(serde_json::Error::missing_field("outcome")),
         }
@@ -180,9 +188,10 @@ impl serde::Serialize for RequestPermissionOutcome {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap as _;
         match self {
-            Self::Cancelled => {
-                let mut map = serializer.serialize_map(Some(1))?;
+            Self::Cancelled(extras) => {
+                let mut map = serializer.serialize_map(None)?;
                 map.serialize_entry("outcome", "cancelled")?;
+                extras.serialize_unknown(&mut map)?;
                 map.end()
             }
             Self::Selected(selected) => {

@@ -924,9 +924,10 @@ struct CowStr<'a>(Cow<'a, str>);
 
 impl<'de> serde::Deserialize<'de> for CowStr<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match crate::wire::TagSeed.deserialize(deserializer)? {
+        match (crate::wire::TagSeed { any: false }).deserialize(deserializer)? {
             crate::wire::Tag::Borrowed(s) => Ok(CowStr(Cow::Borrowed(s))),
             crate::wire::Tag::Owned(s) => Ok(CowStr(Cow::Owned(s))),
+            crate::wire::Tag::Other(_) => unreachable!("a strict tag seed only accepts strings"),
         }
     }
 }

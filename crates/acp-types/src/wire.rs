@@ -82,6 +82,8 @@ pub struct Extras(Option<Box<ExtrasInner>>);
 struct ExtrasInner {
     fields: Map<String, Value>,
     nulls: Vec<&'static str>,
+    /// `f64` fields that were received as integers (`5`, not `5.0`), written back that way.
+    integers: Vec<&'static str>,
 }
 
 impl Extras {
@@ -100,9 +102,9 @@ impl Extras {
 
     /// True when nothing beyond the modelled fields was recorded.
     pub fn is_empty(&self) -> bool {
-        self.0
-            .as_deref()
-            .is_none_or(|inner| inner.fields.is_empty() && inner.nulls.is_empty())
+        self.0.as_deref().is_none_or(|inner| {
+            inner.fields.is_empty() && inner.nulls.is_empty() && inner.integers.is_empty()
+        })
     }
 
     pub(crate) fn insert_unknown(&mut self, key: String, value: Value) {
@@ -120,6 +122,28 @@ impl Extras {
         if let Some(inner) = self.0.as_deref_mut() {
             inner.nulls.retain(|f| *f != field);
         }
+    }
+
+    /// Remembers that the number field `field` was received as an integer literal.
+    pub(crate) fn mark_integer(&mut self, field: &'static str) {
+        let inner = self.0.get_or_insert_with(Default::default);
+        if !inner.integers.contains(&field) {
+            inner.integers.push(field);
+        }
+    }
+
+    pub(crate) fn unmark_integer(&mut self, field: &'static str) {
+        if let Some(inner) = self.0.as_deref_mut() {
+            inner.integers.retain(|f| *f != field);
+        }
+    }
+
+    /// True when the number field `field` was received as an integer literal (`5`, not
+    /// `5.0`); an integral value is then written back as an integer.
+    pub fn was_integer(&self, field: &str) -> bool {
+        self.0
+            .as_deref()
+            .is_some_and(|inner| inner.integers.contains(&field))
     }
 
     /// True when the optional field `field` was received as an explicit `null`.
@@ -160,6 +184,7 @@ impl fmt::Debug for Extras {
                 .debug_struct("Extras")
                 .field("unknown_fields", &inner.fields)
                 .field("nulls", &inner.nulls)
+                .field("integers", &inner.integers)
                 .finish(),
         }
     }
@@ -196,8 +221,8 @@ pub(crate) fn serialize_object<T: WireFields, S: serde::Serializer>(
 
 /// The outcome of decoding an optional field.
 pub(crate) enum Slot<T> {
-    /// A value of the field's type.
-    Value(T),
+    /// A value of the field's type, and whether it was an integer literal of an `f64` field.
+    Value(T, bool),
     /// An explicit `null`, allowed by the schema.
     Null,
     /// An invalid value the schema says to treat as absent (`x-deserialize-default-on-error`).
@@ -217,21 +242,35 @@ impl<'de, T, const F: u8> DeserializeSeed<'de> for Required<T, F>
 where
     T: Deserialize<'de> + LenientValue,
 {
-    type Value = T;
+    /// The value, and whether it was an integer literal of an `f64` field.
+    type Value = (T, bool);
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(T, bool), D::Error> {
         if F & (DOE | SKIP) != 0 && lenient_mode() {
             let value = Value::deserialize(deserializer)?;
+            let integer = T::IS_F64 && is_integer(&value);
             match T::from_lenient(value, F) {
-                Ok(v) => Ok(v),
+                Ok(v) => Ok((v, integer)),
                 // The schema prescribes the default for an invalid value.
-                Err(e) if F & DOE != 0 => T::lenient_default().ok_or_else(|| de::Error::custom(e)),
+                Err(e) if F & DOE != 0 => T::lenient_default()
+                    .map(|v| (v, false))
+                    .ok_or_else(|| de::Error::custom(e)),
                 Err(e) => Err(de::Error::custom(e)),
             }
+        } else if T::IS_F64 {
+            let number = serde_json::Number::deserialize(deserializer)?;
+            let value = T::from_number(&number)
+                .ok_or_else(|| de::Error::custom("a number out of range"))?;
+            Ok((value, !number.is_f64()))
         } else {
-            T::deserialize(deserializer)
+            T::deserialize(deserializer).map(|v| (v, false))
         }
     }
+}
+
+/// True for a JSON integer literal.
+fn is_integer(value: &Value) -> bool {
+    matches!(value, Value::Number(n) if !n.is_f64())
 }
 
 /// Decodes the value of an optional field, telling an explicit `null` apart.
@@ -263,14 +302,26 @@ where
                     Err(de::Error::invalid_type(de::Unexpected::Unit, &"a value"))
                 };
             }
+            let integer = T::IS_F64 && is_integer(&value);
             match T::from_lenient(value, F) {
-                Ok(v) => Ok(Slot::Value(v)),
+                Ok(v) => Ok(Slot::Value(v, integer)),
                 Err(_) if F & DOE != 0 => Ok(Slot::Invalid),
                 Err(e) => Err(de::Error::custom(e)),
             }
+        } else if T::IS_F64 {
+            match Option::<serde_json::Number>::deserialize(deserializer)? {
+                Some(number) => T::from_number(&number)
+                    .map(|v| Slot::Value(v, !number.is_f64()))
+                    .ok_or_else(|| de::Error::custom("a number out of range")),
+                None if F & NULLABLE != 0 => Ok(Slot::Null),
+                None => Err(de::Error::invalid_type(
+                    de::Unexpected::Unit,
+                    &"a value (this field is optional but not nullable)",
+                )),
+            }
         } else {
             match Option::<T>::deserialize(deserializer)? {
-                Some(v) => Ok(Slot::Value(v)),
+                Some(v) => Ok(Slot::Value(v, false)),
                 None if F & NULLABLE != 0 => Ok(Slot::Null),
                 None => Err(de::Error::invalid_type(
                     de::Unexpected::Unit,
@@ -291,6 +342,57 @@ pub(crate) trait LenientValue: Sized {
 
     /// The value an invalid required field falls back to, if the type has one.
     fn lenient_default() -> Option<Self>;
+
+    /// True for `f64`, whose fields remember whether they were received as integer literals.
+    const IS_F64: bool = false;
+
+    /// Converts a JSON number (only called when [`IS_F64`](Self::IS_F64)).
+    fn from_number(_number: &serde_json::Number) -> Option<Self> {
+        None
+    }
+
+    /// The value as a JSON integer, when it is one (only `f64` overrides this).
+    fn as_integer(&self) -> Option<serde_json::Number> {
+        None
+    }
+}
+
+impl LenientValue for f64 {
+    fn from_lenient(value: Value, _flags: u8) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+
+    fn lenient_default() -> Option<Self> {
+        Some(0.0)
+    }
+
+    const IS_F64: bool = true;
+
+    fn from_number(number: &serde_json::Number) -> Option<Self> {
+        number.as_f64()
+    }
+
+    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+    fn as_integer(&self) -> Option<serde_json::Number> {
+        // Integral and exactly representable: below 2^63 in magnitude, so the casts are exact.
+        const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+        (self.is_finite() && self.fract() == 0.0 && self.abs() < LIMIT)
+            .then(|| serde_json::Number::from(*self as i64))
+    }
+}
+
+/// Writes a field's value; an `f64` received as an integer literal is written back as one.
+pub(crate) struct FieldOut<'a, T>(pub(crate) &'a T, pub(crate) bool);
+
+impl<T: serde::Serialize + LenientValue> serde::Serialize for FieldOut<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if T::IS_F64 && self.1 {
+            if let Some(integer) = self.0.as_integer() {
+                return integer.serialize(serializer);
+            }
+        }
+        self.0.serialize(serializer)
+    }
 }
 
 /// Implements [`LenientValue`] for a type that decodes from a buffered value as usual.
@@ -342,7 +444,6 @@ lenient_plain!(
     u32,
     u64,
     i64,
-    f64,
     Value,
     Map<String, Value>,
 );
@@ -388,14 +489,84 @@ pub(crate) fn unexpected(value: &Value) -> de::Unexpected<'_> {
     match value {
         Value::Null => de::Unexpected::Unit,
         Value::Bool(b) => de::Unexpected::Bool(*b),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) => de::Unexpected::Float(f),
-            None => de::Unexpected::Other("number"),
-        },
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                de::Unexpected::Unsigned(u)
+            } else if let Some(i) = n.as_i64() {
+                de::Unexpected::Signed(i)
+            } else {
+                n.as_f64()
+                    .map_or(de::Unexpected::Other("number"), de::Unexpected::Float)
+            }
+        }
         Value::String(s) => de::Unexpected::Str(s),
         Value::Array(_) => de::Unexpected::Seq,
         Value::Object(_) => de::Unexpected::Map,
     }
+}
+
+/// Builds an error raised at `path` inside a value decoded on its own (a buffered object, a
+/// field taken apart by hand), for a caller whose path tracker cannot see inside that value.
+///
+/// The path travels as a prefix of the message (`` at `path`: ... ``, the form
+/// [`DecodeError`](crate::DecodeError) displays), joined to any path `error` already carries;
+/// [`crate::decode`] moves it into [`DecodeError::path`](crate::DecodeError::path).
+pub(crate) fn error_at<E: de::Error>(path: &str, error: impl fmt::Display) -> E {
+    let message = error.to_string();
+    let (inner, rest) = split_path(&message);
+    let joined = join_path(path, inner.unwrap_or_default());
+    if joined.is_empty() {
+        E::custom(rest)
+    } else {
+        E::custom(format_args!("at `{joined}`: {rest}"))
+    }
+}
+
+/// Splits the path prefix written by [`error_at`] off an error message.
+pub(crate) fn split_path(message: &str) -> (Option<&str>, &str) {
+    if let Some(rest) = message.strip_prefix("at `") {
+        if let Some(end) = rest.find("`: ") {
+            return (Some(&rest[..end]), &rest[end + 3..]);
+        }
+    }
+    (None, message)
+}
+
+/// Joins an outer field path and a path inside it (`.` and `""` are the empty path).
+pub(crate) fn join_path(outer: &str, inner: &str) -> String {
+    let outer = if outer == "." { "" } else { outer };
+    let inner = if inner == "." { "" } else { inner };
+    if outer.is_empty() {
+        inner.to_owned()
+    } else if inner.is_empty() {
+        outer.to_owned()
+    } else if inner.starts_with('[') {
+        format!("{outer}{inner}")
+    } else {
+        format!("{outer}.{inner}")
+    }
+}
+
+/// Decodes a buffered value with `seed`; when that fails, decodes it again with a path tracker
+/// so that the error names the offending field inside the value (see [`error_at`]).
+pub(crate) fn decode_tracked<'a, S: DeserializeSeed<'a>>(
+    make_seed: impl Fn() -> S,
+    value: &'a Value,
+) -> Result<S::Value, serde_json::Error> {
+    make_seed().deserialize(value).or_else(|_| {
+        let mut track = serde_path_to_error::Track::new();
+        match make_seed().deserialize(serde_path_to_error::Deserializer::new(value, &mut track)) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(error_at(&track.path().to_string(), e)),
+        }
+    })
+}
+
+/// Decodes `T` from a buffered value, naming the offending field on failure.
+pub(crate) fn decode_buffered<T: serde::de::DeserializeOwned>(
+    value: &Value,
+) -> Result<T, serde_json::Error> {
+    decode_tracked(|| PhantomData::<T>, value)
 }
 
 /// A map key: either one of the names a visitor expects, or another one, kept for [`Extras`].
@@ -433,19 +604,28 @@ impl Visitor<'_> for KeySeed {
 }
 
 /// Reads a tag value (the discriminator of a union) as a string, borrowing when possible.
-pub(crate) struct TagSeed;
+///
+/// With `any`, a value that is not a string is returned as [`Tag::Other`] instead of failing
+/// (for unions whose untagged branch accepts any tag field).
+pub(crate) struct TagSeed {
+    pub(crate) any: bool,
+}
 
 /// A tag value, borrowed from the input when the input allows it.
 pub(crate) enum Tag<'de> {
     Borrowed(&'de str),
     Owned(String),
+    /// Not a string (only with [`TagSeed::any`]).
+    Other(Value),
 }
 
 impl Tag<'_> {
+    /// The tag string (empty for [`Tag::Other`]).
     pub(crate) fn as_str(&self) -> &str {
         match self {
             Tag::Borrowed(s) => s,
             Tag::Owned(s) => s,
+            Tag::Other(_) => "",
         }
     }
 }
@@ -454,7 +634,11 @@ impl<'de> DeserializeSeed<'de> for TagSeed {
     type Value = Tag<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Tag<'de>, D::Error> {
-        deserializer.deserialize_str(self)
+        if self.any {
+            deserializer.deserialize_any(self)
+        } else {
+            deserializer.deserialize_str(self)
+        }
     }
 }
 
@@ -475,6 +659,43 @@ impl<'de> Visitor<'de> for TagSeed {
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Tag<'de>, E> {
         Ok(Tag::Owned(v))
+    }
+
+    // Only reached with `any`: keep what is not a string as a JSON value.
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Tag<'de>, E> {
+        Ok(Tag::Other(Value::Bool(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Tag<'de>, E> {
+        Ok(Tag::Other(Value::from(v)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Tag<'de>, E> {
+        Ok(Tag::Other(Value::from(v)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Tag<'de>, E> {
+        Ok(Tag::Other(Value::from(v)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Tag<'de>, E> {
+        Ok(Tag::Other(Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Tag<'de>, E> {
+        Ok(Tag::Other(Value::Null))
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Tag<'de>, D::Error> {
+        Value::deserialize(d).map(Tag::Other)
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Tag<'de>, A::Error> {
+        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Tag::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Tag<'de>, A::Error> {
+        Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(Tag::Other)
     }
 }
 
@@ -743,11 +964,17 @@ macro_rules! wire_object {
 
     // Serialization of one field.
     (@ser req $self:ident $map:ident $field:ident $json:literal) => {
-        $map.serialize_entry($json, &$self.$field)?;
+        $map.serialize_entry(
+            $json,
+            &$crate::wire::FieldOut(&$self.$field, $self.extras.was_integer($json)),
+        )?;
     };
     (@ser opt $self:ident $map:ident $field:ident $json:literal) => {
         match &$self.$field {
-            Some(value) => $map.serialize_entry($json, value)?,
+            Some(value) => $map.serialize_entry(
+                $json,
+                &$crate::wire::FieldOut(value, $self.extras.was_integer($json)),
+            )?,
             None => $self.extras.serialize_null($map, $json)?,
         }
     };
@@ -759,13 +986,25 @@ macro_rules! wire_object {
 
     // Deserialization of one field's value.
     (@de req $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
-        $field = Some($map.next_value_seed($crate::wire::Required::<$ty, { $flags }>::new())?);
+        let (value, integer) =
+            $map.next_value_seed($crate::wire::Required::<$ty, { $flags }>::new())?;
+        $field = Some(value);
+        if integer {
+            $extras.mark_integer($json);
+        } else {
+            $extras.unmark_integer($json);
+        }
     };
     (@de opt $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
         match $map.next_value_seed($crate::wire::Optional::<$ty, { $flags }>::new())? {
-            $crate::wire::Slot::Value(value) => {
+            $crate::wire::Slot::Value(value, integer) => {
                 $field = Some(value);
                 $extras.unmark_null($json);
+                if integer {
+                    $extras.mark_integer($json);
+                } else {
+                    $extras.unmark_integer($json);
+                }
             }
             $crate::wire::Slot::Null => {
                 $field = None;
@@ -819,6 +1058,7 @@ macro_rules! wire_object {
         #[must_use]
         pub fn $field(mut self, value: impl Into<$ty>) -> Self {
             self.$field = value.into();
+            self.extras.unmark_integer($json);
             self
         }
     };
@@ -828,6 +1068,7 @@ macro_rules! wire_object {
         pub fn $field(mut self, value: impl Into<$ty>) -> Self {
             self.$field = Some(value.into());
             self.extras.unmark_null($json);
+            self.extras.unmark_integer($json);
             self
         }
     };
@@ -898,9 +1139,14 @@ impl Parts {
         T: serde::de::DeserializeOwned + LenientValue,
     {
         match self.map.remove(key) {
-            Some(value) => Required::<T, F>::new()
-                .deserialize(value)
-                .map_err(|e| de::Error::custom(format_args!("{key}: {e}"))),
+            Some(value) => {
+                let (value, integer) = decode_tracked(Required::<T, F>::new, &value)
+                    .map_err(|e| error_at::<serde_json::Error>(key, e))?;
+                if integer {
+                    self.extras.mark_integer(key);
+                }
+                Ok(value)
+            }
             None => Err(de::Error::missing_field(key)),
         }
     }
@@ -916,11 +1162,15 @@ impl Parts {
         let Some(value) = self.map.remove(key) else {
             return Ok(None);
         };
-        match Optional::<T, F>::new()
-            .deserialize(value)
-            .map_err(|e: serde_json::Error| de::Error::custom(format_args!("{key}: {e}")))?
+        match decode_tracked(Optional::<T, F>::new, &value)
+            .map_err(|e| error_at::<serde_json::Error>(key, e))?
         {
-            Slot::Value(v) => Ok(Some(v)),
+            Slot::Value(v, integer) => {
+                if integer {
+                    self.extras.mark_integer(key);
+                }
+                Ok(Some(v))
+            }
             Slot::Null => {
                 self.extras.mark_null(key);
                 Ok(None)

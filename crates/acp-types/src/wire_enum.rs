@@ -90,6 +90,7 @@ macro_rules! tagged_union {
                 }
             }
 
+            /// The slow path: decodes a buffered object (its tag anywhere, or absent).
             fn from_object(
                 mut object: ::serde_json::Map<String, ::serde_json::Value>,
             ) -> Result<Self, ::serde_json::Error> {
@@ -97,15 +98,26 @@ macro_rules! tagged_union {
                 let tag = match object.remove($tag) {
                     Some(::serde_json::Value::String(tag)) => tag,
                     Some(other) => {
-                        return Err(::serde_json::Error::invalid_type(
-                            $crate::wire::unexpected(&other),
-                            &"a tag string",
+                        $(
+                            // The untagged branch accepts any object, whatever its tag field
+                            // holds: the field is kept as one of its unknown fields.
+                            object.insert($tag.to_owned(), other);
+                            let object = ::serde_json::Value::Object(object);
+                            return $crate::wire::decode_buffered::<$dty>(&object).map(Self::$dvar);
+                        )?
+                        #[allow(unreachable_code)]
+                        return Err($crate::wire::error_at(
+                            $tag,
+                            ::serde_json::Error::invalid_type(
+                                $crate::wire::unexpected(&other),
+                                &"a tag string",
+                            ),
                         ));
                     }
                     None => {
                         $(
-                            return ::serde_json::from_value::<$dty>(::serde_json::Value::Object(object))
-                                .map(Self::$dvar);
+                            let object = ::serde_json::Value::Object(object);
+                            return $crate::wire::decode_buffered::<$dty>(&object).map(Self::$dvar);
                         )?
                         #[allow(unreachable_code)]
                         return Err(::serde_json::Error::missing_field($tag));
@@ -113,13 +125,14 @@ macro_rules! tagged_union {
                 };
                 match tag.as_str() {
                     $(
-                        $vtag => ::serde_json::from_value(::serde_json::Value::Object(object))
+                        $vtag => $crate::wire::decode_buffered(&::serde_json::Value::Object(object))
                             .map(Self::$var),
                     )*
                     $(
                         $dtag => {
-                            let mut inner: $dty =
-                                ::serde_json::from_value(::serde_json::Value::Object(object))?;
+                            let mut inner: $dty = $crate::wire::decode_buffered(
+                                &::serde_json::Value::Object(object),
+                            )?;
                             $crate::wire::WireFields::extras_mut(&mut inner)
                                 .insert_unknown($tag.to_owned(), ::serde_json::Value::from($dtag));
                             Ok(Self::$dvar(inner))
@@ -170,8 +183,17 @@ macro_rules! tagged_union {
                         match map.next_key_seed($crate::wire::KeySeed(&[$tag]))? {
                             // Fast path: the tag comes first, the variant reads the rest.
                             Some($crate::wire::Key::Known(_)) => {
-                                let tag = map.next_value_seed($crate::wire::TagSeed)?;
-                                $name::from_tag_rest(tag.as_str(), map)
+                                let has_default = false $( || { let _ = $dtag; true } )?;
+                                match map.next_value_seed($crate::wire::TagSeed { any: has_default })? {
+                                    $crate::wire::Tag::Other(value) => {
+                                        // Not a string: only an untagged branch takes it.
+                                        let mut object = ::serde_json::Map::new();
+                                        object.insert($tag.to_owned(), value);
+                                        $crate::wire::drain_map(&mut map, &mut object)?;
+                                        $name::from_object(object).map_err($crate::wire::json_err)
+                                    }
+                                    tag => $name::from_tag_rest(tag.as_str(), map),
+                                }
                             }
                             // Slow path: buffer the object, then find the tag.
                             Some($crate::wire::Key::Unknown(first)) => {
