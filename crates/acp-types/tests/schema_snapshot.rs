@@ -1,0 +1,133 @@
+//! The committed `schema/acp.schema.json` and `schema/meta.json` are exactly what the types
+//! generate, and our method names are the official ones.
+//!
+//! After changing a wire type, regenerate both files with
+//! `ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --test schema_snapshot`.
+
+use std::path::PathBuf;
+
+use acp_testkit::{Spec, workspace_root};
+use serde_json::Value;
+
+const UPDATE_ENV: &str = "ACP_UPDATE_SCHEMA";
+
+fn updating() -> bool {
+    std::env::var(UPDATE_ENV).is_ok_and(|v| v == "1" || v == "true")
+}
+
+/// Compares `generated` with the committed file (as JSON values), or rewrites the file when
+/// updating.
+fn check_snapshot(file: &str, generated: &Value) {
+    let path: PathBuf = workspace_root().join("schema").join(file);
+    if updating() {
+        let mut text = serde_json::to_string_pretty(generated).expect("a Value serializes");
+        text.push('\n');
+        std::fs::create_dir_all(path.parent().expect("the file is in schema/"))
+            .expect("creating schema/");
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+        return;
+    }
+    let hint = format!(
+        "regenerate it with `{UPDATE_ENV}=1 cargo test -p acp-types --test schema_snapshot`"
+    );
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}; {hint}", path.display()));
+    let committed: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}; {hint}", path.display()));
+    if &committed != generated {
+        panic!(
+            "{} is stale: {}; {hint}",
+            path.display(),
+            first_difference("", &committed, generated)
+        );
+    }
+}
+
+/// Describes where two JSON values first differ, to point at the stale part.
+fn first_difference(at: &str, committed: &Value, generated: &Value) -> String {
+    match (committed, generated) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, value) in b {
+                match a.get(key) {
+                    None => return format!("`{at}/{key}` is missing from the committed file"),
+                    Some(old) if old != value => {
+                        return first_difference(&format!("{at}/{key}"), old, value);
+                    }
+                    Some(_) => {}
+                }
+            }
+            match a.keys().find(|key| !b.contains_key(*key)) {
+                Some(key) => format!("`{at}/{key}` is no longer generated"),
+                None => format!("`{at}` differs"),
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find(|(_, (x, y))| x != y)
+            .map_or_else(
+                || format!("`{at}` differs"),
+                |(i, (x, y))| first_difference(&format!("{at}/{i}"), x, y),
+            ),
+        _ => format!("`{at}` is {committed} in the committed file but {generated} now"),
+    }
+}
+
+#[test]
+fn committed_schema_is_what_the_types_generate() {
+    check_snapshot("acp.schema.json", &acp_types::schema::bundle());
+}
+
+#[test]
+fn committed_meta_is_what_the_types_generate() {
+    check_snapshot("meta.json", &acp_types::schema::meta());
+}
+
+#[test]
+fn method_names_are_the_official_ones() {
+    let Some(spec) = Spec::load_or_skip() else {
+        return;
+    };
+    assert_eq!(
+        &acp_types::schema::meta(),
+        spec.meta(),
+        "our method names differ from the official meta.json"
+    );
+}
+
+#[test]
+fn generated_schema_has_every_official_definition() {
+    let Some(spec) = Spec::load_or_skip() else {
+        return;
+    };
+    let bundle = acp_types::schema::bundle();
+    let ours: Vec<&str> = bundle["$defs"]
+        .as_object()
+        .expect("the bundle has $defs")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(ours.len(), 170);
+    let mut ours_sorted = ours.clone();
+    ours_sorted.sort_unstable();
+    let mut official = spec.def_names();
+    official.sort_unstable();
+    assert_eq!(ours_sorted, official);
+    assert_eq!(acp_types::schema::DEFINITIONS.len(), 170);
+}
+
+#[test]
+fn first_difference_points_at_the_stale_part() {
+    let old = serde_json::json!({"a": {"b": [1, 2]}, "c": 1});
+    let new = serde_json::json!({"a": {"b": [1, 3]}, "c": 1});
+    assert_eq!(
+        first_difference("", &old, &new),
+        "`/a/b/1` is 2 in the committed file but 3 now"
+    );
+    let new = serde_json::json!({"a": {"b": [1, 2]}});
+    assert_eq!(
+        first_difference("", &old, &new),
+        "`/c` is no longer generated"
+    );
+}
