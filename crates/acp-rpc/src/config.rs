@@ -14,6 +14,14 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
 /// batched into few system calls.
 pub const DEFAULT_MAX_OUTGOING_BYTES: usize = 1024 * 1024;
 
+/// The default number of received notifications queued for their handler above which reading
+/// pauses.
+///
+/// Notifications are handled one at a time; when their handler is slower than the peer sends,
+/// they queue. Past this bound the connection stops reading (the peer's writes then wait) instead
+/// of growing the queue, so memory stays bounded.
+pub const DEFAULT_MAX_QUEUED_NOTIFICATIONS: usize = 1024;
+
 /// Settings of a connection.
 ///
 /// ```
@@ -34,6 +42,8 @@ pub struct Config {
     pub max_in_flight: usize,
     /// The outgoing buffer size above which senders wait for the peer to read.
     pub max_outgoing_bytes: usize,
+    /// How many received notifications may wait for their handler before reading pauses.
+    pub max_queued_notifications: usize,
 }
 
 impl Default for Config {
@@ -43,6 +53,7 @@ impl Default for Config {
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_outgoing_bytes: DEFAULT_MAX_OUTGOING_BYTES,
+            max_queued_notifications: DEFAULT_MAX_QUEUED_NOTIFICATIONS,
         }
     }
 }
@@ -73,6 +84,13 @@ impl Config {
     #[must_use]
     pub fn max_outgoing_bytes(mut self, max_outgoing_bytes: usize) -> Self {
         self.max_outgoing_bytes = max_outgoing_bytes.max(1);
+        self
+    }
+
+    /// Sets the bound on queued notifications (at least 1).
+    #[must_use]
+    pub fn max_queued_notifications(mut self, max_queued_notifications: usize) -> Self {
+        self.max_queued_notifications = max_queued_notifications.max(1);
         self
     }
 }

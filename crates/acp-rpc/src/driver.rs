@@ -9,7 +9,8 @@ use std::task::{Context, Poll};
 use acp_codec::{AnyCodec, CodecError, Frame, Framing};
 use acp_types::{CancelRequestNotification, DecodeErrorKind, ErrorObject, RawMessage, RequestId};
 use bytes::Bytes;
-use futures::future::BoxFuture;
+use futures::FutureExt;
+use futures::future::{BoxFuture, Fuse, FusedFuture};
 use futures::stream::{FuturesUnordered, Stream, StreamExt};
 use futures::{Sink, SinkExt};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -25,7 +26,12 @@ use crate::{Config, Error};
 ///
 /// It resolves when the connection ends: `Ok(())` when the peer closed its side cleanly, an
 /// error when the transport failed. Either way, every pending call has failed with
-/// [`Error::ConnectionClosed`] and every running handler was cancelled by then.
+/// [`Error::ConnectionClosed`], every running request handler was cancelled, and the
+/// notifications received before the end were handled, by then.
+///
+/// Dropping it closes the connection at once: pending calls fail with
+/// [`Error::ConnectionClosed`], handlers are cancelled, and the transport is dropped (for a
+/// child process's stdin, the child sees the end of its input).
 #[must_use = "the connection does nothing unless its driver is polled"]
 pub struct Driver {
     inner: BoxFuture<'static, Result<(), Error>>,
@@ -239,6 +245,8 @@ struct Dispatcher<H: Handler> {
     handler: Arc<H>,
     shared: Arc<Shared>,
     max_in_flight: usize,
+    /// How long the lane may grow before reading pauses.
+    max_queued: usize,
     /// Running request handlers; each resolves to its request id once answered.
     in_flight: FuturesUnordered<BoxFuture<'static, RequestId>>,
     /// How to cancel each running request (`$/cancel_request`).
@@ -260,11 +268,15 @@ where
     H: Handler,
     I: Incoming,
 {
-    let mut write = writer(shared.clone());
+    // However this future ends, finished or dropped by its owner, the connection closes:
+    // pending calls fail and the handle refuses new messages.
+    let _close = CloseOnDrop(shared.clone());
+    let mut write = writer(shared.clone()).fuse();
     let mut d = Dispatcher {
         handler,
         shared: shared.clone(),
         max_in_flight: config.max_in_flight,
+        max_queued: config.max_queued_notifications,
         in_flight: FuturesUnordered::new(),
         cancels: HashMap::new(),
         lane: VecDeque::new(),
@@ -291,8 +303,11 @@ where
             Some(()) = d.current.next(), if !d.current.is_empty() => {}
 
             // 4. The next frame, unless our outgoing buffer is over its hard bound because the
-            //    peer is not reading: then wait (5) for it to drain instead of growing.
-            frame = incoming.next(), if !shared.outbox.over_hard_limit() => match frame {
+            //    peer is not reading (then wait (5) for it to drain instead of growing), or
+            //    notifications queue for their handler (then wait (3) for it to catch up).
+            frame = incoming.next(),
+                if !shared.outbox.over_hard_limit() && d.lane.len() < d.max_queued =>
+            match frame {
                 None => {
                     tracing::debug!("the peer closed the connection");
                     break Ok(());
@@ -321,13 +336,52 @@ where
             () = shared.outbox.below_hard_limit(), if shared.outbox.over_hard_limit() => {}
         }
     };
-    // Fail pending calls, refuse new messages, and cancel handlers by dropping them.
-    shared.close();
+    drop(incoming);
+    // No answer can arrive any more: pending calls fail now, and running request handlers are
+    // cancelled by dropping them.
+    shared.close_calls();
+    d.in_flight = FuturesUnordered::new();
+    d.cancels.clear();
+    // What arrived before the end is still handled, in order: the queued notifications, and
+    // the answers held back behind them.
+    d.drain_lane(&mut write).await;
     drop(d);
+    shared.close();
     result
 }
 
+/// Closes the connection when dropped.
+struct CloseOnDrop(Arc<Shared>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 impl<H: Handler> Dispatcher<H> {
+    /// Handles what is left in the lane once reading has ended, with the writer still running
+    /// (a notification handler may still send).
+    async fn drain_lane(&mut self, write: &mut Fuse<BoxFuture<'static, Result<(), Error>>>) {
+        loop {
+            self.advance_lane();
+            if self.current.is_empty() {
+                return;
+            }
+            tokio::select! {
+                biased;
+                // The writer failed: nothing can be sent any more.
+                result = &mut *write, if !write.is_terminated() => {
+                    if let Err(error) = result {
+                        tracing::debug!(%error, "the writer failed after the end of input");
+                    }
+                    self.shared.outbox.close();
+                }
+                Some(()) = self.current.next() => {}
+            }
+        }
+    }
+
     /// Starts the next notifications and releases held-back responses while the lane is idle.
     fn advance_lane(&mut self) {
         while self.current.is_empty() {
@@ -368,7 +422,7 @@ impl<H: Handler> Dispatcher<H> {
                     DecodeErrorKind::Syntax => ErrorObject::parse_error(&error),
                     _ => ErrorObject::invalid_request(&error),
                 };
-                // Echo the id when it can be read (JSON-RPC 2.0 §5).
+                // Echo the id of a request when it can be read (JSON-RPC 2.0 §5).
                 let id = readable_id(&bytes).unwrap_or(RequestId::Null);
                 self.reply_now(&id, &reply);
                 return;
@@ -520,13 +574,19 @@ impl<H: Handler> Dispatcher<H> {
     }
 }
 
-/// The id of a message that failed to parse as JSON-RPC, if it is still readable.
+/// The id to answer a message that failed to parse as JSON-RPC with: its id when it is readable
+/// and the message was meant as a request (it has a `method`). The id of a malformed response
+/// is never echoed: it names one of *our* requests, and an error response carrying it would
+/// answer the peer's own request of the same id, if there is one.
 fn readable_id(bytes: &[u8]) -> Option<RequestId> {
     #[derive(serde::Deserialize)]
     struct IdOnly {
         id: Option<RequestId>,
+        method: Option<serde::de::IgnoredAny>,
     }
-    serde_json::from_slice::<IdOnly>(bytes).ok()?.id
+    let message = serde_json::from_slice::<IdOnly>(bytes).ok()?;
+    message.method?;
+    message.id
 }
 
 impl<H: Handler> Drop for Dispatcher<H> {

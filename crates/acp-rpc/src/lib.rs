@@ -106,11 +106,13 @@
 //! | input | reply |
 //! | --- | --- |
 //! | not JSON | `-32700`, `id: null` |
-//! | JSON but not a JSON-RPC 2.0 message (wrong `jsonrpc`, a batch, a null request id, both `result` and `error`, ...) | `-32600`, the id if readable, else `null` |
+//! | JSON but not a JSON-RPC 2.0 message (wrong `jsonrpc`, a batch, a null request id, both `result` and `error`, ...) | `-32600`, with the id if the message has a `method` and a readable id, else `null` (a malformed response's id is never echoed: it would answer the peer's own request of that id) |
 //! | a request for an unknown method | `-32601`, the message names the method |
 //! | params that do not fit the method | `-32602`, the decoder's message in `data` |
 //! | a frame over the size limit | `-32600`, `id: null` |
 //! | an unknown notification, or a response to an unknown id | ignored (traced at `warn`) |
+//! | a request whose id is still in use by a running request | `-32600` with that id |
+//! | a handler's `Err(e)` | `e` as given: handlers choose the code |
 //!
 //! # Cancellation
 //!
@@ -121,11 +123,18 @@
 //! # Shutdown and backpressure
 //!
 //! On end of input or a transport error, every pending call fails at once with
-//! [`Error::ConnectionClosed`], running handlers are cancelled, the driver resolves with the
-//! reason, and the handle's methods fail immediately afterwards. Messages still queued then are
-//! dropped. Outgoing messages are batched into one buffer, written with one system call per
-//! batch; when the peer stops reading, senders wait once the buffer holds
-//! [`Config::max_outgoing_bytes`], so memory stays bounded, while reading goes on.
+//! [`Error::ConnectionClosed`] (no answer can arrive any more) and running request handlers are
+//! cancelled. Notifications received before the end are still handled, in order, and answers
+//! held back behind them are released; then the driver resolves with the reason, and the
+//! handle's methods fail immediately afterwards. Messages still queued for sending then are
+//! dropped. Dropping the [`Driver`] closes the connection the same way, at once.
+//!
+//! Outgoing messages are batched into one buffer, written with one system call per batch; when
+//! the peer stops reading, senders wait once the buffer holds [`Config::max_outgoing_bytes`], so
+//! memory stays bounded, while reading goes on. Incoming notifications wait for their handler in
+//! a queue of at most [`Config::max_queued_notifications`]; when it is full, reading pauses until
+//! the handler catches up, so a peer that sends faster than we handle is slowed down instead of
+//! filling our memory.
 //!
 //! Traffic is traced with `tracing` at `debug`/`trace`, protocol violations at `warn`; nothing
 //! is ever printed to stdout.
@@ -139,7 +148,9 @@ mod handler;
 mod outbox;
 mod peer;
 
-pub use config::{Config, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_OUTGOING_BYTES};
+pub use config::{
+    Config, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_OUTGOING_BYTES, DEFAULT_MAX_QUEUED_NOTIFICATIONS,
+};
 pub use driver::{Driver, connect, connect_messages};
 pub use error::Error;
 pub use handler::{Handler, Router, decode_params};

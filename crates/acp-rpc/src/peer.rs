@@ -106,11 +106,16 @@ impl Shared {
         self.pending().as_mut()?.remove(n)
     }
 
-    /// Closes the connection: pending calls fail, the outbox refuses new messages.
-    pub(crate) fn close(&self) {
+    /// Fails pending calls and refuses new ones: no answer can arrive any more.
+    pub(crate) fn close_calls(&self) {
         // Dropping the senders wakes every waiter with "connection closed".
         let pending = self.pending().take();
         drop(pending);
+    }
+
+    /// Closes the connection: pending calls fail, the outbox refuses new messages.
+    pub(crate) fn close(&self) {
+        self.close_calls();
         self.outbox.close();
         self.closed.store(true, Ordering::Release);
         self.closed_notify.notify_waiters();
