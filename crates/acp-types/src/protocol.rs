@@ -329,6 +329,8 @@ pub struct ResponseMessage<R> {
     /// The result, or the error.
     pub result: Result<R, Error>,
     jsonrpc: bool,
+    /// The result was received as `null` (for a method whose result has no required field).
+    null_result: bool,
 }
 
 /// A request the client sends to the agent: id, method and params typed by the method.
@@ -384,6 +386,7 @@ impl<R> ResponseMessage<R> {
             id: id.into(),
             result: Ok(result.into()),
             jsonrpc: true,
+            null_result: false,
         }
     }
 
@@ -393,6 +396,7 @@ impl<R> ResponseMessage<R> {
             id: id.into(),
             result: Err(error),
             jsonrpc: true,
+            null_result: false,
         }
     }
 }
@@ -445,11 +449,20 @@ impl<R: Serialize> Serialize for ResponseMessage<R> {
         }
         map.serialize_entry("id", &self.id)?;
         match &self.result {
+            // A result received as `null` is written back as `null` while it is still empty.
+            Ok(result) if self.null_result && is_empty_object(result) => {
+                map.serialize_entry("result", &())?;
+            }
             Ok(result) => map.serialize_entry("result", result)?,
             Err(error) => map.serialize_entry("error", error)?,
         }
         map.end()
     }
+}
+
+/// True when `value` encodes as `{}`.
+fn is_empty_object<T: Serialize>(value: &T) -> bool {
+    serde_json::to_value(value).is_ok_and(|v| v.as_object().is_some_and(serde_json::Map::is_empty))
 }
 
 /// A JSON-RPC message typed by method: a request, a response or a notification.
@@ -495,7 +508,8 @@ struct Collected<Req, Res, Not> {
     method: Option<String>,
     params: Option<Part<Either<Req, Not>>>,
     params_null: bool,
-    result: Option<Part<Res>>,
+    /// `Typed(None)` is a `null` result.
+    result: Option<Part<Option<Res>>>,
     error: Option<Error>,
 }
 
@@ -559,12 +573,9 @@ where
                 crate::wire::Key::Known(4) => {
                     let method = c.id.as_ref().and_then(|id| (self.method_of)(id));
                     c.result = Some(match method {
-                        Some(method) if Res::accepts(method.as_ref()) => {
-                            Part::Typed(map.next_value_seed(DecodeSeed::<Res>(
-                                method.as_ref(),
-                                std::marker::PhantomData,
-                            ))?)
-                        }
+                        Some(method) if Res::accepts(method.as_ref()) => Part::Typed(
+                            map.next_value_seed(TypedSeed::<Res>::new(method.as_ref()))?,
+                        ),
                         _ => Part::Raw(map.next_value()?),
                     });
                 }
@@ -575,17 +586,6 @@ where
             }
         }
         Ok(c)
-    }
-}
-
-/// Decodes the union member of a method.
-struct DecodeSeed<'m, U>(&'m str, std::marker::PhantomData<U>);
-
-impl<'de, U: MethodUnion> DeserializeSeed<'de> for DecodeSeed<'_, U> {
-    type Value = U;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<U, D::Error> {
-        U::decode(self.0, deserializer)
     }
 }
 
@@ -743,14 +743,15 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
         let Some(id) = c.id else {
             return Err(invalid("a message needs a `method` or an `id`"));
         };
+        let mut null_result = false;
         let result = match (c.result, c.error) {
             (Some(_), Some(_)) => {
                 return Err(invalid("a response cannot have both `result` and `error`"));
             }
             (None, None) => return Err(invalid("a response needs a `result` or an `error`")),
             (None, Some(error)) => Err(error),
-            (Some(Part::Typed(result)), None) => Ok(result),
-            (Some(Part::Raw(raw)), None) => {
+            (Some(Part::Typed(Some(result))), None) => Ok(result),
+            (Some(part), None) => {
                 let Some(method) = method_of(&id) else {
                     return Err(DecodeError::new(
                         DecodeErrorKind::UnknownResponse,
@@ -758,13 +759,30 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
                         format!("no pending request has id {id}"),
                     ));
                 };
-                Ok(decode_raw::<Res>(method.as_ref(), &raw, "result")?)
+                let method = method.as_ref();
+                match part {
+                    Part::Raw(raw) if raw.get() != "null" => {
+                        Ok(decode_raw::<Res>(method, &raw, "result")?)
+                    }
+                    // A `null` result stands for the empty result of a method whose result
+                    // has no required field (as the specification's examples show).
+                    _ => {
+                        null_result = true;
+                        if !Res::accepts(method) {
+                            return Err(unknown_method(method));
+                        }
+                        Ok(params_when_missing::<Res>(method).map_err(|e| {
+                            DecodeError::from_json(&e, String::new()).within("result")
+                        })?)
+                    }
+                }
             }
         };
         Ok(Message::Response(ResponseMessage {
             id,
             result,
             jsonrpc,
+            null_result,
         }))
     }
 }
