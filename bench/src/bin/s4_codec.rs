@@ -181,12 +181,6 @@ fn encode_in_place<E: FrameEncoder>(mut codec: E, input: &Input) -> Result<Pass,
 }
 
 /// The peak resident set size of this process so far, in KiB.
-fn peak_rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn run(input: &Input) -> Result<(), CodecError> {
     type Variant = fn(&Input) -> Result<Pass, CodecError>;
     let variants: [(&str, Variant); 9] = [
@@ -237,7 +231,7 @@ fn run(input: &Input) -> Result<(), CodecError> {
                 "mb_per_s": (mb_per_s * 10.0).round() / 10.0,
                 "msgs_per_s": (pass.lines as f64 / secs).round(),
                 "pct_of_floor": (mb_per_s / floor * 1000.0).round() / 10.0,
-                "rss_kb": peak_rss_kb(),
+                "rss_kb": acp_bench::report::peak_rss_kb(),
             })
         );
     }
@@ -245,31 +239,12 @@ fn run(input: &Input) -> Result<(), CodecError> {
 }
 
 fn main() -> ExitCode {
-    let mut file = None;
-    let mut bytes: usize = 100_000_000;
-    let mut seed: u64 = 1;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let parsed = match arg.as_str() {
-            "--file" => args.next().map(|v| file = Some(v)),
-            "--bytes" => args.next().and_then(|v| v.parse().ok()).map(|v| bytes = v),
-            "--seed" => args.next().and_then(|v| v.parse().ok()).map(|v| seed = v),
-            _ => None,
-        };
-        if parsed.is_none() {
-            eprintln!("usage: s4_codec [--file PATH | --bytes N] [--seed S]");
+    let data = match acp_bench::report::S4Args::parse("s4_codec").and_then(|args| args.load()) {
+        Ok(data) => data,
+        Err(e) => {
+            eprintln!("s4_codec: {e}");
             return ExitCode::FAILURE;
         }
-    }
-    let data = match file {
-        Some(path) => match std::fs::read(&path) {
-            Ok(data) => data,
-            Err(e) => {
-                eprintln!("s4_codec: reading {path}: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
-        None => acp_bench::s4::generate(seed, bytes),
     };
     let result = Input::new(data).and_then(|input| run(&input));
     match result {

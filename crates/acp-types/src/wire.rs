@@ -1216,3 +1216,56 @@ macro_rules! deserialize_via_value {
     };
 }
 pub(crate) use deserialize_via_value;
+
+/// A map whose first entries were already read (and buffered as JSON values) before the tag
+/// of a union was found: it replays them, then goes on with the rest of the live map.
+///
+/// This keeps the slow path of a union (tag not first) close to the fast one: only the entries
+/// before the tag are buffered, the rest streams straight into the variant.
+pub(crate) struct Replay<A> {
+    buffered: std::vec::IntoIter<(String, Value)>,
+    /// The buffered value of the key just replayed, with that key (for error paths).
+    value: Option<(String, Value)>,
+    live: A,
+}
+
+impl<A> Replay<A> {
+    pub(crate) fn new(buffered: Vec<(String, Value)>, live: A) -> Self {
+        Self {
+            buffered: buffered.into_iter(),
+            value: None,
+            live,
+        }
+    }
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Replay<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        if let Some((key, value)) = self.buffered.next() {
+            let replayed = seed
+                .deserialize(de::value::StrDeserializer::<A::Error>::new(&key))
+                .map(Some);
+            self.value = Some((key, value));
+            return replayed;
+        }
+        self.live.next_key_seed(seed)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        match self.value.take() {
+            // The caller's path tracker does not see replayed entries: track the path inside
+            // the value here and put it, with the key, into the error (see `error_at`).
+            Some((key, value)) => {
+                let mut track = serde_path_to_error::Track::new();
+                seed.deserialize(serde_path_to_error::Deserializer::new(value, &mut track))
+                    .map_err(|e| error_at(&join_path(&key, &track.path().to_string()), e))
+            }
+            None => self.live.next_value_seed(seed),
+        }
+    }
+}

@@ -195,13 +195,43 @@ macro_rules! tagged_union {
                                     tag => $name::from_tag_rest(tag.as_str(), map),
                                 }
                             }
-                            // Slow path: buffer the object, then find the tag.
+                            // Slow path: buffer the entries before the tag, then replay them
+                            // to the variant, which reads the rest from the live map.
                             Some($crate::wire::Key::Unknown(first)) => {
-                                let mut object = ::serde_json::Map::new();
                                 let value = map.next_value::<::serde_json::Value>()?;
-                                object.insert(first, value);
-                                $crate::wire::drain_map(&mut map, &mut object)?;
-                                $name::from_object(object).map_err($crate::wire::json_err)
+                                let mut buffered = vec![(first, value)];
+                                loop {
+                                    match map.next_key_seed($crate::wire::KeySeed(&[$tag]))? {
+                                        Some($crate::wire::Key::Known(_)) => {
+                                            match map.next_value::<::serde_json::Value>()? {
+                                                ::serde_json::Value::String(tag) => {
+                                                    return $name::from_tag_rest(
+                                                        &tag,
+                                                        $crate::wire::Replay::new(buffered, map),
+                                                    );
+                                                }
+                                                // Not a string: decide on the whole object.
+                                                other => {
+                                                    let mut object: ::serde_json::Map<String, ::serde_json::Value> =
+                                                        buffered.into_iter().collect();
+                                                    object.insert($tag.to_owned(), other);
+                                                    $crate::wire::drain_map(&mut map, &mut object)?;
+                                                    return $name::from_object(object)
+                                                        .map_err($crate::wire::json_err);
+                                                }
+                                            }
+                                        }
+                                        Some($crate::wire::Key::Unknown(key)) => {
+                                            let value = map.next_value::<::serde_json::Value>()?;
+                                            buffered.push((key, value));
+                                        }
+                                        // No tag at all.
+                                        None => {
+                                            return $name::from_object(buffered.into_iter().collect())
+                                                .map_err($crate::wire::json_err);
+                                        }
+                                    }
+                                }
                             }
                             None => $name::from_object(::serde_json::Map::new())
                                 .map_err($crate::wire::json_err),

@@ -1,0 +1,68 @@
+//! What every benchmark program shares: reading its S4 input, and reporting memory.
+
+/// The peak resident set size of this process so far (`VmHWM`), in KiB.
+#[must_use]
+pub fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The command line of the S4 programs: `[--file PATH | --bytes N] [--seed S]`.
+#[derive(Debug, Clone)]
+pub struct S4Args {
+    /// Read the traffic from this NDJSON file instead of generating it.
+    pub file: Option<String>,
+    /// How much traffic to generate (default 100,000,000 bytes).
+    pub bytes: usize,
+    /// The generator's seed (default 1).
+    pub seed: u64,
+}
+
+impl S4Args {
+    /// Parses the process's arguments.
+    ///
+    /// # Errors
+    ///
+    /// A usage message naming `program`.
+    pub fn parse(program: &str) -> Result<Self, String> {
+        let mut args = Self {
+            file: None,
+            bytes: 100_000_000,
+            seed: 1,
+        };
+        let mut it = std::env::args().skip(1);
+        while let Some(arg) = it.next() {
+            let parsed = match arg.as_str() {
+                "--file" => it.next().map(|v| args.file = Some(v)),
+                "--bytes" => it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .map(|v| args.bytes = v),
+                "--seed" => it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .map(|v| args.seed = v),
+                _ => None,
+            };
+            if parsed.is_none() {
+                return Err(format!(
+                    "usage: {program} [--file PATH | --bytes N] [--seed S]"
+                ));
+            }
+        }
+        Ok(args)
+    }
+
+    /// The traffic: read from the file, or generated.
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be read.
+    pub fn load(&self) -> Result<Vec<u8>, String> {
+        match &self.file {
+            Some(path) => std::fs::read(path).map_err(|e| format!("reading {path}: {e}")),
+            None => Ok(crate::s4::generate(self.seed, self.bytes)),
+        }
+    }
+}
