@@ -51,6 +51,13 @@ impl From<i64> for RequestId {
     }
 }
 
+impl From<i32> for RequestId {
+    /// Lets integer literals (`RequestId::from(7)`, `ClientRequest::new(7, ..)`) be ids.
+    fn from(value: i32) -> Self {
+        RequestId::Number(value.into())
+    }
+}
+
 impl From<u32> for RequestId {
     fn from(value: u32) -> Self {
         RequestId::Number(value.into())
