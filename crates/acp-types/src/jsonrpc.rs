@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::wire::{Extras, lenient_no_default, wire_object};
+use crate::wire::{Extras, LenientValue, integer_from_number, lenient_no_default, wire_object};
 
 /// The value of the `jsonrpc` member of every message.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -128,7 +128,51 @@ impl<'de> Deserialize<'de> for RequestId {
     }
 }
 
-lenient_no_default!(RequestId, ErrorCode, ProtocolVersion);
+lenient_no_default!(RequestId);
+
+/// Fields of these types keep the form of their number literal (see
+/// [`Extras::number_form_kept`]).
+impl LenientValue for ErrorCode {
+    fn from_lenient(value: serde_json::Value, _flags: u8) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+
+    fn lenient_default() -> Option<Self> {
+        None
+    }
+
+    const NUMBER: bool = true;
+    const EXPECTED: &'static str = "an error code (a 32-bit integer)";
+
+    fn from_number(number: &serde_json::Number) -> Option<(Self, bool)> {
+        integer_from_number::<i32>(number).map(|(code, other_form)| (Self(code), other_form))
+    }
+
+    fn other_form(&self) -> Option<serde_json::Number> {
+        serde_json::Number::from_f64(f64::from(self.0))
+    }
+}
+
+impl LenientValue for ProtocolVersion {
+    fn from_lenient(value: serde_json::Value, _flags: u8) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+
+    fn lenient_default() -> Option<Self> {
+        None
+    }
+
+    const NUMBER: bool = true;
+    const EXPECTED: &'static str = "a protocol version (an integer from 0 to 65535)";
+
+    fn from_number(number: &serde_json::Number) -> Option<(Self, bool)> {
+        integer_from_number::<u16>(number).map(|(version, other_form)| (Self(version), other_form))
+    }
+
+    fn other_form(&self) -> Option<serde_json::Number> {
+        serde_json::Number::from_f64(f64::from(self.0))
+    }
+}
 
 impl schemars::JsonSchema for RequestId {
     fn schema_name() -> Cow<'static, str> {

@@ -82,8 +82,8 @@ pub struct Extras(Option<Box<ExtrasInner>>);
 struct ExtrasInner {
     fields: Map<String, Value>,
     nulls: Vec<&'static str>,
-    /// `f64` fields that were received as integers (`5`, not `5.0`), written back that way.
-    integers: Vec<&'static str>,
+    /// Number fields received in the other literal form (see `NumberForm`).
+    number_forms: Vec<&'static str>,
 }
 
 impl Extras {
@@ -103,7 +103,7 @@ impl Extras {
     /// True when nothing beyond the modelled fields was recorded.
     pub fn is_empty(&self) -> bool {
         self.0.as_deref().is_none_or(|inner| {
-            inner.fields.is_empty() && inner.nulls.is_empty() && inner.integers.is_empty()
+            inner.fields.is_empty() && inner.nulls.is_empty() && inner.number_forms.is_empty()
         })
     }
 
@@ -124,26 +124,28 @@ impl Extras {
         }
     }
 
-    /// Remembers that the number field `field` was received as an integer literal.
-    pub(crate) fn mark_integer(&mut self, field: &'static str) {
+    /// Remembers that the number field `field` was received in the other literal form.
+    pub(crate) fn mark_number_form(&mut self, field: &'static str) {
         let inner = self.0.get_or_insert_with(Default::default);
-        if !inner.integers.contains(&field) {
-            inner.integers.push(field);
+        if !inner.number_forms.contains(&field) {
+            inner.number_forms.push(field);
         }
     }
 
-    pub(crate) fn unmark_integer(&mut self, field: &'static str) {
+    pub(crate) fn unmark_number_form(&mut self, field: &'static str) {
         if let Some(inner) = self.0.as_deref_mut() {
-            inner.integers.retain(|f| *f != field);
+            inner.number_forms.retain(|f| *f != field);
         }
     }
 
-    /// True when the number field `field` was received as an integer literal (`5`, not
-    /// `5.0`); an integral value is then written back as an integer.
-    pub fn was_integer(&self, field: &str) -> bool {
+    /// True when the number field `field` was received as a literal of the other form than
+    /// its Rust type: an integer literal (`5`) for an `f64` field, or an integral float literal
+    /// (`5.0`, an integer to JSON Schema) for an integer field. It is written back in that
+    /// form as long as its value has one.
+    pub fn number_form_kept(&self, field: &str) -> bool {
         self.0
             .as_deref()
-            .is_some_and(|inner| inner.integers.contains(&field))
+            .is_some_and(|inner| inner.number_forms.contains(&field))
     }
 
     /// True when the optional field `field` was received as an explicit `null`.
@@ -184,7 +186,7 @@ impl fmt::Debug for Extras {
                 .debug_struct("Extras")
                 .field("unknown_fields", &inner.fields)
                 .field("nulls", &inner.nulls)
-                .field("integers", &inner.integers)
+                .field("number_forms", &inner.number_forms)
                 .finish(),
         }
     }
@@ -221,7 +223,7 @@ pub(crate) fn serialize_object<T: WireFields, S: serde::Serializer>(
 
 /// The outcome of decoding an optional field.
 pub(crate) enum Slot<T> {
-    /// A value of the field's type, and whether it was an integer literal of an `f64` field.
+    /// A value of the field's type, and whether its number literal had the other form.
     Value(T, bool),
     /// An explicit `null`, allowed by the schema.
     Null,
@@ -242,35 +244,48 @@ impl<'de, T, const F: u8> DeserializeSeed<'de> for Required<T, F>
 where
     T: Deserialize<'de> + LenientValue,
 {
-    /// The value, and whether it was an integer literal of an `f64` field.
+    /// The value, and whether it was a number literal of the other form (see [`Extras::number_form_kept`]).
     type Value = (T, bool);
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(T, bool), D::Error> {
         if F & (DOE | SKIP) != 0 && lenient_mode() {
             let value = Value::deserialize(deserializer)?;
-            let integer = T::IS_F64 && is_integer(&value);
-            match T::from_lenient(value, F) {
-                Ok(v) => Ok((v, integer)),
+            match from_buffered::<T>(value, F) {
+                Ok(v) => Ok(v),
                 // The schema prescribes the default for an invalid value.
                 Err(e) if F & DOE != 0 => T::lenient_default()
                     .map(|v| (v, false))
                     .ok_or_else(|| de::Error::custom(e)),
                 Err(e) => Err(de::Error::custom(e)),
             }
-        } else if T::IS_F64 {
+        } else if T::NUMBER {
             let number = serde_json::Number::deserialize(deserializer)?;
-            let value = T::from_number(&number)
-                .ok_or_else(|| de::Error::custom("a number out of range"))?;
-            Ok((value, !number.is_f64()))
+            from_number::<T, D::Error>(&number)
         } else {
             T::deserialize(deserializer).map(|v| (v, false))
         }
     }
 }
 
-/// True for a JSON integer literal.
-fn is_integer(value: &Value) -> bool {
-    matches!(value, Value::Number(n) if !n.is_f64())
+/// Decodes a buffered field value: numbers by [`LenientValue::from_number`], anything else by
+/// [`LenientValue::from_lenient`].
+fn from_buffered<T: LenientValue>(value: Value, flags: u8) -> Result<(T, bool), serde_json::Error> {
+    if T::NUMBER {
+        match &value {
+            Value::Number(number) => from_number(number),
+            other => Err(de::Error::invalid_type(unexpected(other), &T::EXPECTED)),
+        }
+    } else {
+        T::from_lenient(value, flags).map(|v| (v, false))
+    }
+}
+
+/// Converts a JSON number for a number field, or explains why it does not fit.
+fn from_number<T: LenientValue, E: de::Error>(number: &serde_json::Number) -> Result<(T, bool), E> {
+    T::from_number(number).ok_or_else(|| {
+        let value = Value::Number(number.clone());
+        E::invalid_value(unexpected(&value), &T::EXPECTED)
+    })
 }
 
 /// Decodes the value of an optional field, telling an explicit `null` apart.
@@ -289,44 +304,41 @@ where
     type Value = Slot<T>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<T>, D::Error> {
+        let not_nullable = || {
+            de::Error::invalid_type(
+                de::Unexpected::Unit,
+                &"a value (this field is optional but not nullable)",
+            )
+        };
         if F & (DOE | SKIP) != 0 && lenient_mode() {
             let value = Value::deserialize(deserializer)?;
             if value.is_null() {
-                return if F & (NULLABLE | DOE) != 0 {
-                    Ok(if F & NULLABLE != 0 {
-                        Slot::Null
-                    } else {
-                        Slot::Invalid
-                    })
+                return if F & NULLABLE != 0 {
+                    Ok(Slot::Null)
+                } else if F & DOE != 0 {
+                    Ok(Slot::Invalid)
                 } else {
-                    Err(de::Error::invalid_type(de::Unexpected::Unit, &"a value"))
+                    Err(not_nullable())
                 };
             }
-            let integer = T::IS_F64 && is_integer(&value);
-            match T::from_lenient(value, F) {
-                Ok(v) => Ok(Slot::Value(v, integer)),
+            match from_buffered::<T>(value, F) {
+                Ok((v, other_form)) => Ok(Slot::Value(v, other_form)),
                 Err(_) if F & DOE != 0 => Ok(Slot::Invalid),
                 Err(e) => Err(de::Error::custom(e)),
             }
-        } else if T::IS_F64 {
+        } else if T::NUMBER {
             match Option::<serde_json::Number>::deserialize(deserializer)? {
-                Some(number) => T::from_number(&number)
-                    .map(|v| Slot::Value(v, !number.is_f64()))
-                    .ok_or_else(|| de::Error::custom("a number out of range")),
+                Some(number) => {
+                    from_number::<T, D::Error>(&number).map(|(v, other)| Slot::Value(v, other))
+                }
                 None if F & NULLABLE != 0 => Ok(Slot::Null),
-                None => Err(de::Error::invalid_type(
-                    de::Unexpected::Unit,
-                    &"a value (this field is optional but not nullable)",
-                )),
+                None => Err(not_nullable()),
             }
         } else {
             match Option::<T>::deserialize(deserializer)? {
                 Some(v) => Ok(Slot::Value(v, false)),
                 None if F & NULLABLE != 0 => Ok(Slot::Null),
-                None => Err(de::Error::invalid_type(
-                    de::Unexpected::Unit,
-                    &"a value (this field is optional but not nullable)",
-                )),
+                None => Err(not_nullable()),
             }
         }
     }
@@ -343,16 +355,24 @@ pub(crate) trait LenientValue: Sized {
     /// The value an invalid required field falls back to, if the type has one.
     fn lenient_default() -> Option<Self>;
 
-    /// True for `f64`, whose fields remember whether they were received as integer literals.
-    const IS_F64: bool = false;
+    /// True for number types, whose fields decode through [`from_number`](Self::from_number)
+    /// and keep the form of their literal (see [`Extras::number_form_kept`]): JSON Schema's
+    /// `integer` includes integral floats (`5.0`) and its `number` integer literals (`5`), and
+    /// either is written back as it came.
+    const NUMBER: bool = false;
 
-    /// Converts a JSON number (only called when [`IS_F64`](Self::IS_F64)).
-    fn from_number(_number: &serde_json::Number) -> Option<Self> {
+    /// What a number field expects, for error messages.
+    const EXPECTED: &'static str = "a number";
+
+    /// Converts a JSON number: the value, and whether its literal had the other form than the
+    /// type's own (an integer literal for a float type, `5.0` for an integer type).
+    fn from_number(_number: &serde_json::Number) -> Option<(Self, bool)> {
         None
     }
 
-    /// The value as a JSON integer, when it is one (only `f64` overrides this).
-    fn as_integer(&self) -> Option<serde_json::Number> {
+    /// The value as a literal of the other form, when it has one (`5` for `5.0_f64`, `5.0` for
+    /// `5_u32`).
+    fn other_form(&self) -> Option<serde_json::Number> {
         None
     }
 }
@@ -366,29 +386,87 @@ impl LenientValue for f64 {
         Some(0.0)
     }
 
-    const IS_F64: bool = true;
+    const NUMBER: bool = true;
+    const EXPECTED: &'static str = "a number";
 
-    fn from_number(number: &serde_json::Number) -> Option<Self> {
-        number.as_f64()
+    fn from_number(number: &serde_json::Number) -> Option<(Self, bool)> {
+        number.as_f64().map(|v| (v, !number.is_f64()))
     }
 
     #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-    fn as_integer(&self) -> Option<serde_json::Number> {
-        // Integral and exactly representable: below 2^63 in magnitude, so the casts are exact.
+    fn other_form(&self) -> Option<serde_json::Number> {
+        // Integral and below 2^63 in magnitude, so the cast is exact.
         const LIMIT: f64 = 9_223_372_036_854_775_808.0;
         (self.is_finite() && self.fract() == 0.0 && self.abs() < LIMIT)
             .then(|| serde_json::Number::from(*self as i64))
     }
 }
 
-/// Writes a field's value; an `f64` received as an integer literal is written back as one.
+/// Reads an integer of type `T` from a JSON number: an integer literal, or an integral float
+/// literal (which JSON Schema counts as an integer), reported as the other form.
+#[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+pub(crate) fn integer_from_number<T: TryFrom<i128>>(
+    number: &serde_json::Number,
+) -> Option<(T, bool)> {
+    if let Some(u) = number.as_u64() {
+        return T::try_from(i128::from(u)).ok().map(|v| (v, false));
+    }
+    if let Some(i) = number.as_i64() {
+        return T::try_from(i128::from(i)).ok().map(|v| (v, false));
+    }
+    let f = number.as_f64()?;
+    // `as` saturates, so a float beyond i128 fails the round trip and is rejected.
+    let i = f as i128;
+    (f.fract() == 0.0 && i as f64 == f)
+        .then(|| T::try_from(i).ok())
+        .flatten()
+        .map(|v| (v, true))
+}
+
+/// Implements [`LenientValue`] for integer types.
+macro_rules! lenient_integer {
+    ($($t:ty => $expected:literal),* $(,)?) => {
+        $(
+            impl LenientValue for $t {
+                fn from_lenient(value: Value, _flags: u8) -> Result<Self, serde_json::Error> {
+                    serde_json::from_value(value)
+                }
+
+                fn lenient_default() -> Option<Self> {
+                    Some(0)
+                }
+
+                const NUMBER: bool = true;
+                const EXPECTED: &'static str = $expected;
+
+                fn from_number(number: &serde_json::Number) -> Option<(Self, bool)> {
+                    integer_from_number(number)
+                }
+
+                #[allow(clippy::cast_precision_loss)]
+                fn other_form(&self) -> Option<serde_json::Number> {
+                    serde_json::Number::from_f64(*self as f64)
+                }
+            }
+        )*
+    };
+}
+
+lenient_integer!(
+    u16 => "an integer from 0 to 65535",
+    u32 => "an integer from 0 to 4294967295",
+    u64 => "a non-negative integer below 2^64",
+    i64 => "an integer of 64 bits",
+);
+
+/// Writes a field's value, in the other number form when it was received that way.
 pub(crate) struct FieldOut<'a, T>(pub(crate) &'a T, pub(crate) bool);
 
 impl<T: serde::Serialize + LenientValue> serde::Serialize for FieldOut<'_, T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if T::IS_F64 && self.1 {
-            if let Some(integer) = self.0.as_integer() {
-                return integer.serialize(serializer);
+        if T::NUMBER && self.1 {
+            if let Some(number) = self.0.other_form() {
+                return number.serialize(serializer);
             }
         }
         self.0.serialize(serializer)
@@ -440,10 +518,6 @@ pub(crate) use lenient_no_default;
 lenient_plain!(
     String,
     bool,
-    u16,
-    u32,
-    u64,
-    i64,
     Value,
     Map<String, Value>,
 );
@@ -966,14 +1040,14 @@ macro_rules! wire_object {
     (@ser req $self:ident $map:ident $field:ident $json:literal) => {
         $map.serialize_entry(
             $json,
-            &$crate::wire::FieldOut(&$self.$field, $self.extras.was_integer($json)),
+            &$crate::wire::FieldOut(&$self.$field, $self.extras.number_form_kept($json)),
         )?;
     };
     (@ser opt $self:ident $map:ident $field:ident $json:literal) => {
         match &$self.$field {
             Some(value) => $map.serialize_entry(
                 $json,
-                &$crate::wire::FieldOut(value, $self.extras.was_integer($json)),
+                &$crate::wire::FieldOut(value, $self.extras.number_form_kept($json)),
             )?,
             None => $self.extras.serialize_null($map, $json)?,
         }
@@ -986,24 +1060,24 @@ macro_rules! wire_object {
 
     // Deserialization of one field's value.
     (@de req $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
-        let (value, integer) =
+        let (value, other_form) =
             $map.next_value_seed($crate::wire::Required::<$ty, { $flags }>::new())?;
         $field = Some(value);
-        if integer {
-            $extras.mark_integer($json);
+        if other_form {
+            $extras.mark_number_form($json);
         } else {
-            $extras.unmark_integer($json);
+            $extras.unmark_number_form($json);
         }
     };
     (@de opt $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
         match $map.next_value_seed($crate::wire::Optional::<$ty, { $flags }>::new())? {
-            $crate::wire::Slot::Value(value, integer) => {
+            $crate::wire::Slot::Value(value, other_form) => {
                 $field = Some(value);
                 $extras.unmark_null($json);
-                if integer {
-                    $extras.mark_integer($json);
+                if other_form {
+                    $extras.mark_number_form($json);
                 } else {
-                    $extras.unmark_integer($json);
+                    $extras.unmark_number_form($json);
                 }
             }
             $crate::wire::Slot::Null => {
@@ -1058,7 +1132,7 @@ macro_rules! wire_object {
         #[must_use]
         pub fn $field(mut self, value: impl Into<$ty>) -> Self {
             self.$field = value.into();
-            self.extras.unmark_integer($json);
+            self.extras.unmark_number_form($json);
             self
         }
     };
@@ -1068,7 +1142,7 @@ macro_rules! wire_object {
         pub fn $field(mut self, value: impl Into<$ty>) -> Self {
             self.$field = Some(value.into());
             self.extras.unmark_null($json);
-            self.extras.unmark_integer($json);
+            self.extras.unmark_number_form($json);
             self
         }
     };
@@ -1140,10 +1214,10 @@ impl Parts {
     {
         match self.map.remove(key) {
             Some(value) => {
-                let (value, integer) = decode_tracked(Required::<T, F>::new, &value)
+                let (value, other_form) = decode_tracked(Required::<T, F>::new, &value)
                     .map_err(|e| error_at::<serde_json::Error>(key, e))?;
-                if integer {
-                    self.extras.mark_integer(key);
+                if other_form {
+                    self.extras.mark_number_form(key);
                 }
                 Ok(value)
             }
@@ -1165,9 +1239,9 @@ impl Parts {
         match decode_tracked(Optional::<T, F>::new, &value)
             .map_err(|e| error_at::<serde_json::Error>(key, e))?
         {
-            Slot::Value(v, integer) => {
-                if integer {
-                    self.extras.mark_integer(key);
+            Slot::Value(v, other_form) => {
+                if other_form {
+                    self.extras.mark_number_form(key);
                 }
                 Ok(Some(v))
             }

@@ -208,7 +208,7 @@ fn explicit_nulls_and_unknown_fields_survive_and_setters_override_them() {
 fn numbers_keep_their_integer_or_float_form() {
     let cost: Cost = acp_types::from_str(r#"{"amount":5,"currency":"EUR"}"#).unwrap();
     assert_eq!(cost.amount, 5.0);
-    assert!(cost.extras().was_integer("amount"));
+    assert!(cost.extras().number_form_kept("amount"));
     assert_eq!(
         serde_json::to_string(&cost).unwrap(),
         r#"{"amount":5,"currency":"EUR"}"#
@@ -225,6 +225,15 @@ fn numbers_keep_their_integer_or_float_form() {
         serde_json::to_value(&changed).unwrap()["amount"],
         json!(5.25)
     );
+    // Integer fields keep the float form that JSON Schema counts as an integer.
+    let usage: UsageUpdate = acp_types::from_str(r#"{"used":5.0,"size":10}"#).unwrap();
+    assert_eq!(usage.used, 5);
+    assert!(usage.extras().number_form_kept("used"));
+    assert_eq!(
+        serde_json::to_string(&usage).unwrap(),
+        r#"{"used":5.0,"size":10}"#
+    );
+    assert!(acp_types::from_str::<UsageUpdate>(r#"{"used":5.5,"size":10}"#).is_err());
     // A built value has no integer form to keep.
     let built = Cost::new(5.0, "EUR");
     assert_eq!(
