@@ -217,7 +217,8 @@ pub fn bundle() -> Value {
     }
     with_definitions!(add_all);
     let defs: Map<String, Value> = generator.take_definitions(true);
-    // Keep the official order, which groups related definitions.
+    // The official definitions, each titled with its name. (The map keeps its keys sorted, so
+    // the file lists them by name, not in the official order.)
     let mut ordered = Map::new();
     for name in DEFINITIONS {
         if let Some(def) = defs.get(*name) {

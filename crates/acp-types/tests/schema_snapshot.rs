@@ -117,6 +117,42 @@ fn generated_schema_has_every_official_definition() {
     assert_eq!(acp_types::schema::DEFINITIONS.len(), 170);
 }
 
+/// Collects every `$ref` of a schema.
+fn refs<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(target)) => out.push(target),
+                    _ => refs(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| refs(item, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_reference_of_the_generated_schema_resolves() {
+    let bundle = acp_types::schema::bundle();
+    let mut found = Vec::new();
+    refs(&bundle, &mut found);
+    assert!(found.len() > 170, "too few references: {}", found.len());
+    for target in found {
+        let name = target
+            .strip_prefix("#/$defs/")
+            .unwrap_or_else(|| panic!("a reference outside $defs: {target}"));
+        assert!(
+            bundle["$defs"].get(name).is_some(),
+            "dangling reference {target}"
+        );
+    }
+    for (name, def) in bundle["$defs"].as_object().unwrap() {
+        assert_eq!(def["title"], *name, "the title of {name} is not its name");
+    }
+}
+
 #[test]
 fn first_difference_points_at_the_stale_part() {
     let old = serde_json::json!({"a": {"b": [1, 2]}, "c": 1});
