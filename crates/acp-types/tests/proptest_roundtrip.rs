@@ -431,12 +431,173 @@ fn auth_method() -> impl Strategy<Value = AuthMethod> {
     ]
 }
 
+/// JSON shaped like protocol objects: keys from the protocol's vocabulary, tag-like values.
+fn protocol_like_json() -> impl Strategy<Value = Value> {
+    const KEYS: &[&str] = &[
+        "type",
+        "sessionUpdate",
+        "outcome",
+        "mode",
+        "action",
+        "text",
+        "content",
+        "toolCallId",
+        "title",
+        "optionId",
+        "sessionId",
+        "requestId",
+        "value",
+        "options",
+        "group",
+        "name",
+        "id",
+        "method",
+        "params",
+        "result",
+        "error",
+        "jsonrpc",
+        "uri",
+        "resource",
+        "blob",
+        "data",
+        "mimeType",
+        "currentValue",
+        "configId",
+        "kind",
+        "status",
+        "_meta",
+        "entries",
+        "command",
+        "args",
+        "env",
+        "url",
+        "headers",
+        "requestedSchema",
+        "properties",
+        "items",
+        "enum",
+    ];
+    const TAGS: &[&str] = &[
+        "text",
+        "image",
+        "resource",
+        "resource_link",
+        "audio",
+        "diff",
+        "terminal",
+        "content",
+        "tool_call",
+        "tool_call_update",
+        "plan",
+        "usage_update",
+        "agent_message_chunk",
+        "selected",
+        "cancelled",
+        "form",
+        "url",
+        "accept",
+        "decline",
+        "select",
+        "boolean",
+        "string",
+        "array",
+        "http",
+        "sse",
+        "stdio",
+        "agent",
+        "2.0",
+        "session/prompt",
+        "session/update",
+        "_x",
+    ];
+    let leaf = prop_oneof![json(), proptest::sample::select(TAGS).prop_map(Value::from),];
+    const TAG_KEYS: &[&str] = &["type", "sessionUpdate", "outcome", "mode", "action"];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        let tag = option::of((
+            proptest::sample::select(TAG_KEYS),
+            proptest::sample::select(TAGS),
+        ));
+        let fields =
+            proptest::collection::btree_map(proptest::sample::select(KEYS), inner.clone(), 0..6);
+        prop_oneof![
+            1 => vec(inner, 0..3).prop_map(Value::Array),
+            3 => (tag, fields).prop_map(|(tag, fields)| {
+                let mut object: serde_json::Map<String, Value> =
+                    fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                if let Some((key, value)) = tag {
+                    object.insert(key.to_owned(), Value::from(value));
+                }
+                Value::Object(object)
+            }),
+        ]
+    })
+}
+
+/// Decoding arbitrary input never panics; whatever decodes re-encodes to JSON that decodes
+/// to the same value.
+fn decodes_stably<T>(doc: &Value) -> Result<(), TestCaseError>
+where
+    T: Serialize + DeserializeOwned + PartialEq + Debug,
+{
+    let from_value = acp_types::from_value::<T>(doc.clone());
+    let from_text = acp_types::from_str::<T>(&doc.to_string());
+    prop_assert_eq!(
+        from_value.is_ok(),
+        from_text.is_ok(),
+        "APIs disagree on {}",
+        doc
+    );
+    if let Ok(value) = from_value {
+        let json = serde_json::to_value(&value)
+            .map_err(|e| TestCaseError::fail(format!("encoding: {e}")))?;
+        let again: T = acp_types::from_value(json.clone())
+            .map_err(|e| TestCaseError::fail(format!("{e}: {json} (from {doc})")))?;
+        prop_assert_eq!(&again, &value);
+    }
+    Ok(())
+}
+
+/// 64 cases per property, so the suite stays fast; `PROPTEST_CASES=n` runs more.
 fn config() -> ProptestConfig {
-    ProptestConfig::with_cases(64)
+    let mut config = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 64;
+    }
+    config
 }
 
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn arbitrary_documents_decode_stably_or_not_at_all(doc in protocol_like_json()) {
+        decodes_stably::<ContentBlock>(&doc)?;
+        decodes_stably::<SessionUpdate>(&doc)?;
+        decodes_stably::<ToolCallContent>(&doc)?;
+        decodes_stably::<RequestPermissionOutcome>(&doc)?;
+        decodes_stably::<SessionConfigOption>(&doc)?;
+        decodes_stably::<SetSessionConfigOptionRequest>(&doc)?;
+        decodes_stably::<CreateElicitationRequest>(&doc)?;
+        decodes_stably::<CreateElicitationResponse>(&doc)?;
+        decodes_stably::<McpServer>(&doc)?;
+        decodes_stably::<AuthMethod>(&doc)?;
+        decodes_stably::<EmbeddedResourceResource>(&doc)?;
+        decodes_stably::<MultiSelectItems>(&doc)?;
+        decodes_stably::<ElicitationPropertySchema>(&doc)?;
+        let text = doc.to_string();
+        for method in [None, Some("session/prompt"), Some("_x")] {
+            if let Ok(message) = ClientMessage::decode(text.as_bytes(), |_| method) {
+                let json = serde_json::to_string(&message).expect("a message encodes");
+                let again = ClientMessage::decode(json.as_bytes(), |_| method);
+                prop_assert_eq!(again.as_ref().ok(), Some(&message), "{}", json);
+            }
+            if let Ok(message) = AgentMessage::decode(text.as_bytes(), |_| method) {
+                let json = serde_json::to_string(&message).expect("a message encodes");
+                let again = AgentMessage::decode(json.as_bytes(), |_| method);
+                prop_assert_eq!(again.as_ref().ok(), Some(&message), "{}", json);
+            }
+        }
+    }
 
     #[test]
     fn content_blocks_round_trip(block in content_block()) {
