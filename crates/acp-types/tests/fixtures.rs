@@ -279,6 +279,85 @@ fn every_fixture_matches_the_official_schema_and_decodes_as_expected() {
     );
 }
 
+/// The tag values of a union's branches (`{"properties": {"type": {"const": "text"}}}`) and the
+/// values of a string enum (`{"const": "read"}`), from a definition of the official schema.
+fn branch_values(def: &Value) -> Vec<(Option<String>, Value)> {
+    let mut out = Vec::new();
+    for combinator in ["oneOf", "anyOf"] {
+        for branch in def[combinator].as_array().into_iter().flatten() {
+            if let Some(value) = branch.get("const") {
+                out.push((None, value.clone()));
+            }
+            for (key, property) in branch["properties"].as_object().into_iter().flatten() {
+                if let Some(value) = property.get("const") {
+                    out.push((Some(key.clone()), value.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn valid_fixtures_cover_every_property_null_enum_value_and_branch() {
+    let Some(spec) = Spec::load_or_skip() else {
+        return;
+    };
+    let fixtures = load_fixtures();
+    let fixtures = &fixtures;
+    let valid_docs = |def: &str| -> Vec<&Value> {
+        fixtures
+            .iter()
+            .filter(|f| f.def == def && f.valid)
+            .map(|f| &f.doc)
+            .collect()
+    };
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for (name, def) in spec.schema()["$defs"].as_object().expect("$defs") {
+        if ENVELOPE_DEFS.contains(&name.as_str()) {
+            continue;
+        }
+        for (property, schema) in def["properties"].as_object().into_iter().flatten() {
+            checked += 1;
+            if !valid_docs(name)
+                .iter()
+                .any(|doc| doc.get(property).is_some())
+            {
+                missing.push(format!("{name}.{property}: never present"));
+            }
+            let nullable = schema["type"]
+                .as_array()
+                .is_some_and(|t| t.contains(&json!("null")))
+                || schema["anyOf"]
+                    .as_array()
+                    .is_some_and(|b| b.iter().any(|b| b["type"] == "null"));
+            if nullable
+                && !valid_docs(name)
+                    .iter()
+                    .any(|doc| doc.get(property) == Some(&Value::Null))
+            {
+                missing.push(format!("{name}.{property}: never an explicit null"));
+            }
+        }
+        for (tag, value) in branch_values(def) {
+            checked += 1;
+            let covered = valid_docs(name).iter().any(|doc| match &tag {
+                None => **doc == value,
+                Some(tag) => doc.get(tag) == Some(&value),
+            });
+            if !covered {
+                missing.push(format!("{name}: no fixture with {tag:?} = {value}"));
+            }
+        }
+    }
+    assert!(
+        checked > 400,
+        "only {checked} properties and branches found"
+    );
+    assert!(missing.is_empty(), "not covered:\n{}", missing.join("\n"));
+}
+
 #[test]
 fn the_generated_schema_gives_every_fixture_the_official_verdict() {
     let Some(spec) = Spec::load_or_skip() else {
