@@ -238,9 +238,14 @@ pub(crate) fn decode_def(
 }
 
 /// The JSON texts a document is decoded from: union tags first (the fast path of every
-/// decoder), and union tags last (the buffering slow path).
-pub(crate) fn texts(doc: &Value) -> [String; 2] {
-    [write_ordered(doc, true), write_ordered(doc, false)]
+/// decoder), union tags last (every entry before the tag is buffered), and keys sorted by name
+/// (tags often in the middle: some entries buffered, the rest read live).
+pub(crate) fn texts(doc: &Value) -> [String; 3] {
+    [
+        write_ordered(doc, true),
+        write_ordered(doc, false),
+        serde_json::to_string(doc).expect("a value serializes"),
+    ]
 }
 
 /// Keys that select a union branch or an envelope kind.
@@ -318,6 +323,10 @@ where
         (
             "acp_types::from_slice (tags first)",
             acp_types::from_slice::<T>(texts[0].as_bytes()),
+        ),
+        (
+            "acp_types::from_str (sorted keys)",
+            acp_types::from_str::<T>(&texts[2]),
         ),
     ];
     let plain: Vec<(&str, Result<T, serde_json::Error>)> = vec![
@@ -409,7 +418,7 @@ impl Outcome {
 }
 
 /// Checks that every API reached the same outcome (same JSON, or rejection at the same path).
-fn agree(outcomes: &[(&str, Outcome)]) -> Result<Outcome, String> {
+fn agree<L: std::fmt::Display>(outcomes: &[(L, Outcome)]) -> Result<Outcome, String> {
     let (first_api, first) = &outcomes[0];
     for (api, outcome) in &outcomes[1..] {
         let same = match (first, outcome) {
@@ -430,11 +439,11 @@ fn encode<T: Serialize>(value: &T) -> Result<Value, String> {
     serde_json::to_value(value).map_err(|e| format!("encoding failed: {e}"))
 }
 
-/// Decodes an envelope definition with the message decoders of its side, from both key
-/// orders, and cross-checks the typed decoders of its kind.
+/// Decodes an envelope definition with the message decoders of its side, from every key
+/// order, and cross-checks the typed decoders of its kind.
 fn decode_envelope(def: &str, doc: &Value, method: Option<&str>) -> Result<Outcome, String> {
     let texts = texts(doc);
-    let mut outcomes: Vec<(&str, Outcome)> = Vec::new();
+    let mut outcomes: Vec<(String, Outcome)> = Vec::new();
     for (i, text) in texts.iter().enumerate() {
         let bytes = text.as_bytes();
         let method_of = |_: &RequestId| method;
@@ -465,22 +474,9 @@ fn decode_envelope(def: &str, doc: &Value, method: Option<&str>) -> Result<Outco
             ),
             other => return Err(format!("{other} is not an envelope")),
         };
-        outcomes.push((
-            if i == 0 {
-                "Message::decode (tags first)"
-            } else {
-                "Message::decode (tags last)"
-            },
-            by_message,
-        ));
-        outcomes.push((
-            if i == 0 {
-                "typed decode (tags first)"
-            } else {
-                "typed decode (tags last)"
-            },
-            by_kind,
-        ));
+        const ORDERS: [&str; 3] = ["tags first", "tags last", "sorted keys"];
+        outcomes.push((format!("Message::decode ({})", ORDERS[i]), by_message));
+        outcomes.push((format!("typed decode ({})", ORDERS[i]), by_kind));
     }
     agree(&outcomes)
 }
