@@ -28,6 +28,18 @@ fn broken_json_is_a_syntax_error() {
 }
 
 #[test]
+fn value_decoders_tell_syntax_errors_from_invalid_data() {
+    let err = acp_types::from_str::<ContentBlock>("{\"type\": ").unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::Syntax);
+    let err = acp_types::from_slice::<ContentBlock>(b"[1]").unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::InvalidData);
+    assert_eq!(err.path(), "");
+    let err = acp_types::from_value::<ContentBlock>(json!({"type": "text"})).unwrap_err();
+    assert_eq!(err.kind(), DecodeErrorKind::InvalidData);
+    assert!(err.message().contains("text"), "{err}");
+}
+
+#[test]
 fn trailing_garbage_is_a_syntax_error() {
     let json = r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}} x"#;
     assert_eq!(kind_of_client_message(json), DecodeErrorKind::Syntax);
