@@ -1,0 +1,99 @@
+//! What every test file shares: the checker backed by the official schema, and options.
+
+#![allow(dead_code)] // Each test file uses its own part of this module.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use acp_e2e::{Checker, ChildOptions, DuplexOptions, PermissionPolicy, Wiring};
+use acp_testkit::Spec;
+use serde_json::Value;
+
+/// Checks each message against the official `schema.json`: the whole message against the
+/// schema's root, and then, because the root does not tie params to methods, the params of a
+/// request or notification against the type of its method and the result of a response against
+/// the result type of the request it answers (both found by the schema's `x-method`).
+///
+/// Where the specification is absent outside CI (`acp-testkit` then says to skip), it checks
+/// at least the JSON-RPC envelope.
+pub(crate) fn checker() -> Checker {
+    let Some(spec) = Spec::load_or_skip() else {
+        return Arc::new(|message: &Value, _: Option<&str>| {
+            if message.get("jsonrpc") == Some(&Value::from("2.0")) {
+                Ok(())
+            } else {
+                Err("not a JSON-RPC 2.0 message".into())
+            }
+        });
+    };
+    // method -> (params type, result type)
+    let mut types: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
+    for (name, def) in spec.schema()["$defs"].as_object().into_iter().flatten() {
+        if let Some(method) = def.get("x-method").and_then(Value::as_str) {
+            let entry = types.entry(method.to_owned()).or_default();
+            if name.ends_with("Response") {
+                entry.1 = Some(name.clone());
+            } else {
+                entry.0 = Some(name.clone());
+            }
+        }
+    }
+    Arc::new(move |message: &Value, answers: Option<&str>| {
+        spec.check_message(message)?;
+        let method = message.get("method").and_then(Value::as_str);
+        let (def, part) = match (method, answers) {
+            (Some(method), _) => (types.get(method).and_then(|t| t.0.as_ref()), "params"),
+            (None, Some(method)) => (types.get(method).and_then(|t| t.1.as_ref()), "result"),
+            (None, None) => (None, ""),
+        };
+        match (def, message.get(part)) {
+            (Some(def), Some(value)) => spec
+                .check_def(def, value)
+                .map_err(|e| format!("{part} is not a valid {def}: {e}")),
+            _ => Ok(()),
+        }
+    })
+}
+
+/// In-process options for `wiring`, everything else default.
+pub(crate) fn duplex(wiring: Wiring) -> DuplexOptions {
+    DuplexOptions::new(checker()).wiring(wiring)
+}
+
+/// Child-process options for `wiring`.
+pub(crate) fn child(
+    wiring: Wiring,
+    agent_args: &[&str],
+    permission: PermissionPolicy,
+) -> ChildOptions {
+    ChildOptions {
+        relay: env!("CARGO_BIN_EXE_e2e_relay").into(),
+        agent: env!("CARGO_BIN_EXE_e2e_agent").into(),
+        wiring,
+        agent_args: agent_args.iter().map(|a| (*a).to_owned()).collect(),
+        permission,
+    }
+}
+
+/// The JSON-RPC error code the agent answered with.
+///
+/// # Panics
+///
+/// When the call did not fail with an error from the agent.
+#[track_caller]
+pub(crate) fn remote_code<T: std::fmt::Debug>(result: Result<T, acp_client::Error>) -> i32 {
+    match result {
+        Err(e) => {
+            e.remote()
+                .unwrap_or_else(|| panic!("expected an error from the agent, got {e:?}"))
+                .code
+                .0
+        }
+        Ok(v) => panic!("expected an error from the agent, got {v:?}"),
+    }
+}
+
+/// A text prompt.
+pub(crate) fn prompt(session: &acp_types::SessionId, text: &str) -> acp_types::PromptRequest {
+    acp_types::PromptRequest::new(session.clone(), vec![text.into()])
+}
