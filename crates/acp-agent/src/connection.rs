@@ -128,6 +128,8 @@ enum Needs {
     WriteTextFile,
     Terminal,
     Elicitation,
+    ElicitationForm,
+    ElicitationUrl,
 }
 
 trait MethodName {
@@ -171,10 +173,33 @@ impl ClientHandle {
         /// command if still running). Needs `terminal`.
         release_terminal: TerminalRelease(ReleaseTerminalRequest) -> ReleaseTerminalResponse,
             gate = Needs::Terminal;
-        /// `elicitation/create` (spec chapter "Elicitation"): asks the user for structured
-        /// input. Needs `elicitation` (with the `form` or `url` mode the request uses).
-        create_elicitation: ElicitationCreate(CreateElicitationRequest) -> CreateElicitationResponse,
-            gate = Needs::Elicitation;
+    }
+
+    /// `elicitation/create` (spec chapter "Elicitation"): asks the user for structured
+    /// input. Needs `elicitation` with the mode the request uses (`form` or `url`): the spec
+    /// forbids requesting a mode the client did not advertise, and `elicitation: {}`
+    /// advertises none.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] when the client did not advertise the request's
+    /// mode; [`Error::Rpc`] when the client answers with an error or the connection closes.
+    pub async fn create_elicitation(
+        &self,
+        request: CreateElicitationRequest,
+    ) -> Result<CreateElicitationResponse, Error> {
+        let needs = match &request.mode {
+            ElicitationMode::Form(_) => Needs::ElicitationForm,
+            ElicitationMode::Url(_) => Needs::ElicitationUrl,
+            // A mode this library does not know: the client can only have advertised it in
+            // fields we cannot read, so just require elicitation support.
+            _ => Needs::Elicitation,
+        };
+        self.check(cm::ELICITATION_CREATE, needs)?;
+        Ok(self
+            .peer
+            .request::<methods::ElicitationCreate>(&request)
+            .await?)
     }
 
     /// `session/update` (spec chapter "Prompt Turn"), a notification: reports progress of a
@@ -192,7 +217,7 @@ impl ClientHandle {
     }
 
     /// `elicitation/complete` (spec chapter "Elicitation"), a notification: an out-of-band (URL)
-    /// elicitation finished. Needs `elicitation`.
+    /// elicitation finished. Needs `elicitation.url` (only URL elicitations complete this way).
     ///
     /// # Errors
     ///
@@ -201,7 +226,7 @@ impl ClientHandle {
         &self,
         notification: CompleteElicitationNotification,
     ) -> Result<(), Error> {
-        self.check(cm::ELICITATION_COMPLETE, Needs::Elicitation)?;
+        self.check(cm::ELICITATION_COMPLETE, Needs::ElicitationUrl)?;
         Ok(self
             .peer
             .notify::<methods::ElicitationComplete>(&notification)
@@ -260,6 +285,7 @@ impl ClientHandle {
         }
         let init = self.state.initialized.get();
         let caps = init.and_then(|i| i.client_capabilities.as_ref());
+        let elicitation = caps.and_then(|c| c.elicitation.as_ref());
         let (ok, capability) = match needs {
             Needs::Nothing => return Ok(()),
             Needs::ReadTextFile => (
@@ -275,6 +301,14 @@ impl ClientHandle {
                 "terminal",
             ),
             Needs::Elicitation => (caps.is_some_and(|c| c.elicitation.is_some()), "elicitation"),
+            Needs::ElicitationForm => (
+                elicitation.is_some_and(|e| e.form.is_some()),
+                "elicitation.form",
+            ),
+            Needs::ElicitationUrl => (
+                elicitation.is_some_and(|e| e.url.is_some()),
+                "elicitation.url",
+            ),
         };
         if ok {
             Ok(())
