@@ -70,12 +70,13 @@ impl AgentOptions {
 struct State {
     /// The client's `initialize` request, once it succeeded.
     initialized: OnceLock<InitializeRequest>,
-    /// The running prompt of each session, and its cancellation signal.
-    prompts: Mutex<HashMap<SessionId, Signal>>,
+    /// The running prompts of each session (one, unless the one-prompt rule is off), by their
+    /// cancellation signals.
+    prompts: Mutex<HashMap<SessionId, Vec<Signal>>>,
 }
 
 impl State {
-    fn prompts(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Signal>> {
+    fn prompts(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Vec<Signal>>> {
         self.prompts
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -382,8 +383,9 @@ struct AgentHandler<A> {
 /// A decoded request, with what the rules decided about it.
 struct Call {
     params: ClientRequestParams,
-    /// For a prompt: the cancellation signal registered for its session.
-    prompt_signal: Option<Signal>,
+    /// For a prompt: its registration among the session's running prompts. It lives in the
+    /// decoded call, so the registration goes away even if the handler never runs.
+    prompt: Option<PromptGuard>,
 }
 
 /// Removes a session's running-prompt entry when the prompt ends, however it ends.
@@ -396,12 +398,12 @@ struct PromptGuard {
 impl Drop for PromptGuard {
     fn drop(&mut self) {
         let mut prompts = self.state.prompts();
-        // Only remove our own entry (a later prompt may have replaced it once we were done).
-        if prompts
-            .get(&self.session_id)
-            .is_some_and(|s| s.ptr_eq(&self.signal))
-        {
-            prompts.remove(&self.session_id);
+        // Only remove our own signal: other prompts of the session may still run.
+        if let Some(signals) = prompts.get_mut(&self.session_id) {
+            signals.retain(|s| !s.ptr_eq(&self.signal));
+            if signals.is_empty() {
+                prompts.remove(&self.session_id);
+            }
         }
     }
 }
@@ -421,7 +423,7 @@ impl<A: Agent> Handler for AgentHandler<A> {
             )));
         }
         let params: ClientRequestParams = acp_rpc::decode_params(method, params)?;
-        let mut prompt_signal = None;
+        let mut guard = None;
         if let ClientRequestParams::Prompt(prompt) = &params {
             let mut prompts = self.state.prompts();
             if self.options.one_prompt_per_session && prompts.contains_key(&prompt.session_id) {
@@ -431,12 +433,19 @@ impl<A: Agent> Handler for AgentHandler<A> {
                 )));
             }
             let signal = Signal::default();
-            prompts.insert(prompt.session_id.clone(), signal.clone());
-            prompt_signal = Some(signal);
+            prompts
+                .entry(prompt.session_id.clone())
+                .or_default()
+                .push(signal.clone());
+            guard = Some(PromptGuard {
+                state: self.state.clone(),
+                session_id: prompt.session_id.clone(),
+                signal,
+            });
         }
         Ok(Call {
             params,
-            prompt_signal,
+            prompt: guard,
         })
     }
 
@@ -484,7 +493,13 @@ impl<A: Agent> Handler for AgentHandler<A> {
                 }
                 ClientRequestParams::CloseSession(r) => {
                     // A prompt still running in a closed session is cancelled first.
-                    if let Some(signal) = this.state.prompts().get(&r.session_id) {
+                    for signal in this
+                        .state
+                        .prompts()
+                        .get(&r.session_id)
+                        .into_iter()
+                        .flatten()
+                    {
                         signal.set();
                     }
                     AgentResult::CloseSession(agent.close_session(r).await?)
@@ -499,12 +514,12 @@ impl<A: Agent> Handler for AgentHandler<A> {
                     AgentResult::SetSessionConfigOption(agent.set_session_config_option(r).await?)
                 }
                 ClientRequestParams::Prompt(r) => {
-                    let signal = call.prompt_signal.unwrap_or_default();
-                    let _guard = PromptGuard {
+                    let guard = call.prompt.unwrap_or_else(|| PromptGuard {
                         state: this.state.clone(),
                         session_id: r.session_id.clone(),
-                        signal: signal.clone(),
-                    };
+                        signal: Signal::default(),
+                    });
+                    let signal = guard.signal.clone();
                     let context = PromptContext::new(
                         this.client.clone(),
                         r.session_id.clone(),
@@ -546,7 +561,13 @@ impl<A: Agent> Handler for AgentHandler<A> {
         async move {
             let result = match notification {
                 ClientNotificationParams::Cancel(n) => {
-                    if let Some(signal) = this.state.prompts().get(&n.session_id) {
+                    for signal in this
+                        .state
+                        .prompts()
+                        .get(&n.session_id)
+                        .into_iter()
+                        .flatten()
+                    {
                         tracing::debug!(session = %n.session_id, "cancelling the running prompt");
                         signal.set();
                     }
