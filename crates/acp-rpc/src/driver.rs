@@ -10,7 +10,7 @@ use acp_codec::{AnyCodec, CodecError, Frame, Framing};
 use acp_types::{CancelRequestNotification, DecodeErrorKind, ErrorObject, RawMessage, RequestId};
 use bytes::Bytes;
 use futures::FutureExt;
-use futures::future::{BoxFuture, Fuse, FusedFuture};
+use futures::future::{BoxFuture, Fuse, FusedFuture, OptionFuture};
 use futures::stream::{FuturesUnordered, Stream, StreamExt};
 use futures::{Sink, SinkExt};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -207,6 +207,7 @@ fn write_bytes<W: AsyncWrite + Send + Unpin + 'static>(
                 tracing::trace!(len = bytes.len(), "writing batch");
                 writer.write_all(&bytes).await.map_err(Error::Io)?;
                 writer.flush().await.map_err(Error::Io)?;
+                shared.outbox.recycle(bytes);
             }
             Ok(())
         })
@@ -254,7 +255,7 @@ struct Dispatcher<H: Handler> {
     /// Notifications and held-back responses, in arrival order.
     lane: VecDeque<LaneItem<H::Notification>>,
     /// The notification being handled (at most one).
-    current: FuturesUnordered<BoxFuture<'static, ()>>,
+    current: Option<BoxFuture<'static, ()>>,
 }
 
 async fn run<H, I>(
@@ -280,7 +281,7 @@ where
         in_flight: FuturesUnordered::new(),
         cancels: HashMap::new(),
         lane: VecDeque::new(),
-        current: FuturesUnordered::new(),
+        current: None,
     };
     let mut framing = incoming.detected_framing();
     let result = loop {
@@ -300,7 +301,9 @@ where
             }
 
             // 3. The notification being handled.
-            Some(()) = d.current.next(), if !d.current.is_empty() => {}
+            Some(()) = OptionFuture::from(d.current.as_mut()), if d.current.is_some() => {
+                d.current = None;
+            }
 
             // 4. The next frame, unless our outgoing buffer is over its hard bound because the
             //    peer is not reading (then wait (5) for it to drain instead of growing), or
@@ -365,7 +368,7 @@ impl<H: Handler> Dispatcher<H> {
     async fn drain_lane(&mut self, write: &mut Fuse<BoxFuture<'static, Result<(), Error>>>) {
         loop {
             self.advance_lane();
-            if self.current.is_empty() {
+            if self.current.is_none() {
                 return;
             }
             tokio::select! {
@@ -377,24 +380,31 @@ impl<H: Handler> Dispatcher<H> {
                     }
                     self.shared.outbox.close();
                 }
-                Some(()) = self.current.next() => {}
+                Some(()) = OptionFuture::from(self.current.as_mut()) => self.current = None,
             }
         }
     }
 
     /// Starts the next notifications and releases held-back responses while the lane is idle.
     fn advance_lane(&mut self) {
-        while self.current.is_empty() {
+        while self.current.is_none() {
             match self.lane.pop_front() {
                 Some(LaneItem::Deliver(tx, reply)) => {
                     // The caller may have given up; a late answer is then ignored.
                     let _ = tx.send(reply);
                 }
-                Some(LaneItem::Notification(n)) => {
-                    self.current.push(self.handler.handle_notification(n))
-                }
+                Some(LaneItem::Notification(n)) => self.start_notification(n),
                 None => break,
             }
+        }
+    }
+
+    /// Starts handling a notification. Most handlers finish at once: they are polled here
+    /// first, and only kept (and polled again, with the driver's waker) if they are not done.
+    fn start_notification(&mut self, notification: H::Notification) {
+        let mut handling = self.handler.handle_notification(notification);
+        if (&mut handling).now_or_never().is_none() {
+            self.current = Some(handling);
         }
     }
 
@@ -530,6 +540,10 @@ impl<H: Handler> Dispatcher<H> {
             return;
         }
         match self.handler.decode_notification(method, params) {
+            // An idle lane: handle it right away.
+            Ok(notification) if self.lane.is_empty() && self.current.is_none() => {
+                self.start_notification(notification);
+            }
             Ok(notification) => self.lane.push_back(LaneItem::Notification(notification)),
             Err(error) => tracing::warn!(method, %error, "notification ignored"),
         }
@@ -558,7 +572,7 @@ impl<H: Handler> Dispatcher<H> {
         };
         let tx = call.into_sender();
         // The barrier: a response waits behind the notifications that arrived before it.
-        if self.lane.is_empty() && self.current.is_empty() {
+        if self.lane.is_empty() && self.current.is_none() {
             let _ = tx.send(reply);
         } else {
             self.lane.push_back(LaneItem::Deliver(tx, reply));

@@ -82,14 +82,13 @@ pub fn decode_params<U: MethodUnion>(
     })
 }
 
-fn missing_params(method: &str) -> Box<RawValue> {
-    // Absent params decode like an empty object (an extension method gets `null`).
-    let text = if acp_types::is_extension_method(method) {
+/// What absent params decode as: an empty object (an extension method gets `null`).
+fn missing_params(method: &str) -> &'static str {
+    if acp_types::is_extension_method(method) {
         "null"
     } else {
         "{}"
-    };
-    RawValue::from_string(text.to_owned()).expect("a literal is valid JSON")
+    }
 }
 
 type RouteFuture = BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>;
@@ -191,8 +190,8 @@ fn decode_typed<T: serde::de::DeserializeOwned>(
     method: &str,
     params: Option<&RawValue>,
 ) -> Result<T, ErrorObject> {
-    let raw = params.map_or_else(|| missing_params(method), ToOwned::to_owned);
-    acp_types::from_str(raw.get()).map_err(ErrorObject::invalid_params)
+    let json = params.map_or_else(|| missing_params(method), RawValue::get);
+    acp_types::from_str(json).map_err(ErrorObject::invalid_params)
 }
 
 impl Handler for Router {

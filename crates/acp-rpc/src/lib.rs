@@ -10,7 +10,8 @@
 //! Both ends of ACP send requests and notifications at the same time. [`connect`] turns a
 //! reader and a writer into a cloneable [`Peer`] handle (to call the other side) and a
 //! [`Driver`] future (which you run, typically with `tokio::spawn`; nothing is spawned behind
-//! your back). Incoming calls go to a [`Handler`]; [`Router`] builds one from closures.
+//! your back). Incoming calls go to a [`Handler`]; [`Router`] builds one from closures. An
+//! agent spawned by an editor passes [`stdio()`] as its reader and writer.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -147,6 +148,7 @@ mod error;
 mod handler;
 mod outbox;
 mod peer;
+mod stdio;
 
 pub use config::{
     Config, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_OUTGOING_BYTES, DEFAULT_MAX_QUEUED_NOTIFICATIONS,
@@ -155,5 +157,6 @@ pub use driver::{Driver, connect, connect_messages};
 pub use error::Error;
 pub use handler::{Handler, Router, decode_params};
 pub use peer::{Peer, RawResult};
+pub use stdio::{Stdin, Stdout, stdio};
 
 pub use acp_codec::FramingMode;

@@ -1,18 +1,22 @@
 //! The single outgoing FIFO: every message we send is framed, in submission order, into one
 //! bounded buffer that the writer drains in large batches.
 //!
-//! Senders serialize straight into the buffer (no per-message allocation, no second copy).
+//! Senders serialize into a reused per-thread buffer (no per-message allocation), then frame
+//! the body into the shared buffer with one copy, under the lock only for that copy.
 //! When the buffer holds more than the configured bound, senders wait for the writer: a peer that
 //! stops reading makes us wait, never grow. Replies the reading loop must send itself (errors for
 //! malformed input) never wait, so reading never blocks on writing; they may exceed the bound up
 //! to twice its size, after which the reading loop pauses until the peer reads again.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use acp_codec::{AnyCodec, FrameEncoder, Framing, FramingMode};
+use acp_codec::{AnyCodec, Framing, FramingMode};
 use bytes::{Bytes, BytesMut};
 use tokio::sync::Notify;
+use tokio_util::codec::Encoder;
 
 use crate::Error;
 
@@ -29,14 +33,17 @@ enum Delimit {
 
 struct State {
     buf: BytesMut,
+    /// The buffer of the previous batch, back from the writer: the next batch is framed into
+    /// it, so that batches are neither allocated nor grown again.
+    spare: Option<BytesMut>,
     delimit: Delimit,
     closed: bool,
 }
 
 /// What the writer takes from the outbox in one go.
 pub(crate) enum Batch {
-    /// Framed bytes for a byte stream.
-    Bytes(Bytes),
+    /// Framed bytes for a byte stream; hand the buffer back with [`Outbox::recycle`].
+    Bytes(BytesMut),
     /// Whole messages for a message transport.
     Messages(Vec<Bytes>),
 }
@@ -48,6 +55,41 @@ pub(crate) struct Outbox {
     /// Wakes waiting senders when the writer took data (or the outbox closes).
     space: Notify,
     max_bytes: usize,
+    /// The length of `buf`, readable without the lock.
+    buffered: AtomicUsize,
+    /// Set once closed, readable without the lock.
+    closed: AtomicBool,
+}
+
+/// The largest serialization buffer kept for reuse; a larger one (after a huge message) is freed.
+const MAX_KEPT_BODY: usize = 1024 * 1024;
+
+thread_local! {
+    /// The buffer messages are serialized into before they are framed, reused by every send on
+    /// this thread.
+    static BODY: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// A serialized message body, in the thread's reused buffer (given back on drop).
+struct Body(Vec<u8>);
+
+impl Body {
+    fn write(
+        write: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
+    ) -> Result<Self, Error> {
+        let mut body = Body(BODY.with(Cell::take));
+        body.0.clear();
+        write(&mut body.0).map_err(Error::Serialize)?;
+        Ok(body)
+    }
+}
+
+impl Drop for Body {
+    fn drop(&mut self) {
+        if self.0.capacity() <= MAX_KEPT_BODY {
+            BODY.with(|cell| cell.set(std::mem::take(&mut self.0)));
+        }
+    }
 }
 
 impl Outbox {
@@ -72,12 +114,15 @@ impl Outbox {
         Self {
             state: Mutex::new(State {
                 buf: BytesMut::with_capacity(max_bytes.min(64 * 1024)),
+                spare: None,
                 delimit,
                 closed: false,
             }),
             data_ready: Notify::new(),
             space: Notify::new(),
             max_bytes,
+            buffered: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -106,9 +151,12 @@ impl Outbox {
     /// Cancel safe: a message is either wholly buffered or not at all.
     pub(crate) async fn send(
         &self,
-        write: impl FnOnce(&mut BytesMut) -> Result<(), serde_json::Error>,
+        write: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
     ) -> Result<(), Error> {
-        let mut write = Some(write);
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::ConnectionClosed);
+        }
+        let body = Body::write(write)?;
         loop {
             let notified = self.space.notified();
             tokio::pin!(notified);
@@ -120,8 +168,8 @@ impl Outbox {
                 }
                 // A message larger than the bound still goes out once the buffer is empty.
                 if state.buf.len() < self.max_bytes {
-                    let write = write.take().expect("the message is written once");
-                    let result = frame(&mut state, write);
+                    let result = frame(&mut state, &body.0);
+                    self.buffered.store(state.buf.len(), Ordering::Release);
                     drop(state);
                     self.data_ready.notify_one();
                     return result;
@@ -134,13 +182,18 @@ impl Outbox {
     /// Frames one message without waiting (replies of the reading loop, cancellations).
     pub(crate) fn send_now(
         &self,
-        write: impl FnOnce(&mut BytesMut) -> Result<(), serde_json::Error>,
+        write: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
     ) -> Result<(), Error> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::ConnectionClosed);
+        }
+        let body = Body::write(write)?;
         let mut state = self.lock();
         if state.closed {
             return Err(Error::ConnectionClosed);
         }
-        let result = frame(&mut state, write);
+        let result = frame(&mut state, &body.0);
+        self.buffered.store(state.buf.len(), Ordering::Release);
         drop(state);
         self.data_ready.notify_one();
         result
@@ -148,7 +201,7 @@ impl Outbox {
 
     /// True when the buffer is over twice its bound: the reading loop should pause.
     pub(crate) fn over_hard_limit(&self) -> bool {
-        self.lock().buf.len() >= self.max_bytes.saturating_mul(2)
+        self.buffered.load(Ordering::Acquire) >= self.max_bytes.saturating_mul(2)
     }
 
     /// Waits until the buffer is back under twice its bound (or the outbox closed).
@@ -179,6 +232,7 @@ impl Outbox {
                 let mut state = self.lock();
                 if !state.buf.is_empty() {
                     let batch = take_batch(&mut state);
+                    self.buffered.store(0, Ordering::Release);
                     drop(state);
                     self.space.notify_waiters();
                     return Some(batch);
@@ -191,11 +245,27 @@ impl Outbox {
         }
     }
 
+    /// Gives back the buffer of a written batch, to frame later batches into.
+    pub(crate) fn recycle(&self, mut buf: BytesMut) {
+        // A buffer grown by one huge message is not kept: memory goes back to normal after it.
+        if buf.capacity() > self.max_bytes.saturating_mul(2) {
+            return;
+        }
+        buf.clear();
+        let mut state = self.lock();
+        if !state.closed {
+            state.spare = Some(buf);
+        }
+    }
+
     /// Refuses new messages and wakes everyone; buffered data is dropped.
     pub(crate) fn close(&self) {
         let mut state = self.lock();
         state.closed = true;
-        state.buf.clear();
+        self.closed.store(true, Ordering::Release);
+        state.buf = BytesMut::new();
+        state.spare = None;
+        self.buffered.store(0, Ordering::Release);
         if let Delimit::Messages { ends, .. } = &mut state.delimit {
             ends.clear();
         }
@@ -205,34 +275,20 @@ impl Outbox {
     }
 }
 
-fn frame(
-    state: &mut State,
-    write: impl FnOnce(&mut BytesMut) -> Result<(), serde_json::Error>,
-) -> Result<(), Error> {
+/// Appends one frame holding `body` to the buffer.
+fn frame(state: &mut State, body: &[u8]) -> Result<(), Error> {
     let State { buf, delimit, .. } = state;
     match delimit {
-        Delimit::Codec(codec) => {
-            let start = codec.begin_frame(buf);
-            if let Err(e) = write(buf) {
-                codec.abort_frame(buf, start);
-                return Err(Error::Serialize(e));
-            }
-            codec.finish_frame(buf, start).map_err(Error::Frame)
-        }
+        // On error the codec leaves the buffer as it was.
+        Delimit::Codec(codec) => codec.encode(body, buf).map_err(Error::Frame),
         Delimit::Messages { ends, max_len } => {
-            let start = buf.len();
-            if let Err(e) = write(buf) {
-                buf.truncate(start);
-                return Err(Error::Serialize(e));
-            }
-            let len = buf.len() - start;
-            if len > *max_len {
-                buf.truncate(start);
+            if body.len() > *max_len {
                 return Err(Error::Frame(acp_codec::CodecError::FrameTooLarge {
-                    len,
+                    len: body.len(),
                     limit: *max_len,
                 }));
             }
+            buf.extend_from_slice(body);
             ends.push_back(buf.len());
             Ok(())
         }
@@ -240,9 +296,19 @@ fn frame(
 }
 
 fn take_batch(state: &mut State) -> Batch {
-    let State { buf, delimit, .. } = state;
+    let State {
+        buf,
+        spare,
+        delimit,
+        ..
+    } = state;
     match delimit {
-        Delimit::Codec(_) => Batch::Bytes(buf.split().freeze()),
+        Delimit::Codec(_) => {
+            let next = spare
+                .take()
+                .unwrap_or_else(|| BytesMut::with_capacity(buf.capacity()));
+            Batch::Bytes(std::mem::replace(buf, next))
+        }
         Delimit::Messages { ends, .. } => {
             let mut all = buf.split().freeze();
             let mut taken = 0;

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use acp_types::methods::{Notification, Request};
 use acp_types::{CancelRequestNotification, ErrorObject, RequestId};
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -303,58 +303,58 @@ impl Drop for PendingGuard<'_> {
 }
 
 pub(crate) fn write_json(
-    buf: &mut BytesMut,
+    buf: &mut Vec<u8>,
     value: &(impl Serialize + ?Sized),
 ) -> Result<(), serde_json::Error> {
-    serde_json::to_writer(buf.writer(), value)
+    serde_json::to_writer(buf, value)
 }
 
 pub(crate) fn write_request(
-    buf: &mut BytesMut,
+    buf: &mut Vec<u8>,
     id: i64,
     method: &str,
     params: &(impl Serialize + ?Sized),
 ) -> Result<(), serde_json::Error> {
-    buf.put_slice(br#"{"jsonrpc":"2.0","id":"#);
+    buf.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     write_json(buf, &id)?;
-    buf.put_slice(br#","method":"#);
+    buf.extend_from_slice(br#","method":"#);
     write_json(buf, method)?;
-    buf.put_slice(br#","params":"#);
+    buf.extend_from_slice(br#","params":"#);
     write_json(buf, params)?;
-    buf.put_u8(b'}');
+    buf.push(b'}');
     Ok(())
 }
 
 pub(crate) fn write_notification(
-    buf: &mut BytesMut,
+    buf: &mut Vec<u8>,
     method: &str,
     params: &(impl Serialize + ?Sized),
 ) -> Result<(), serde_json::Error> {
-    buf.put_slice(br#"{"jsonrpc":"2.0","method":"#);
+    buf.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
     write_json(buf, method)?;
-    buf.put_slice(br#","params":"#);
+    buf.extend_from_slice(br#","params":"#);
     write_json(buf, params)?;
-    buf.put_u8(b'}');
+    buf.push(b'}');
     Ok(())
 }
 
 pub(crate) fn write_response<T: Serialize + ?Sized>(
-    buf: &mut BytesMut,
+    buf: &mut Vec<u8>,
     id: &RequestId,
     result: Result<&T, &ErrorObject>,
 ) -> Result<(), serde_json::Error> {
-    buf.put_slice(br#"{"jsonrpc":"2.0","id":"#);
+    buf.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     write_json(buf, id)?;
     match result {
         Ok(result) => {
-            buf.put_slice(br#","result":"#);
+            buf.extend_from_slice(br#","result":"#);
             write_json(buf, result)?;
         }
         Err(error) => {
-            buf.put_slice(br#","error":"#);
+            buf.extend_from_slice(br#","error":"#);
             write_json(buf, error)?;
         }
     }
-    buf.put_u8(b'}');
+    buf.push(b'}');
     Ok(())
 }
