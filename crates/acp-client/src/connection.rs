@@ -63,16 +63,29 @@ impl ClientOptions {
 }
 
 /// State shared by the connection and the agent handle.
-#[derive(Default)]
 struct State {
     /// The agent's answer to `initialize`.
     initialized: OnceLock<InitializeResponse>,
-    /// Subscribers to each session's updates.
-    subscribers: Mutex<HashMap<SessionId, Vec<mpsc::UnboundedSender<SessionNotification>>>>,
+    /// Subscribers to each session's updates; `None` once the connection is closed, which
+    /// ends every stream.
+    subscribers: Mutex<Option<Subscribers>>,
     /// Permission requests being answered, per session, with the means to cancel them.
     permissions: Mutex<HashMap<SessionId, HashMap<u64, oneshot::Sender<()>>>>,
     next_permission: AtomicU64,
 }
+
+impl Default for State {
+    fn default() -> Self {
+        Self {
+            initialized: OnceLock::new(),
+            subscribers: Mutex::new(Some(HashMap::new())),
+            permissions: Mutex::new(HashMap::new()),
+            next_permission: AtomicU64::new(0),
+        }
+    }
+}
+
+type Subscribers = HashMap<SessionId, Vec<mpsc::UnboundedSender<SessionNotification>>>;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -245,10 +258,10 @@ impl AgentHandle {
     /// or drop it when done.
     pub fn session_updates(&self, session_id: impl Into<SessionId>) -> SessionUpdates {
         let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.state.subscribers)
-            .entry(session_id.into())
-            .or_default()
-            .push(tx);
+        // A closed connection gets no subscriber: the stream ends at once.
+        if let Some(subscribers) = lock(&self.state.subscribers).as_mut() {
+            subscribers.entry(session_id.into()).or_default().push(tx);
+        }
         SessionUpdates { rx }
     }
 
@@ -519,10 +532,21 @@ impl<C: Client> Handler for ClientHandler<C> {
     }
 }
 
+impl<C> Drop for ClientHandler<C> {
+    /// The connection is over (its driver ended or was dropped): end every update stream, now
+    /// and for later subscribers.
+    fn drop(&mut self) {
+        lock(&self.state.subscribers).take();
+    }
+}
+
 impl<C: Client> ClientHandler<C> {
     /// Pushes an update to the session's subscribers, forgetting those that went away.
     fn publish(&self, notification: &SessionNotification) {
         let mut subscribers = lock(&self.state.subscribers);
+        let Some(subscribers) = subscribers.as_mut() else {
+            return;
+        };
         if let Some(list) = subscribers.get_mut(&notification.session_id) {
             list.retain(|tx| tx.send(notification.clone()).is_ok());
             if list.is_empty() {
