@@ -320,9 +320,13 @@ impl Duplex {
         self.agent_driver.abort();
     }
 
-    /// Makes the client vanish on the spot: its connection is dropped without a word.
+    /// Makes the client vanish on the spot: its connection is dropped without a word, and
+    /// its end of the pipes with it.
     pub fn drop_client(&self) {
         self.client_driver.abort();
+        // The harness keeps a way to hang up the client's writer; a vanished client keeps
+        // nothing.
+        self.hangup.hang_up();
     }
 
     /// Closes the client's side of the pipe, the orderly way to end a connection: the agent
