@@ -323,25 +323,6 @@ impl Wire {
         );
         state.seen.len()
     }
-
-    /// Asserts the wire is clean, allowing the last message of `direction` to be cut off (the
-    /// sender was killed while writing it); see [`assert_clean`](Self::assert_clean).
-    ///
-    /// # Panics
-    ///
-    /// As [`assert_clean`](Self::assert_clean).
-    #[track_caller]
-    pub fn assert_clean_but_cut(&self, direction: Direction, min_messages: usize) -> usize {
-        {
-            let mut state = self.lock();
-            let index = match direction {
-                Direction::ClientToAgent => 0,
-                Direction::AgentToClient => 1,
-            };
-            state.splitters[index].buf.clear();
-        }
-        self.assert_clean(min_messages)
-    }
 }
 
 /// A reader that records what it reads into a [`Wire`].
