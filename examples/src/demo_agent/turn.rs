@@ -1,0 +1,830 @@
+//! One prompt turn of the demo agent: parse the command, stream the work, end the turn.
+//!
+//! Every await goes through [`Turn::guard`], which gives way to `session/cancel`: the turn
+//! then stops where it is, kills and releases a terminal it was running, and ends with
+//! `stopReason: "cancelled"`.
+
+use std::future::Future;
+use std::path::Path;
+use std::time::Duration;
+
+use acp_agent::{Error as CallError, PromptContext};
+use acp_types::*;
+use serde_json::json;
+
+use super::DemoAgent;
+use super::commands::{self, COMMANDS_HELP, Command};
+use super::session::{MODES, Session, now_iso8601};
+
+/// The `outputByteLimit` the agent asks terminals to keep.
+const TERMINAL_OUTPUT_LIMIT_BYTES: u64 = 16 * 1024;
+
+/// Why a turn stopped early.
+enum Stop {
+    /// The client cancelled the turn.
+    Cancelled,
+    /// The turn fails with this error.
+    Failed(ErrorObject),
+}
+
+impl From<ErrorObject> for Stop {
+    fn from(error: ErrorObject) -> Self {
+        Stop::Failed(error)
+    }
+}
+
+impl From<CallError> for Stop {
+    fn from(error: CallError) -> Self {
+        Stop::Failed(error.into())
+    }
+}
+
+/// The user's answer to a permission request.
+enum Decision {
+    Allow,
+    AllowAlways,
+    Reject,
+}
+
+/// Runs one turn.
+pub(super) async fn run(
+    agent: &DemoAgent,
+    request: PromptRequest,
+    cx: PromptContext,
+) -> Result<PromptResponse, ErrorObject> {
+    let mut turn = Turn {
+        agent,
+        session_id: request.session_id.clone(),
+        cx,
+        turn: 0,
+        calls: 0,
+        terminal: None,
+        reply_chars: 0,
+    };
+    let result = turn.run(request).await;
+    match result {
+        Ok(reason) => Ok(PromptResponse::new(reason)),
+        Err(stop) => {
+            turn.clean_up().await;
+            match stop {
+                Stop::Cancelled => Ok(PromptResponse::new(StopReason::Cancelled)),
+                Stop::Failed(error) => Err(error),
+            }
+        }
+    }
+}
+
+struct Turn<'a> {
+    agent: &'a DemoAgent,
+    session_id: SessionId,
+    cx: PromptContext,
+    /// The number of this turn in its session (tool call ids use it).
+    turn: u64,
+    calls: u32,
+    /// A terminal this turn created and has not released yet.
+    terminal: Option<TerminalId>,
+    reply_chars: usize,
+}
+
+impl Turn<'_> {
+    async fn run(&mut self, request: PromptRequest) -> Result<StopReason, Stop> {
+        let (turn, announce) = self.session(|s| {
+            s.turns += 1;
+            let announce = !s.commands_announced;
+            s.commands_announced = true;
+            (s.turns, announce.then(|| s.commands()))
+        })?;
+        self.turn = turn;
+        for block in &request.prompt {
+            self.record(SessionUpdate::UserMessageChunk(ContentChunk::new(
+                block.clone(),
+            )))?;
+        }
+        if let Some(commands) = announce {
+            self.notify(SessionUpdate::AvailableCommandsUpdate(
+                AvailableCommandsUpdate::new(commands),
+            ))
+            .await?;
+        }
+
+        let text: Vec<&str> = request.prompt.iter().filter_map(|b| b.as_text()).collect();
+        let text = text.join("\n");
+        let attachments: Vec<String> = request.prompt.iter().filter_map(describe).collect();
+        let reason = match commands::parse(&text) {
+            Ok(command) => {
+                self.think(&thought(&command)).await?;
+                if !attachments.is_empty() {
+                    let list = attachments.join("\n- ");
+                    self.say(&format!("You attached:\n- {list}")).await?;
+                }
+                self.execute(command, &text, attachments.is_empty()).await?
+            }
+            Err(usage) => {
+                self.say(&format!("That command needs other arguments: {usage}."))
+                    .await?;
+                StopReason::EndTurn
+            }
+        };
+        self.end(&text).await?;
+        Ok(reason)
+    }
+
+    async fn execute(
+        &mut self,
+        command: Command,
+        text: &str,
+        no_attachments: bool,
+    ) -> Result<StopReason, Stop> {
+        match command {
+            Command::Help => self.say(COMMANDS_HELP).await?,
+            Command::Chat if text.trim().is_empty() && !no_attachments => {
+                self.say("That is all I can tell about them.").await?;
+            }
+            Command::Chat => {
+                let reply = format!(
+                    "You said: \u{201c}{}\u{201d}. I am a scripted demo agent: I follow \
+                     commands such as `edit notes.txt` or `run ls`, and `help` lists them all.",
+                    text.trim()
+                );
+                self.say(&reply).await?;
+            }
+            Command::Read { path, line, limit } => {
+                if let Some((_, content)) = self.read(&path, line, limit).await? {
+                    let lines = content.lines().count();
+                    self.say(&format!("`{path}` has {lines} line(s) in that range."))
+                        .await?;
+                }
+            }
+            Command::Edit { path, replace } => self.edit(&path, replace).await?,
+            Command::Run { command, args } => self.run_command(&command, &args).await?,
+            Command::Mode(mode) => self.switch_mode(&mode).await?,
+            Command::Title(title) => {
+                self.session(|s| {
+                    s.title = Some(title.clone());
+                    s.updated_at = now_iso8601();
+                })?;
+                self.notify(SessionUpdate::SessionInfoUpdate(
+                    SessionInfoUpdate::new()
+                        .title(title.as_str())
+                        .updated_at(now_iso8601()),
+                ))
+                .await?;
+                self.say(&format!("Renamed the session to \u{201c}{title}\u{201d}."))
+                    .await?;
+            }
+            Command::Stream { chunks, delay_ms } => {
+                self.message(format!("Streaming {chunks} chunks:\n"))
+                    .await?;
+                for i in 1..=chunks {
+                    self.guard(tokio::time::sleep(Duration::from_millis(delay_ms)))
+                        .await?;
+                    self.message(format!("chunk {i} of {chunks}\n")).await?;
+                }
+            }
+            Command::Refuse => {
+                self.say("I will not do that (this is what `refuse` does).")
+                    .await?;
+                return Ok(StopReason::Refusal);
+            }
+            Command::Fail => {
+                return Err(Stop::Failed(ErrorObject::internal_error(
+                    "the `fail` command fails the prompt on purpose",
+                )));
+            }
+        }
+        Ok(StopReason::EndTurn)
+    }
+
+    /// Reads a file as a `read` tool call; `None` when it could not (the call says why).
+    async fn read(
+        &mut self,
+        path: &str,
+        line: Option<u32>,
+        limit: Option<u32>,
+    ) -> Result<Option<(String, String)>, Stop> {
+        let abs = self.absolute(path)?;
+        let id = self.next_call_id();
+        let mut location = ToolCallLocation::new(abs.as_str());
+        location.line = line;
+        self.send(
+            ToolCall::new(id.clone(), format!("Read {path}"))
+                .kind(ToolKind::Read)
+                .status(ToolCallStatus::Pending)
+                .locations(vec![location])
+                .raw_input(json!({ "path": abs, "line": line, "limit": limit })),
+        )
+        .await?;
+        let can_read = self
+            .agent
+            .client
+            .client_initialize()
+            .is_some_and(InitializeRequest::can_read_text_file);
+        if !can_read {
+            let why = "The client does not offer `fs/read_text_file`, so I cannot read files \
+                       in this editor.";
+            self.fail_call(&id, why).await?;
+            self.say(why).await?;
+            return Ok(None);
+        }
+        self.set_status(&id, ToolCallStatus::InProgress).await?;
+        let mut request = ReadTextFileRequest::new(self.session_id.clone(), abs.as_str());
+        request.line = line;
+        request.limit = limit;
+        let read = self
+            .guard(self.agent.client.read_text_file(request))
+            .await?;
+        match read {
+            Ok(response) => {
+                let content = response.content;
+                let lines = content.lines().count();
+                self.send(
+                    ToolCallUpdate::new(id)
+                        .status(ToolCallStatus::Completed)
+                        .content(vec![ToolCallContent::from(fenced(&content).as_str())])
+                        .raw_output(json!({ "lines": lines, "bytes": content.len() })),
+                )
+                .await?;
+                Ok(Some((abs, content)))
+            }
+            Err(error) => {
+                let why = format!("Could not read `{path}`: {}", describe_error(&error));
+                self.fail_call(&id, &why).await?;
+                self.say(&why).await?;
+                Ok(None)
+            }
+        }
+    }
+
+    async fn edit(&mut self, path: &str, replace: Option<(String, String)>) -> Result<(), Stop> {
+        let steps = [
+            format!("Read {path}"),
+            "Propose an edit".to_owned(),
+            "Apply the edit".to_owned(),
+        ];
+        self.plan(&steps, 0).await?;
+        let Some((abs, old)) = self.read(path, None, None).await? else {
+            return Ok(());
+        };
+        let (new, what) = match &replace {
+            Some((from, to)) => (
+                old.replace(from.as_str(), to),
+                format!("replaced `{from}` with `{to}`"),
+            ),
+            None if old.contains("TODO") => (
+                old.replace("TODO", "DONE"),
+                "turned every TODO into DONE".to_owned(),
+            ),
+            None => (
+                format!(
+                    "{old}{}Reviewed by the demo agent.\n",
+                    newline_if_needed(&old)
+                ),
+                "added a review note".to_owned(),
+            ),
+        };
+        if new == old {
+            self.plan(&steps, 3).await?;
+            let from = replace.map(|r| r.0).unwrap_or_default();
+            self.say(&format!(
+                "`{from}` does not occur in `{path}`: nothing to change."
+            ))
+            .await?;
+            return Ok(());
+        }
+        self.plan(&steps, 1).await?;
+        let id = self.next_call_id();
+        let first_change = old
+            .lines()
+            .zip(new.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| old.lines().count());
+        let line = u32::try_from(first_change + 1).unwrap_or(u32::MAX);
+        self.send(
+            ToolCall::new(id.clone(), format!("Edit {path}"))
+                .kind(ToolKind::Edit)
+                .status(ToolCallStatus::Pending)
+                .locations(vec![ToolCallLocation::new(abs.as_str()).line(line)])
+                .raw_input(json!({ "path": abs, "edit": what }))
+                .content(vec![ToolCallContent::from(
+                    Diff::new(abs.as_str(), new.as_str()).old_text(old.as_str()),
+                )]),
+        )
+        .await?;
+        self.plan(&steps, 2).await?;
+        let (mode, always) = self.session(|s| (s.mode.clone(), s.always_allow))?;
+        if mode == "read-only" {
+            let why = "Not applied: the session is in read-only mode.";
+            self.fail_call(&id, why).await?;
+            self.say(&format!("{why} The proposal is the diff above."))
+                .await?;
+            return Ok(());
+        }
+        let can_write = self
+            .agent
+            .client
+            .client_initialize()
+            .is_some_and(InitializeRequest::can_write_text_file);
+        if !can_write {
+            let why = "The client does not offer `fs/write_text_file`, so I can only propose \
+                       this edit.";
+            self.fail_call(&id, why).await?;
+            self.say(why).await?;
+            return Ok(());
+        }
+        if mode == "ask" && !always {
+            if let Decision::Reject = self.ask(&id, &format!("Edit {path}")).await? {
+                self.fail_call(&id, "Rejected by the user.").await?;
+                self.say(&format!("OK, I left `{path}` unchanged.")).await?;
+                return Ok(());
+            }
+        }
+        self.set_status(&id, ToolCallStatus::InProgress).await?;
+        let request = WriteTextFileRequest::new(self.session_id.clone(), abs.as_str(), new);
+        let written = self
+            .guard(self.agent.client.write_text_file(request))
+            .await?;
+        if let Err(error) = written {
+            let why = format!("Could not write `{path}`: {}", describe_error(&error));
+            self.fail_call(&id, &why).await?;
+            self.say(&why).await?;
+            return Ok(());
+        }
+        self.set_status(&id, ToolCallStatus::Completed).await?;
+        self.plan(&steps, 3).await?;
+        self.say(&format!("Done: I {what} in `{path}`.")).await?;
+        Ok(())
+    }
+
+    async fn run_command(&mut self, command: &str, args: &[String]) -> Result<(), Stop> {
+        let (mode, always, cwd) =
+            self.session(|s| (s.mode.clone(), s.always_allow, s.cwd.clone()))?;
+        if mode == "read-only" {
+            self.say("The session is in read-only mode, so I do not run commands. `mode ask` switches back.")
+                .await?;
+            return Ok(());
+        }
+        let line = std::iter::once(command)
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let id = self.next_call_id();
+        self.send(
+            ToolCall::new(id.clone(), format!("Run `{line}`"))
+                .kind(ToolKind::Execute)
+                .status(ToolCallStatus::Pending)
+                .raw_input(json!({ "command": command, "args": args, "cwd": cwd })),
+        )
+        .await?;
+        let can_run = self
+            .agent
+            .client
+            .client_initialize()
+            .is_some_and(InitializeRequest::can_use_terminal);
+        if !can_run {
+            let why = format!(
+                "The client offers no terminal (the `terminal` capability), so I cannot run `{line}`."
+            );
+            self.fail_call(&id, &why).await?;
+            self.say(&why).await?;
+            return Ok(());
+        }
+        if mode == "ask" && !always {
+            if let Decision::Reject = self.ask(&id, &format!("Run `{line}`")).await? {
+                self.fail_call(&id, "Rejected by the user.").await?;
+                self.say(&format!("OK, I did not run `{line}`.")).await?;
+                return Ok(());
+            }
+        }
+        let client = &self.agent.client;
+        let request = CreateTerminalRequest::new(self.session_id.clone(), command)
+            .args(args.to_vec())
+            .cwd(cwd.as_str())
+            .output_byte_limit(TERMINAL_OUTPUT_LIMIT_BYTES);
+        let terminal = match self.guard(client.create_terminal(request)).await? {
+            Ok(created) => created.terminal_id,
+            Err(error) => {
+                let why = format!("Could not start `{line}`: {}", describe_error(&error));
+                self.fail_call(&id, &why).await?;
+                self.say(&why).await?;
+                return Ok(());
+            }
+        };
+        self.terminal = Some(terminal.clone());
+        self.send_live(
+            ToolCallUpdate::new(id.clone())
+                .status(ToolCallStatus::InProgress)
+                .content(vec![ToolCallContent::from(Terminal::new(terminal.clone()))]),
+        )
+        .await?;
+        let sid = self.session_id.clone();
+        let exit = self
+            .guard(
+                client.wait_for_terminal_exit(WaitForTerminalExitRequest::new(
+                    sid.clone(),
+                    terminal.clone(),
+                )),
+            )
+            .await??;
+        let output = self
+            .guard(
+                client.terminal_output(TerminalOutputRequest::new(sid.clone(), terminal.clone())),
+            )
+            .await??;
+        self.terminal = None;
+        self.guard(client.release_terminal(ReleaseTerminalRequest::new(sid, terminal.clone())))
+            .await??;
+        let status = match (exit.exit_code, &exit.signal) {
+            (Some(code), _) => format!("exited with code {code}"),
+            (None, Some(signal)) => format!("was killed by {signal}"),
+            (None, None) => "ended".to_owned(),
+        };
+        let truncated = if output.truncated {
+            " (output truncated)"
+        } else {
+            ""
+        };
+        let summary = format!("`{line}` {status}{truncated}.");
+        let ok = exit.exit_code == Some(0);
+        let state = if ok {
+            ToolCallStatus::Completed
+        } else {
+            ToolCallStatus::Failed
+        };
+        let raw = json!({ "exitCode": exit.exit_code, "signal": exit.signal, "truncated": output.truncated });
+        // Live: the terminal stays embedded (clients keep showing released terminals). In the
+        // history, whose replay may come after the terminal is gone, its output as text.
+        self.record(
+            ToolCallUpdate::new(id.clone())
+                .status(state.clone())
+                .content(vec![
+                    ToolCallContent::from(fenced(&output.output).as_str()),
+                    ToolCallContent::from(summary.as_str()),
+                ])
+                .raw_output(raw.clone())
+                .into(),
+        )?;
+        self.send_live(
+            ToolCallUpdate::new(id)
+                .status(state)
+                .content(vec![
+                    ToolCallContent::from(Terminal::new(terminal)),
+                    ToolCallContent::from(summary.as_str()),
+                ])
+                .raw_output(raw),
+        )
+        .await?;
+        let lines = output.output.lines().count();
+        self.say(&format!("{summary} It printed {lines} line(s)."))
+            .await?;
+        Ok(())
+    }
+
+    async fn switch_mode(&mut self, mode: &str) -> Result<(), Stop> {
+        let Some((id, name, description)) = MODES.iter().find(|m| m.0 == mode) else {
+            let ids: Vec<&str> = MODES.iter().map(|m| m.0).collect();
+            self.say(&format!(
+                "There is no `{mode}` mode; the modes are {}.",
+                ids.join(", ")
+            ))
+            .await?;
+            return Ok(());
+        };
+        let call = self.next_call_id();
+        self.send(
+            ToolCall::new(call, format!("Switch to {name} mode"))
+                .kind(ToolKind::SwitchMode)
+                .status(ToolCallStatus::Completed)
+                .raw_input(json!({ "modeId": id })),
+        )
+        .await?;
+        self.session(|s| s.mode = (*id).to_owned())?;
+        let sid = self.session_id.clone();
+        self.guard(self.agent.announce_mode(&sid, true)).await??;
+        self.say(&format!("Switched to {name} mode: {description}."))
+            .await?;
+        Ok(())
+    }
+
+    /// Asks the user about tool call `id`.
+    async fn ask(&mut self, id: &ToolCallId, title: &str) -> Result<Decision, Stop> {
+        let options = vec![
+            PermissionOption::new("allow", "Allow once", PermissionOptionKind::AllowOnce),
+            PermissionOption::new(
+                "allow-always",
+                "Always allow",
+                PermissionOptionKind::AllowAlways,
+            ),
+            PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+        ];
+        let call = ToolCallUpdate::new(id.clone()).title(title);
+        let outcome = self
+            .guard(self.cx.request_permission(call, options))
+            .await??;
+        Ok(match outcome {
+            RequestPermissionOutcome::Cancelled(_) => return Err(Stop::Cancelled),
+            RequestPermissionOutcome::Selected(s) if s.option_id.as_str() == "allow" => {
+                Decision::Allow
+            }
+            RequestPermissionOutcome::Selected(s) if s.option_id.as_str() == "allow-always" => {
+                self.session(|s| s.always_allow = true)?;
+                Decision::AllowAlways
+            }
+            _ => Decision::Reject,
+        })
+    }
+
+    /// Closes the turn: usage, and a title after the first prompt.
+    async fn end(&mut self, text: &str) -> Result<(), Stop> {
+        let spent = (text.len() + self.reply_chars) as u64 / 4 + 1;
+        let (used, size, title) = self.session(|s| {
+            s.tokens_used += spent;
+            s.updated_at = now_iso8601();
+            let title = (s.title.is_none() && s.auto_title).then(|| title_of(text));
+            if let Some(title) = &title {
+                s.title = Some(title.clone());
+            }
+            (s.tokens_used, s.context_size(), title)
+        })?;
+        if let Some(title) = title {
+            self.notify(SessionUpdate::SessionInfoUpdate(
+                SessionInfoUpdate::new()
+                    .title(title)
+                    .updated_at(now_iso8601()),
+            ))
+            .await?;
+        }
+        // A made-up price: two dollars per million tokens.
+        let cost = Cost::new((used * 2) as f64 / 1e6, "USD");
+        self.notify(SessionUpdate::UsageUpdate(
+            UsageUpdate::new(used, size).cost(cost),
+        ))
+        .await
+    }
+
+    /// After a cancellation or failure: a terminal the turn holds is killed and released.
+    async fn clean_up(&mut self) {
+        if let Some(terminal) = self.terminal.take() {
+            let client = &self.agent.client;
+            let sid = self.session_id.clone();
+            let _ = client
+                .kill_terminal(KillTerminalRequest::new(sid.clone(), terminal.clone()))
+                .await;
+            let _ = client
+                .release_terminal(ReleaseTerminalRequest::new(sid, terminal))
+                .await;
+        }
+        if self.cx.is_cancelled() {
+            // Updates after `session/cancel` are allowed, as long as they precede the answer.
+            let _ = self
+                .cx
+                .message("(Stopped: the turn was cancelled.)\n")
+                .await;
+        }
+    }
+
+    // Plumbing.
+
+    /// Awaits `future` unless the turn is cancelled first.
+    async fn guard<T>(&self, future: impl Future<Output = T>) -> Result<T, Stop> {
+        if self.cx.is_cancelled() {
+            return Err(Stop::Cancelled);
+        }
+        tokio::select! {
+            // Cancellation first: once the client cancelled, nothing else is waited for.
+            biased;
+            () = self.cx.cancelled() => Err(Stop::Cancelled),
+            value = future => Ok(value),
+        }
+    }
+
+    fn session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> Result<T, Stop> {
+        Ok(self.agent.with_session(&self.session_id, f)?)
+    }
+
+    /// Sends an update and keeps it (without terminals) in the session's history.
+    async fn send(&mut self, update: impl Into<SessionUpdate>) -> Result<(), Stop> {
+        let update = update.into();
+        self.record(without_terminals(&update))?;
+        self.send_live(update).await
+    }
+
+    /// Sends an update without keeping it in the history.
+    async fn send_live(&mut self, update: impl Into<SessionUpdate>) -> Result<(), Stop> {
+        self.guard(self.cx.update(update)).await??;
+        Ok(())
+    }
+
+    /// Sends a session-level update (commands, usage, info): not part of the replay.
+    async fn notify(&mut self, update: SessionUpdate) -> Result<(), Stop> {
+        self.send_live(update).await
+    }
+
+    fn record(&self, update: SessionUpdate) -> Result<(), Stop> {
+        self.session(|s| s.history.push(update))
+    }
+
+    async fn message(&mut self, text: String) -> Result<(), Stop> {
+        self.reply_chars += text.len();
+        self.send(SessionUpdate::AgentMessageChunk(ContentChunk::new(text)))
+            .await
+    }
+
+    /// Streams `text` as message chunks of a few words each.
+    async fn say(&mut self, text: &str) -> Result<(), Stop> {
+        for chunk in word_chunks(text) {
+            self.message(chunk).await?;
+        }
+        self.message("\n".to_owned()).await
+    }
+
+    /// Streams `text` as thought chunks, unless the user turned thoughts off.
+    async fn think(&mut self, text: &str) -> Result<(), Stop> {
+        if !self.session(|s| s.thoughts)? {
+            return Ok(());
+        }
+        for chunk in word_chunks(text) {
+            self.send(SessionUpdate::AgentThoughtChunk(ContentChunk::new(chunk)))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Publishes the plan with `done` steps completed and the next one in progress.
+    async fn plan(&mut self, steps: &[String], done: usize) -> Result<(), Stop> {
+        let entries: Vec<PlanEntry> = steps
+            .iter()
+            .enumerate()
+            .map(|(i, step)| {
+                let status = match i.cmp(&done) {
+                    std::cmp::Ordering::Less => PlanEntryStatus::Completed,
+                    std::cmp::Ordering::Equal => PlanEntryStatus::InProgress,
+                    std::cmp::Ordering::Greater => PlanEntryStatus::Pending,
+                };
+                PlanEntry::new(step.as_str(), PlanEntryPriority::High, status)
+            })
+            .collect();
+        self.send(Plan::new(entries)).await
+    }
+
+    async fn set_status(&mut self, id: &ToolCallId, status: ToolCallStatus) -> Result<(), Stop> {
+        self.send(ToolCallUpdate::new(id.clone()).status(status))
+            .await
+    }
+
+    async fn fail_call(&mut self, id: &ToolCallId, why: &str) -> Result<(), Stop> {
+        self.send(
+            ToolCallUpdate::new(id.clone())
+                .status(ToolCallStatus::Failed)
+                .content(vec![ToolCallContent::from(why)]),
+        )
+        .await
+    }
+
+    fn next_call_id(&mut self) -> ToolCallId {
+        self.calls += 1;
+        format!("call-{}-{}", self.turn, self.calls).into()
+    }
+
+    /// `path` made absolute against the session's directory (the client checks the rest).
+    fn absolute(&self, path: &str) -> Result<String, Stop> {
+        let cwd = self.session(|s| s.cwd.clone())?;
+        Ok(Path::new(&cwd).join(path).to_string_lossy().into_owned())
+    }
+}
+
+/// What the agent thinks before acting on `command`.
+fn thought(command: &Command) -> String {
+    match command {
+        Command::Help => "The user wants to know what I can do.".into(),
+        Command::Read { path, .. } => {
+            format!("I read `{path}` through the client, which also sees unsaved editor buffers.")
+        }
+        Command::Edit { path, .. } => format!(
+            "To edit `{path}` I read it, show the change as a diff, and ask before writing."
+        ),
+        Command::Run { command, .. } => {
+            format!("Running `{command}` in a client terminal lets the user watch its output live.")
+        }
+        Command::Mode(mode) => format!("The user wants the `{mode}` mode."),
+        Command::Title(_) => "A new title for this session.".into(),
+        Command::Stream { .. } => "Something slow, so that it can be cancelled.".into(),
+        Command::Refuse => "This one I refuse.".into(),
+        Command::Fail => "This one fails on purpose.".into(),
+        Command::Chat => "That is not one of my commands; a short reply will do.".into(),
+    }
+}
+
+/// A line about a non-text prompt block; `None` for text.
+fn describe(block: &ContentBlock) -> Option<String> {
+    let bytes = |decoded: Result<Vec<u8>, _>| match decoded {
+        Ok(bytes) => format!("{} bytes", bytes.len()),
+        Err(_) => "data that is not valid base64".to_owned(),
+    };
+    Some(match block {
+        ContentBlock::Text(_) => return None,
+        ContentBlock::Image(image) => {
+            format!("an image ({}, {})", image.mime_type, bytes(image.decode()))
+        }
+        ContentBlock::Audio(audio) => {
+            format!("audio ({}, {})", audio.mime_type, bytes(audio.decode()))
+        }
+        ContentBlock::ResourceLink(link) => format!("a link to {} ({})", link.name, link.uri),
+        ContentBlock::Resource(resource) => match &resource.resource {
+            EmbeddedResourceResource::TextResourceContents(text) => format!(
+                "the text of {} ({} line(s))",
+                text.uri,
+                text.text.lines().count()
+            ),
+            EmbeddedResourceResource::BlobResourceContents(blob) => {
+                format!("the contents of {} ({})", blob.uri, bytes(blob.decode()))
+            }
+            _ => "an embedded resource of a kind I do not know".to_owned(),
+        },
+        _ => "a content block of a kind I do not know".to_owned(),
+    })
+}
+
+/// The same update without terminal content (for the history, replayed after release).
+fn without_terminals(update: &SessionUpdate) -> SessionUpdate {
+    let keep = |content: &mut Option<Vec<ToolCallContent>>| {
+        if let Some(list) = content {
+            list.retain(|c| !matches!(c, ToolCallContent::Terminal(_)));
+        }
+    };
+    let mut update = update.clone();
+    match &mut update {
+        SessionUpdate::ToolCall(call) => keep(&mut call.content),
+        SessionUpdate::ToolCallUpdate(call) => keep(&mut call.content),
+        _ => {}
+    }
+    update
+}
+
+/// A chunking of `text` into pieces of a few words, whitespace kept.
+fn word_chunks(text: &str) -> Vec<String> {
+    const WORDS_PER_CHUNK: usize = 4;
+    let mut chunks = Vec::new();
+    let mut current = String::new();
+    for (i, word) in text.split_inclusive(' ').enumerate() {
+        current.push_str(word);
+        if (i + 1) % WORDS_PER_CHUNK == 0 {
+            chunks.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        chunks.push(current);
+    }
+    chunks
+}
+
+fn fenced(text: &str) -> String {
+    format!("```\n{text}{}```", newline_if_needed(text))
+}
+
+fn newline_if_needed(text: &str) -> &'static str {
+    if text.is_empty() || text.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    }
+}
+
+/// A session title from its first prompt.
+fn title_of(text: &str) -> String {
+    const MAX_TITLE_CHARS: usize = 40;
+    let first = text.lines().next().unwrap_or("").trim();
+    if first.is_empty() {
+        return "Untitled session".to_owned();
+    }
+    let mut title: String = first.chars().take(MAX_TITLE_CHARS).collect();
+    if first.chars().count() > MAX_TITLE_CHARS {
+        title.push('\u{2026}');
+    }
+    title
+}
+
+fn describe_error(error: &CallError) -> String {
+    match error.remote() {
+        Some(remote) => remote.to_string(),
+        None => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_keep_every_character() {
+        let text = "one two three four five six\nseven";
+        assert_eq!(word_chunks(text).concat(), text);
+        assert_eq!(word_chunks(text).len(), 2);
+    }
+
+    #[test]
+    fn titles_are_short() {
+        assert_eq!(title_of("hello"), "hello");
+        assert_eq!(title_of(&"x".repeat(50)).chars().count(), 41);
+        assert_eq!(title_of(""), "Untitled session");
+    }
+}
