@@ -1,0 +1,32 @@
+//! The example ACP client: a terminal stand-in for an editor.
+//!
+//! `cargo run --example client` alone runs a scripted demo session against the example agent
+//! in this process. With `-- CMD ARGS` it drives any ACP agent; `--prompt`, `--yes`/`--no`,
+//! `--cancel-after`, `--mode` and `--json` script it, `--interactive` takes prompts from the
+//! keyboard. `client --help` lists everything; the logic lives in
+//! [`acp_examples::demo_client`].
+
+// A command-line program: the help goes to stdout.
+#![allow(clippy::print_stdout)]
+
+use std::process::ExitCode;
+
+use acp_examples::demo_client::{self, Parsed, USAGE};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match demo_client::parse(std::env::args().skip(1)) {
+        Ok(Parsed::Help) => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Ok(Parsed::Run(options)) => ExitCode::from(demo_client::run(*options).await),
+        Err(message) => {
+            #[allow(clippy::print_stderr)] // A usage error.
+            {
+                eprintln!("client: {message}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

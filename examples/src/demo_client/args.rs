@@ -1,0 +1,183 @@
+//! The client's command line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use acp_client::FramingMode;
+
+/// `client --help`.
+pub const USAGE: &str = "\
+A terminal stand-in for an editor: drives any ACP agent, shows its session as it streams, and
+serves its file and terminal requests inside the working directory.
+
+Usage: client [OPTIONS] [-- AGENT_COMMAND [ARGS...]]
+
+With no agent command, the example agent runs in this process. With no --prompt and no
+--interactive either, a scripted demo session shows every feature (in a temporary directory it
+removes afterwards) and exits.
+
+Options:
+  --prompt TEXT        Send TEXT as a prompt (repeatable; in order). TEXT starting with `:` is a
+                       client command instead (see below). `@PATH` in TEXT attaches a file of the
+                       working directory (embedded text, an image or audio, as the agent
+                       accepts), `@URL` a resource link.
+  -i, --interactive    Read prompts from the keyboard (after any --prompt): output streams as it
+                       arrives, permission questions are answered at the keyboard, `:cancel`
+                       stops a running turn, `:quit` (or end of input) leaves.
+  --yes                Allow every permission request (non-interactive).
+  --no                 Reject every permission request (the default when not interactive).
+  --cancel-after DUR   Cancel each prompt turn still running after DUR (`500ms`, `2s`, `1.5`).
+  --mode ID            Switch the session to mode ID (session/set_mode) before the prompts.
+  --json               Print a machine-readable transcript: one JSON object per line.
+  --cwd DIR            The working directory served to the agent (default: the current one).
+                       File and terminal requests outside it are refused.
+  --read-only          Refuse every fs/write_text_file.
+  --no-fs              Do not offer the file system capability to the agent.
+  --no-terminal        Do not offer the terminal capability to the agent.
+  --framing MODE       ndjson (default), content-length or auto.
+  -h, --help           Show this help.
+
+Client commands (as --prompt TEXT, or typed in interactive mode):
+  :new                 Create a session and switch to it.
+  :list                List the agent's sessions (session/list).
+  :load ID             Load a session; its history is replayed (session/load).
+  :resume ID           Resume a session without replay (session/resume).
+  :close [ID]          Close a session (session/close), by default the current one.
+  :delete ID           Delete a session (session/delete).
+  :mode ID             Switch mode (session/set_mode).
+  :config ID VALUE     Set a configuration option (session/set_config_option).
+  :cancel              Cancel the running turn (session/cancel; interactive mode).
+  :help, :quit
+
+Examples:
+  cargo run --example client
+  cargo run --example client -- --prompt \"edit notes.txt\" --yes
+  client --interactive -- my-agent --acp";
+
+/// Parsed options.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The agent program and its arguments, or `None` for the in-process example agent.
+    pub agent: Option<(String, Vec<String>)>,
+    /// The prompts and client commands, in order.
+    pub steps: Vec<String>,
+    /// Read prompts from the keyboard.
+    pub interactive: bool,
+    /// `Some(true)` for `--yes`, `Some(false)` for `--no`.
+    pub allow: Option<bool>,
+    /// Cancel each turn after this long.
+    pub cancel_after: Option<Duration>,
+    /// The mode to switch to first.
+    pub mode: Option<String>,
+    /// Print the JSON transcript.
+    pub json: bool,
+    /// The working directory served.
+    pub cwd: Option<PathBuf>,
+    /// Refuse writes.
+    pub read_only: bool,
+    /// Do not advertise `fs`.
+    pub no_fs: bool,
+    /// Do not advertise `terminal`.
+    pub no_terminal: bool,
+    /// The framing of the connection.
+    pub framing: FramingMode,
+    /// Record the raw traffic of the in-process connection (hidden, for tests).
+    pub wire_log: Option<PathBuf>,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Parsed {
+    /// Run with these options.
+    Run(Box<Options>),
+    /// Print the help.
+    Help,
+}
+
+/// Parses the arguments (without the program name).
+///
+/// # Errors
+///
+/// A message for a bad argument.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
+    let mut options = Options::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "--prompt" | "-p" => options.steps.push(value("--prompt")?),
+            "-i" | "--interactive" => options.interactive = true,
+            "--yes" | "-y" => options.allow = Some(true),
+            "--no" | "-n" => options.allow = Some(false),
+            "--cancel-after" => options.cancel_after = Some(duration(&value("--cancel-after")?)?),
+            "--mode" => options.mode = Some(value("--mode")?),
+            "--json" => options.json = true,
+            "--cwd" => options.cwd = Some(value("--cwd")?.into()),
+            "--read-only" => options.read_only = true,
+            "--no-fs" => options.no_fs = true,
+            "--no-terminal" => options.no_terminal = true,
+            "--framing" => {
+                let mode = value("--framing")?;
+                options.framing = mode
+                    .parse()
+                    .map_err(|_| format!("unknown framing `{mode}`"))?;
+            }
+            "--wire-log" => options.wire_log = Some(value("--wire-log")?.into()),
+            "--" => {
+                let Some(program) = args.next() else {
+                    return Err("`--` must be followed by the agent command".into());
+                };
+                options.agent = Some((program, args.collect()));
+                break;
+            }
+            other => return Err(format!("unexpected argument `{other}` (see --help)")),
+        }
+    }
+    Ok(Parsed::Run(Box::new(options)))
+}
+
+/// `500ms`, `2s` or a plain number of seconds.
+fn duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("`{text}` is not a duration (like 500ms, 2s or 1.5)");
+    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
+        (ms, 0.001)
+    } else if let Some(s) = text.strip_suffix('s') {
+        (s, 1.0)
+    } else {
+        (text, 1.0)
+    };
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    Duration::try_from_secs_f64(value * scale).map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Result<Parsed, String> {
+        parse(list.iter().map(|s| (*s).to_owned()))
+    }
+
+    #[test]
+    fn the_agent_command_follows_the_double_dash() {
+        let Ok(Parsed::Run(options)) =
+            args(&["--prompt", "hi", "--", "agent", "--framing", "auto"])
+        else {
+            panic!("parse failed");
+        };
+        assert_eq!(options.steps, ["hi"]);
+        let (program, rest) = options.agent.unwrap();
+        assert_eq!(program, "agent");
+        assert_eq!(rest, ["--framing", "auto"]);
+    }
+
+    #[test]
+    fn durations_take_units() {
+        assert_eq!(duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(duration("soon").is_err());
+        assert!(args(&["--cancel-after", "-1"]).is_err());
+    }
+}
