@@ -22,6 +22,9 @@ use crate::outbox::{Batch, Outbox};
 use crate::peer::{Peer, RawResult, Reply, Shared, write_response};
 use crate::{Config, Error};
 
+/// The size of the read buffer: one pipe's capacity on Linux.
+const READ_CHUNK: usize = 64 * 1024;
+
 /// The future that runs a connection; see [`connect`].
 ///
 /// It resolves when the connection ends: `Ok(())` when the peer closed its side cleanly, an
@@ -107,9 +110,11 @@ where
         shared: shared.clone(),
     };
     let handler = Arc::new(make_handler(peer.clone()));
-    let frames = FramedRead::new(
+    // Read up to a pipe's worth at a time.
+    let frames = FramedRead::with_capacity(
         reader,
         AnyCodec::with_max_len(config.framing, config.max_frame_len),
+        READ_CHUNK,
     );
     let inner = Box::pin(run(
         handler,

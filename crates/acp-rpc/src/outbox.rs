@@ -61,6 +61,10 @@ pub(crate) struct Outbox {
     closed: AtomicBool,
 }
 
+/// How much a sender buffers before it lets the writer run: about what one write to a pipe
+/// takes, so the peer starts reading while the sender goes on producing.
+const WRITE_CHUNK: usize = 64 * 1024;
+
 /// The largest serialization buffer kept for reuse; a larger one (after a huge message) is freed.
 const MAX_KEPT_BODY: usize = 1024 * 1024;
 
@@ -161,22 +165,38 @@ impl Outbox {
             let notified = self.space.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            {
-                let mut state = self.lock();
-                if state.closed {
-                    return Err(Error::ConnectionClosed);
+            match self.try_frame(&body) {
+                None => notified.await,
+                // A sender that never waits (the buffer has room) would otherwise fill the whole
+                // buffer before the writer, often on the same task, gets to write any of it.
+                Some(Ok(true)) => {
+                    tokio::task::yield_now().await;
+                    return Ok(());
                 }
-                // A message larger than the bound still goes out once the buffer is empty.
-                if state.buf.len() < self.max_bytes {
-                    let result = frame(&mut state, &body.0);
-                    self.buffered.store(state.buf.len(), Ordering::Release);
-                    drop(state);
-                    self.data_ready.notify_one();
-                    return result;
-                }
+                Some(Ok(false)) => return Ok(()),
+                Some(Err(e)) => return Err(e),
             }
-            notified.await;
         }
+    }
+
+    /// Frames `body` if the buffer has room, and says whether it just filled a write chunk;
+    /// `None` while the buffer is full.
+    fn try_frame(&self, body: &Body) -> Option<Result<bool, Error>> {
+        let mut state = self.lock();
+        if state.closed {
+            return Some(Err(Error::ConnectionClosed));
+        }
+        // A message larger than the bound still goes out once the buffer is empty.
+        if state.buf.len() >= self.max_bytes {
+            return None;
+        }
+        let before = state.buf.len();
+        let result = frame(&mut state, &body.0);
+        let after = state.buf.len();
+        self.buffered.store(after, Ordering::Release);
+        drop(state);
+        self.data_ready.notify_one();
+        Some(result.map(|()| before < WRITE_CHUNK && after >= WRITE_CHUNK))
     }
 
     /// Frames one message without waiting (replies of the reading loop, cancellations).
