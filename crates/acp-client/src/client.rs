@@ -24,9 +24,11 @@ pub trait Client: Send + Sync + 'static {
     /// user to approve a tool call, answering with the chosen option.
     ///
     /// When the session's turn is cancelled through
-    /// [`AgentHandle::cancel`](crate::AgentHandle::cancel), the library answers pending
-    /// permission requests of that session with the `cancelled` outcome itself, even if this
-    /// method is still waiting for the user (the future is then dropped).
+    /// [`AgentHandle::cancel`](crate::AgentHandle::cancel) (or the session closed through
+    /// [`AgentHandle::close_session`](crate::AgentHandle::close_session)), the library answers
+    /// pending permission requests of that session with the `cancelled` outcome itself, even if
+    /// this method is still waiting for the user (the future is then dropped); requests of the
+    /// cancelled turn arriving later are answered `cancelled` without calling this method.
     async fn request_permission(
         &self,
         request: RequestPermissionRequest,

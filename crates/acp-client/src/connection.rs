@@ -28,7 +28,8 @@ pub struct ClientOptions {
     /// with images without `promptCapabilities.image`, ...) locally instead of sending them.
     pub gate_agent_capabilities: bool,
     /// Answer a session's pending permission requests with the `cancelled` outcome when
-    /// [`AgentHandle::cancel`] cancels the session, as the spec requires.
+    /// [`AgentHandle::cancel`] cancels the session (or [`AgentHandle::close_session`] closes
+    /// it), as the spec requires; and so those arriving afterwards until the turn ends.
     pub cancel_pending_permissions: bool,
     /// Fail `initialize` with [`Error::UnsupportedProtocolVersion`] when the agent answers with
     /// a version this library does not speak.
@@ -72,6 +73,49 @@ struct State {
     /// Permission requests being answered, per session, with the means to cancel them.
     permissions: Mutex<HashMap<SessionId, HashMap<u64, oneshot::Sender<()>>>>,
     next_permission: AtomicU64,
+    /// The turns running through [`AgentHandle::prompt`], per session.
+    turns: Mutex<HashMap<SessionId, Turns>>,
+}
+
+/// The prompts of one session running through this handle.
+#[derive(Debug, Default)]
+struct Turns {
+    /// How many (more than one only while a refused extra prompt is in flight).
+    running: usize,
+    /// True once the turn was cancelled: until it ends, permission requests of the session
+    /// belong to the cancelled turn and are answered `cancelled` without asking the user.
+    cancelled: bool,
+}
+
+/// Counts a running prompt of a session; the session's turn state goes when the last ends.
+struct TurnGuard<'a> {
+    state: &'a State,
+    session_id: SessionId,
+}
+
+impl<'a> TurnGuard<'a> {
+    fn start(state: &'a State, session_id: &SessionId) -> Self {
+        lock(&state.turns)
+            .entry(session_id.clone())
+            .or_default()
+            .running += 1;
+        Self {
+            state,
+            session_id: session_id.clone(),
+        }
+    }
+}
+
+impl Drop for TurnGuard<'_> {
+    fn drop(&mut self) {
+        let mut turns = lock(&self.state.turns);
+        if let Some(turn) = turns.get_mut(&self.session_id) {
+            turn.running = turn.running.saturating_sub(1);
+            if turn.running == 0 {
+                turns.remove(&self.session_id);
+            }
+        }
+    }
 }
 
 impl Default for State {
@@ -81,6 +125,7 @@ impl Default for State {
             subscribers: Mutex::new(Some(HashMap::new())),
             permissions: Mutex::new(HashMap::new()),
             next_permission: AtomicU64::new(0),
+            turns: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -174,9 +219,6 @@ impl AgentHandle {
         /// `session/resume` (spec chapter "Session Setup"): resumes a session without replay.
         /// Needs `sessionCapabilities.resume`.
         resume_session: SessionResume(ResumeSessionRequest) -> ResumeSessionResponse, gate = Needs::Resume;
-        /// `session/close` (spec chapter "Session Setup"): closes a session. Needs
-        /// `sessionCapabilities.close`.
-        close_session: SessionClose(CloseSessionRequest) -> CloseSessionResponse, gate = Needs::Close;
         /// `session/delete` (spec chapter "Session Delete"): deletes a session. Needs
         /// `sessionCapabilities.delete`.
         delete_session: SessionDelete(DeleteSessionRequest) -> DeleteSessionResponse, gate = Needs::Delete;
@@ -199,6 +241,7 @@ impl AgentHandle {
     /// advertise (images, audio, embedded resources); [`Error::Rpc`] otherwise.
     pub async fn prompt(&self, request: PromptRequest) -> Result<PromptResponse, Error> {
         self.check_prompt(&request)?;
+        let _turn = TurnGuard::start(&self.state, &request.session_id);
         Ok(self
             .peer
             .request::<methods::SessionPrompt>(&request)
@@ -207,23 +250,53 @@ impl AgentHandle {
 
     /// `session/cancel` (spec chapter "Prompt Turn", cancellation), a notification: asks the
     /// agent to stop the session's running turn (which then ends with `cancelled`). Pending
-    /// permission requests of the session are answered `cancelled` at once.
+    /// permission requests of the session are answered `cancelled` at once, and so are those
+    /// that arrive before the turn (run through [`prompt`](Self::prompt)) ends.
     ///
     /// # Errors
     ///
     /// When the connection is closed.
     pub async fn cancel(&self, notification: CancelNotification) -> Result<(), Error> {
-        if self.options.cancel_pending_permissions {
-            let pending = lock(&self.state.permissions).remove(&notification.session_id);
-            for (_, cancel) in pending.into_iter().flatten() {
-                // The request may have been answered meanwhile.
-                let _ = cancel.send(());
-            }
-        }
+        self.cancel_permissions(&notification.session_id);
         Ok(self
             .peer
             .notify::<methods::SessionCancel>(&notification)
             .await?)
+    }
+
+    /// `session/close` (spec chapter "Session Setup"): closes a session. Needs
+    /// `sessionCapabilities.close`. The agent cancels the session's running turn as if
+    /// `session/cancel` had been sent, so pending permission requests of the session are
+    /// answered `cancelled`, as [`cancel`](Self::cancel) does.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise the method;
+    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
+    pub async fn close_session(
+        &self,
+        request: CloseSessionRequest,
+    ) -> Result<CloseSessionResponse, Error> {
+        self.check(am::SESSION_CLOSE, Needs::Close)?;
+        self.cancel_permissions(&request.session_id);
+        Ok(self.peer.request::<methods::SessionClose>(&request).await?)
+    }
+
+    /// Marks the session's running turn cancelled and answers its pending permission requests
+    /// `cancelled` (if [`ClientOptions::cancel_pending_permissions`]).
+    fn cancel_permissions(&self, session_id: &SessionId) {
+        if !self.options.cancel_pending_permissions {
+            return;
+        }
+        // Mark first: a request registering after the sweep below then sees the mark.
+        if let Some(turn) = lock(&self.state.turns).get_mut(session_id) {
+            turn.cancelled = true;
+        }
+        let pending = lock(&self.state.permissions).remove(session_id);
+        for (_, cancel) in pending.into_iter().flatten() {
+            // The request may have been answered meanwhile.
+            let _ = cancel.send(());
+        }
     }
 
     /// An extension request (spec chapter "Extensibility"): `method` should start with `_`.
@@ -568,10 +641,20 @@ impl<C: Client> ClientHandler<C> {
             .entry(session_id.clone())
             .or_default()
             .insert(key, tx);
-        let result = tokio::select! {
-            biased;
-            Ok(()) = rx => Ok(RequestPermissionResponse::cancelled()),
-            result = self.client.request_permission(request) => result,
+        // Registered first, then checked: a cancellation racing with us either sees our
+        // registration or we see its mark.
+        let turn_cancelled = lock(&self.state.turns)
+            .get(&session_id)
+            .is_some_and(|t| t.cancelled);
+        let result = if turn_cancelled {
+            // The request belongs to a turn the user already cancelled: do not ask them.
+            Ok(RequestPermissionResponse::cancelled())
+        } else {
+            tokio::select! {
+                biased;
+                Ok(()) = rx => Ok(RequestPermissionResponse::cancelled()),
+                result = self.client.request_permission(request) => result,
+            }
         };
         let mut permissions = lock(&self.state.permissions);
         if let Some(pending) = permissions.get_mut(&session_id) {
