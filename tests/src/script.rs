@@ -12,6 +12,10 @@ pub const COUNT: &str = "count";
 /// Reports a tool call, asks permission for it, and reports the outcome as a message chunk
 /// (`permission: selected <option>` or `permission: cancelled`).
 pub const ASK_PERMISSION: &str = "ask-permission";
+/// Reports `waiting`, awaits the cancellation signal, and only then asks permission (as an
+/// agent whose request crossed the client's `session/cancel` on the wire would); reports the
+/// outcome as [`ASK_PERMISSION`] does.
+pub const PERMISSION_AFTER_CANCEL: &str = "permission-after-cancel";
 /// Asks permission from a task of its own and waits for it; the task reports the outcome of
 /// the call as an [`AgentEvent::DetachedCall`](crate::AgentEvent::DetachedCall), even if the
 /// connection goes away meanwhile.

@@ -463,6 +463,10 @@ impl ScriptedAgent {
                 Ok(StopReason::EndTurn)
             }
             script::ASK_PERMISSION => self.ask_permission(cx).await,
+            script::PERMISSION_AFTER_CANCEL => {
+                self.until_cancelled(cx, false).await?;
+                self.ask_permission(cx).await
+            }
             script::ASK_PERMISSION_DETACHED => self.ask_permission_detached(cx).await,
             script::READ_WRITE_FILE => self.read_write_file(cx, args).await,
             script::TERMINAL => self.terminal(cx).await,

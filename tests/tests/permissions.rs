@@ -179,3 +179,65 @@ async fn with_the_rule_off_the_users_handler_answers_after_cancel() {
     );
     h.shutdown(9).await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_permission_request_arriving_after_cancel_is_answered_cancelled() {
+    let mut h = Duplex::start(duplex(Wiring::NDJSON).permission(PermissionPolicy::AskTest));
+    h.initialize(ClientCapabilities::new()).await;
+    let session = h.new_session().await;
+    let turn = spawn_prompt(&h, &session, script::PERMISSION_AFTER_CANCEL);
+    h.agent_event_where(|e| matches!(e, acp_e2e::AgentEvent::WaitingForCancel(_)).then_some(()))
+        .await;
+    within(
+        "cancel",
+        h.agent.cancel(CancelNotification::new(session.clone())),
+    )
+    .await
+    .expect("cancel");
+    // The request comes after the cancel, from the cancelled turn: nobody asks the user.
+    let done = within("the cancelled turn", turn)
+        .await
+        .expect("task")
+        .expect("prompt");
+    assert_eq!(done.stop_reason, StopReason::Cancelled);
+    assert_eq!(
+        h.editor.messages_of(&session),
+        ["waiting", "permission: cancelled"]
+    );
+    assert!(h.client_events.try_recv().is_err(), "the user was asked");
+    // The next turn's questions go to the user again.
+    let turn = spawn_prompt(&h, &session, script::ASK_PERMISSION);
+    let (_, reply) = asked(&mut h).await;
+    reply
+        .send(RequestPermissionResponse::selected("allow"))
+        .expect("the user is asked");
+    let done = within("the next turn", turn)
+        .await
+        .expect("task")
+        .expect("prompt");
+    assert_eq!(done.stop_reason, StopReason::EndTurn);
+    h.shutdown(14).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn closing_a_session_answers_its_pending_permission_request() {
+    let mut h = Duplex::start(duplex(Wiring::NDJSON).permission(PermissionPolicy::AskTest));
+    h.initialize(ClientCapabilities::new()).await;
+    let session = h.new_session().await;
+    let turn = spawn_prompt(&h, &session, script::ASK_PERMISSION);
+    let (_, _reply) = asked(&mut h).await;
+    within(
+        "close",
+        h.agent
+            .close_session(CloseSessionRequest::new(session.clone())),
+    )
+    .await
+    .expect("close");
+    let done = within("the closed session's turn", turn)
+        .await
+        .expect("task")
+        .expect("prompt");
+    assert_eq!(done.stop_reason, StopReason::Cancelled);
+    assert_eq!(h.editor.messages_of(&session), ["permission: cancelled"]);
+    h.shutdown(9).await;
+}
