@@ -301,7 +301,7 @@ fn scripted_session(framing: Framing) {
     let agent = example("agent");
     let wire_arg = wire.display().to_string();
     let agent_arg = agent.display().to_string();
-    let mut args = vec!["--json", "--yes", "--framing", name, "--cancel-after", "2s"];
+    let mut args = vec!["--json", "--yes", "--framing", name, "--cancel-after", "3s"];
     for step in [
         "hello",
         "read notes.txt 2 1",

@@ -261,18 +261,17 @@ impl Client for Editor {
         &self,
         notification: SessionNotification,
     ) -> Result<(), ErrorObject> {
-        match &notification.update {
-            SessionUpdate::AgentMessageChunk(_) => {
-                self.shared.chunks.send_modify(|n| *n += 1);
-            }
-            SessionUpdate::ConfigOptionUpdate(update) => self
-                .shared
-                .set_options(&notification.session_id, update.config_options.clone()),
-            _ => {}
+        if let SessionUpdate::ConfigOptionUpdate(update) = &notification.update {
+            self.shared
+                .set_options(&notification.session_id, update.config_options.clone());
         }
         self.shared
             .output
             .update(&notification, &self.shared.terminals);
+        // Counted once shown, so that a cancellation it triggers is shown after it.
+        if let SessionUpdate::AgentMessageChunk(_) = &notification.update {
+            self.shared.chunks.send_modify(|n| *n += 1);
+        }
         Ok(())
     }
 

@@ -1,0 +1,221 @@
+//! The client commands (`:new`, `:list`, `:load`, ...): the session methods of the protocol.
+
+use acp_types::*;
+use serde_json::json;
+
+use super::super::output::options_line;
+use super::Runner;
+
+impl Runner {
+    /// A client command; `Some(true)` when it succeeded, `None` for an unknown one.
+    pub(crate) async fn command(&mut self, line: &str) -> Option<bool> {
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap_or_default();
+        let args: Vec<&str> = words.collect();
+        let arg = args.first().map(|a| (*a).to_owned());
+        let out = &self.shared.output;
+        let s = out.style();
+        let current = self.session.clone();
+        let need = |what: Option<String>| what.or(current.as_ref().map(ToString::to_string));
+        let ok = match (name, need(arg.clone())) {
+            (":help", _) => {
+                let help = super::super::USAGE
+                    .split_once("Client commands")
+                    .map_or("", |(_, rest)| rest);
+                let help = help
+                    .split_once("\n\n")
+                    .map_or(help, |(commands, _)| commands);
+                out.event(
+                    json!({ "event": "help" }),
+                    Some(format!("Client commands{help}")),
+                );
+                true
+            }
+            (":new", _) => self.new_session().await,
+            (":list", _) => self.list().await,
+            (":cancel", _) => {
+                out.event(
+                    json!({ "event": "note", "text": "no turn is running" }),
+                    Some(s.dim("  (no turn is running)")),
+                );
+                true
+            }
+            (":load", Some(id)) if arg.is_some() => {
+                out.start_replay();
+                let request =
+                    LoadSessionRequest::new(Vec::<McpServer>::new(), self.cwd(), id.as_str());
+                let result = self.agent.load_session(request).await;
+                let replayed = out.end_replay();
+                match result {
+                    Ok(response) => {
+                        self.remember(&id.as_str().into(), response.config_options);
+                        self.session = Some(id.as_str().into());
+                        out.event(
+                            json!({ "event": "session_load", "sessionId": id, "replayed": replayed }),
+                            Some(format!(
+                                "  Loaded {id}: the agent replayed its history as {replayed} \
+                                 session/update notifications (not shown again)."
+                            )),
+                        );
+                        true
+                    }
+                    Err(error) => self.fail("session/load", &error),
+                }
+            }
+            (":resume", Some(id)) if arg.is_some() => {
+                let request = ResumeSessionRequest::new(id.as_str(), self.cwd());
+                match self.agent.resume_session(request).await {
+                    Ok(response) => {
+                        self.remember(&id.as_str().into(), response.config_options);
+                        self.session = Some(id.as_str().into());
+                        out.event(
+                            json!({ "event": "session_resume", "sessionId": id }),
+                            Some(format!(
+                                "  Resumed {id} (no replay); it is the current session."
+                            )),
+                        );
+                        true
+                    }
+                    Err(error) => self.fail("session/resume", &error),
+                }
+            }
+            (":close", Some(id)) => {
+                match self
+                    .agent
+                    .close_session(CloseSessionRequest::new(id.as_str()))
+                    .await
+                {
+                    Ok(_) => {
+                        out.event(
+                            json!({ "event": "session_close", "sessionId": id }),
+                            Some(format!("  Closed {id}.")),
+                        );
+                        true
+                    }
+                    Err(error) => self.fail("session/close", &error),
+                }
+            }
+            (":delete", Some(id)) if arg.is_some() => {
+                match self
+                    .agent
+                    .delete_session(DeleteSessionRequest::new(id.as_str()))
+                    .await
+                {
+                    Ok(_) => {
+                        if current.as_ref().is_some_and(|c| c.as_str() == id) {
+                            self.session = None;
+                        }
+                        out.event(
+                            json!({ "event": "session_delete", "sessionId": id }),
+                            Some(format!("  Deleted {id}.")),
+                        );
+                        true
+                    }
+                    Err(error) => self.fail("session/delete", &error),
+                }
+            }
+            (":mode", _) if arg.is_some() && current.is_some() => {
+                let (Some(mode), Some(session)) = (arg, current) else {
+                    return Some(false);
+                };
+                let request = SetSessionModeRequest::new(session.clone(), mode.as_str());
+                match self.agent.set_session_mode(request).await {
+                    Ok(_) => {
+                        out.event(
+                            json!({ "event": "mode_set", "sessionId": session, "modeId": mode }),
+                            Some(format!(
+                                "  Asked for mode {} (session/set_mode).",
+                                s.bold(&mode)
+                            )),
+                        );
+                        true
+                    }
+                    Err(error) => self.fail("session/set_mode", &error),
+                }
+            }
+            (":config", _) if args.len() == 2 && current.is_some() => {
+                let (id, value) = (args[0], args[1]);
+                let Some(session) = current else {
+                    return Some(false);
+                };
+                let value = if self.shared.is_boolean_option(&session, id)
+                    && matches!(value, "true" | "false")
+                {
+                    SessionConfigOptionValue::Boolean(value == "true")
+                } else {
+                    SessionConfigOptionValue::ValueId(value.into())
+                };
+                let request = SetSessionConfigOptionRequest::new(session.clone(), id, value);
+                match self.agent.set_session_config_option(request).await {
+                    Ok(response) => {
+                        let line = options_line(&response.config_options);
+                        out.event(
+                            json!({
+                                "event": "config_set",
+                                "sessionId": session,
+                                "configId": id,
+                                "configOptions": response.config_options,
+                            }),
+                            Some(format!(
+                                "  Set {id} (session/set_config_option). Options: {line}"
+                            )),
+                        );
+                        self.remember(&session, Some(response.config_options));
+                        true
+                    }
+                    Err(error) => self.fail("session/set_config_option", &error),
+                }
+            }
+            _ => {
+                let message = format!(
+                    "`{line}` is not a client command, or lacks an argument (:help lists them)"
+                );
+                self.failures += 1;
+                out.event(
+                    json!({ "event": "error", "during": "client command", "message": message }),
+                    Some(s.red(&format!("error: {message}"))),
+                );
+                return None;
+            }
+        };
+        Some(ok)
+    }
+
+    async fn list(&mut self) -> bool {
+        let mut sessions = Vec::new();
+        let mut cursor = None;
+        loop {
+            let mut request = ListSessionsRequest::new();
+            request.cursor = cursor.take();
+            match self.agent.list_sessions(request).await {
+                Ok(page) => {
+                    sessions.extend(page.sessions);
+                    match page.next_cursor {
+                        Some(next) => cursor = Some(next),
+                        None => break,
+                    }
+                }
+                Err(error) => return self.fail("session/list", &error),
+            }
+        }
+        let out = &self.shared.output;
+        let mut human = format!("  Sessions ({}):", sessions.len());
+        for info in &sessions {
+            let title = info.title.as_deref().unwrap_or("(untitled)");
+            let current = if self.session.as_ref() == Some(&info.session_id) {
+                "  <- current"
+            } else {
+                ""
+            };
+            human.push_str(&format!(
+                "\n    {}  \u{201c}{title}\u{201d}{current}",
+                info.session_id
+            ));
+        }
+        out.event(
+            json!({ "event": "sessions", "sessions": sessions }),
+            Some(human),
+        );
+        true
+    }
+}
