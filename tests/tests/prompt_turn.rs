@@ -178,3 +178,35 @@ async fn stop_reasons_and_errors_reach_the_client() {
     assert_eq!(again.stop_reason, StopReason::EndTurn);
     h.shutdown(8).await;
 }
+
+/// The one test about threads: both drivers and the turns on a multi-threaded runtime, where
+/// handlers and notifications really run in parallel with the callers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn updates_stay_in_order_on_a_multi_threaded_runtime() {
+    const CHUNKS: usize = 200;
+    let h = Duplex::start(duplex(Wiring::CONTENT_LENGTH));
+    h.initialize(ClientCapabilities::new()).await;
+    let sessions = [
+        h.new_session().await,
+        h.new_session().await,
+        h.new_session().await,
+    ];
+    let count = format!("{} {CHUNKS}", script::COUNT);
+    let turns: Vec<_> = sessions
+        .iter()
+        .map(|session| {
+            let agent = h.agent.clone();
+            let request = prompt(session, &count);
+            tokio::spawn(async move { agent.prompt(request).await })
+        })
+        .collect();
+    for turn in turns {
+        let done = within("a turn", turn).await.expect("task").expect("prompt");
+        assert_eq!(done.stop_reason, StopReason::EndTurn);
+    }
+    let expected: Vec<String> = (0..CHUNKS).map(|i| i.to_string()).collect();
+    for session in &sessions {
+        assert_eq!(h.editor.messages_of(session), expected, "session {session}");
+    }
+    h.shutdown(3 * CHUNKS).await;
+}
