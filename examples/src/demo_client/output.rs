@@ -148,9 +148,14 @@ impl Output {
         inner.line_open = true;
     }
 
-    /// The user answered the question on its line.
+    /// The user answered the question on its line (a terminal echoed the newline; for piped
+    /// input, one is written).
     pub fn answered(&self) {
+        use std::io::IsTerminal;
         let mut inner = self.inner();
+        if inner.line_open && !std::io::stdin().is_terminal() {
+            let _ = writeln!(inner.out);
+        }
         inner.line_open = false;
         inner.stream = Stream::None;
     }
