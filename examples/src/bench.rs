@@ -1,0 +1,425 @@
+//! The benchmark protocol of `BENCH.md`, scenarios S1-S3: what its agents and clients share.
+//!
+//! The RPC programs (`bench_agent`, `bench_client`) and the hand-written "physical limit" pair
+//! (`bench_limit_agent`, `bench_limit_client`) use the same commands, texts and figures, so
+//! their results compare directly.
+
+use std::fmt::{self, Write as _};
+use std::time::Duration;
+
+/// The default number of chunks of S1.
+pub const S1_CHUNKS: u64 = 200_000;
+/// The default number of permission round trips of S2.
+pub const S2_ROUND_TRIPS: u64 = 50_000;
+/// The default sessions, chunks per session and permission requests per session of S3.
+pub const S3_DEFAULT: (u64, u64, u64) = (8, 25_000, 1_000);
+
+/// What follows the number in every chunk text, making the text 64 bytes long.
+pub const CHUNK_TAIL: &str = " The quick brown fox jumps over the lazy dog. Lorem ip";
+
+/// The length of a chunk text, in bytes.
+pub const CHUNK_LEN: usize = 64;
+
+/// The text of chunk `i`: `i` as 10 zero-padded digits, a space, then [`CHUNK_TAIL`].
+///
+/// ```
+/// let text = acp_examples::bench::chunk_text(42);
+/// assert_eq!(text.len(), acp_examples::bench::CHUNK_LEN);
+/// assert_eq!(acp_examples::bench::chunk_number(&text), Some(42));
+/// ```
+pub fn chunk_text(i: u64) -> String {
+    let mut text = String::with_capacity(CHUNK_LEN);
+    let _ = write!(text, "{i:010}{CHUNK_TAIL}");
+    text
+}
+
+/// The number at the front of a chunk text, if the text has the expected shape.
+pub fn chunk_number(text: &str) -> Option<u64> {
+    let digits = text.as_bytes().get(..10)?;
+    if text.as_bytes().get(10) != Some(&b' ') || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    text[..10].parse().ok()
+}
+
+/// The tool call title of every permission request.
+pub const PERMISSION_TITLE: &str = "Write src/main.rs";
+
+/// A prompt command: what the bench agent does in the prompt's session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// `stream N`: N chunks, then end_turn.
+    Stream {
+        /// Chunks to send.
+        chunks: u64,
+    },
+    /// `permission M`: M sequential permission requests, then end_turn.
+    Permission {
+        /// Requests to make.
+        requests: u64,
+    },
+    /// `mixed N M`: N chunks with one awaited permission request after every N/M chunks.
+    Mixed {
+        /// Chunks to send.
+        chunks: u64,
+        /// Requests to make.
+        requests: u64,
+    },
+}
+
+impl Command {
+    /// Parses a prompt text such as `stream 200000`.
+    ///
+    /// ```
+    /// use acp_examples::bench::Command;
+    /// assert_eq!(Command::parse("mixed 25000 1000"), Some(Command::Mixed { chunks: 25000, requests: 1000 }));
+    /// assert_eq!(Command::parse("dance"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut words = text.split_ascii_whitespace();
+        let command = match (words.next()?, words.next(), words.next()) {
+            ("stream", Some(n), None) => Command::Stream {
+                chunks: n.parse().ok()?,
+            },
+            ("permission", Some(m), None) => Command::Permission {
+                requests: m.parse().ok()?,
+            },
+            ("mixed", Some(n), Some(m)) => Command::Mixed {
+                chunks: n.parse().ok()?,
+                requests: m.parse().ok()?,
+            },
+            _ => return None,
+        };
+        words.next().is_none().then_some(command)
+    }
+
+    /// The chunks the command streams.
+    pub fn chunks(self) -> u64 {
+        match self {
+            Command::Stream { chunks } | Command::Mixed { chunks, .. } => chunks,
+            Command::Permission { .. } => 0,
+        }
+    }
+
+    /// The permission requests the command makes.
+    pub fn requests(self) -> u64 {
+        match self {
+            Command::Permission { requests } => requests,
+            Command::Mixed {
+                chunks, requests, ..
+            } => {
+                let every = chunks / requests.max(1);
+                if requests == 0 || every == 0 {
+                    0
+                } else {
+                    chunks / every
+                }
+            }
+            Command::Stream { .. } => 0,
+        }
+    }
+
+    /// For `mixed`: true when a permission request follows chunk `i`.
+    pub fn asks_after_chunk(self, i: u64) -> bool {
+        match self {
+            Command::Mixed { chunks, requests } if requests > 0 => {
+                let every = chunks / requests;
+                every > 0 && (i + 1) % every == 0
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Stream { chunks } => write!(f, "stream {chunks}"),
+            Command::Permission { requests } => write!(f, "permission {requests}"),
+            Command::Mixed { chunks, requests } => write!(f, "mixed {chunks} {requests}"),
+        }
+    }
+}
+
+/// The value at the `p`-th percentile of sorted samples, by nearest rank.
+pub fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// The `_meta.bench` figures of a prompt response: `count`, `p50_us`, `p99_us`, `max_us`,
+/// `mean_us`, and the raw list `lat_us` when `with_list` is set.
+pub fn latency_meta(latencies: &[u64], with_list: bool) -> serde_json::Value {
+    let mut sorted = latencies.to_vec();
+    sorted.sort_unstable();
+    let count = sorted.len() as u64;
+    let mean = if count == 0 {
+        0.0
+    } else {
+        sorted.iter().sum::<u64>() as f64 / count as f64
+    };
+    let mut meta = serde_json::json!({
+        "count": count,
+        "p50_us": percentile(&sorted, 50.0),
+        "p99_us": percentile(&sorted, 99.0),
+        "max_us": sorted.last().copied().unwrap_or(0),
+        "mean_us": (mean * 10.0).round() / 10.0,
+    });
+    if with_list {
+        meta["lat_us"] = serde_json::json!(latencies);
+    }
+    meta
+}
+
+/// Figures of one process from `/proc/<pid>/{status,stat,io}`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcStats {
+    /// Peak resident set size (`VmHWM`), in KiB.
+    pub peak_rss_kb: u64,
+    /// User plus system CPU time over the process's life, in seconds (10 ms ticks).
+    pub cpu_s: f64,
+    /// Bytes the process wrote with write-like system calls (`wchar`).
+    pub wchar: u64,
+}
+
+impl ProcStats {
+    /// Reads the figures of process `pid`, or of this process for `None`.
+    ///
+    /// # Errors
+    ///
+    /// When `/proc` cannot be read (not Linux, or the process is gone).
+    pub fn read(pid: Option<u32>) -> std::io::Result<Self> {
+        let dir = match pid {
+            Some(pid) => format!("/proc/{pid}"),
+            None => "/proc/self".to_owned(),
+        };
+        let status = std::fs::read_to_string(format!("{dir}/status"))?;
+        let peak_rss_kb = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0);
+        let stat = std::fs::read_to_string(format!("{dir}/stat"))?;
+        // The command name may hold spaces: the fields that follow start after its `)`.
+        let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        // Fields 14 and 15 of the line (utime, stime) are 12 and 13 after the name.
+        let ticks: u64 = [11, 12]
+            .iter()
+            .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+            .sum();
+        let io = std::fs::read_to_string(format!("{dir}/io")).unwrap_or_default();
+        let wchar = io
+            .lines()
+            .find_map(|line| line.strip_prefix("wchar:"))
+            .and_then(|rest| rest.trim().parse().ok())
+            .unwrap_or(0);
+        Ok(Self {
+            peak_rss_kb,
+            cpu_s: ticks as f64 / 100.0,
+            wchar,
+        })
+    }
+}
+
+/// A scenario of the bench client's command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// S1: one session streaming chunks.
+    S1 {
+        /// Chunks.
+        chunks: u64,
+    },
+    /// S2: one session making sequential permission requests.
+    S2 {
+        /// Round trips.
+        requests: u64,
+    },
+    /// S3: several sessions streaming chunks with permission requests, in parallel.
+    S3 {
+        /// Sessions.
+        sessions: u64,
+        /// Chunks per session.
+        chunks: u64,
+        /// Permission requests per session.
+        requests: u64,
+    },
+}
+
+impl Scenario {
+    /// The scenario's name: `s1`, `s2` or `s3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::S1 { .. } => "s1",
+            Scenario::S2 { .. } => "s2",
+            Scenario::S3 { .. } => "s3",
+        }
+    }
+
+    /// How many sessions the scenario uses.
+    pub fn sessions(self) -> u64 {
+        match self {
+            Scenario::S3 { sessions, .. } => sessions,
+            _ => 1,
+        }
+    }
+
+    /// The prompt command every session gets.
+    pub fn command(self) -> Command {
+        match self {
+            Scenario::S1 { chunks } => Command::Stream { chunks },
+            Scenario::S2 { requests } => Command::Permission { requests },
+            Scenario::S3 {
+                chunks, requests, ..
+            } => Command::Mixed { chunks, requests },
+        }
+    }
+}
+
+/// The parsed command line of a bench client.
+#[derive(Debug, Clone)]
+pub struct ClientArgs {
+    /// The scenario to run.
+    pub scenario: Scenario,
+    /// The agent program and its arguments.
+    pub agent: Vec<String>,
+}
+
+/// The usage line of the bench clients.
+pub const CLIENT_USAGE: &str =
+    "usage: bench_client s1 [N] | s2 [M] | s3 [SESSIONS N M] -- AGENT_COMMAND [ARGS...]";
+
+impl ClientArgs {
+    /// Parses `s1 [N] | s2 [M] | s3 [SESSIONS N M] -- AGENT_COMMAND [ARGS...]`.
+    ///
+    /// # Errors
+    ///
+    /// A message saying what is wrong, for the usage text.
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
+        let args: Vec<String> = args.into_iter().collect();
+        let dash = args
+            .iter()
+            .position(|a| a == "--")
+            .ok_or("missing `--` before the agent command")?;
+        let (own, agent) = (&args[..dash], &args[dash + 1..]);
+        if agent.is_empty() {
+            return Err("missing the agent command after `--`".into());
+        }
+        let numbers = own
+            .iter()
+            .skip(1)
+            .map(|a| a.parse::<u64>().map_err(|_| format!("not a number: {a}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let scenario = match (own.first().map(String::as_str), numbers.as_slice()) {
+            (Some("s1"), []) => Scenario::S1 { chunks: S1_CHUNKS },
+            (Some("s1"), [n]) => Scenario::S1 { chunks: *n },
+            (Some("s2"), []) => Scenario::S2 {
+                requests: S2_ROUND_TRIPS,
+            },
+            (Some("s2"), [m]) => Scenario::S2 { requests: *m },
+            (Some("s3"), []) => Scenario::S3 {
+                sessions: S3_DEFAULT.0,
+                chunks: S3_DEFAULT.1,
+                requests: S3_DEFAULT.2,
+            },
+            (Some("s3"), [s, n, m]) => Scenario::S3 {
+                sessions: *s,
+                chunks: *n,
+                requests: *m,
+            },
+            _ => return Err("unknown scenario or wrong number of arguments".into()),
+        };
+        Ok(Self {
+            scenario,
+            agent: agent.to_vec(),
+        })
+    }
+}
+
+/// What a bench client measured, printed as one JSON line.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// `s1`, `s2` or `s3`.
+    pub scenario: &'static str,
+    /// Every check passed.
+    pub ok: bool,
+    /// t1 - t0.
+    pub elapsed: Duration,
+    /// Notifications handled.
+    pub notifications: u64,
+    /// Permission round trips answered.
+    pub round_trips: u64,
+    /// The agent's figures at t1.
+    pub agent: ProcStats,
+    /// The client's figures at t1.
+    pub client: ProcStats,
+    /// The client's whole run, from start to just before printing.
+    pub total: Duration,
+    /// Permission latency percentiles seen by the agent, when the scenario has requests.
+    pub latency: Option<(u64, u64)>,
+}
+
+impl fmt::Display for Report {
+    /// The JSON line of `BENCH.md`; fields that do not apply are omitted.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.elapsed.as_secs_f64().max(1e-9);
+        write!(
+            f,
+            r#"{{"scenario":"{}","ok":{},"elapsed_s":{:.4}"#,
+            self.scenario,
+            self.ok,
+            self.elapsed.as_secs_f64()
+        )?;
+        if self.notifications > 0 {
+            write!(
+                f,
+                r#","notif_per_s":{:.0}"#,
+                self.notifications as f64 / secs
+            )?;
+        }
+        if self.round_trips > 0 {
+            write!(f, r#","rt_per_s":{:.0}"#, self.round_trips as f64 / secs)?;
+        }
+        write!(
+            f,
+            r#","msgs_per_s":{:.0},"mb_per_s":{:.2},"agent_rss_kb":{},"client_rss_kb":{},"agent_cpu_s":{:.2},"client_cpu_s":{:.2},"total_s":{:.4}"#,
+            (self.notifications + self.round_trips) as f64 / secs,
+            self.agent.wchar as f64 / secs / 1e6,
+            self.agent.peak_rss_kb,
+            self.client.peak_rss_kb,
+            self.agent.cpu_s,
+            self.client.cpu_s,
+            self.total.as_secs_f64(),
+        )?;
+        if let Some((p50, p99)) = self.latency {
+            write!(f, r#","p50_us":{p50},"p99_us":{p99}"#)?;
+        }
+        f.write_str("}")
+    }
+}
+
+/// Checks the chunks of one session as they arrive: order and count.
+#[derive(Debug, Clone, Default)]
+pub struct ChunkCheck {
+    /// The number expected next.
+    pub next: u64,
+    /// The first problem seen, if any.
+    pub problem: Option<String>,
+}
+
+impl ChunkCheck {
+    /// Checks the text of the next chunk.
+    pub fn check(&mut self, text: &str) {
+        match chunk_number(text) {
+            Some(n) if n == self.next => self.next += 1,
+            _ if self.problem.is_some() => {}
+            Some(n) => {
+                self.problem = Some(format!("chunk {n} arrived when {} was expected", self.next))
+            }
+            None => self.problem = Some(format!("malformed chunk text {text:?}")),
+        }
+    }
+}
