@@ -368,7 +368,7 @@ impl fmt::Display for Report {
         let secs = self.elapsed.as_secs_f64().max(1e-9);
         write!(
             f,
-            r#"{{"scenario":"{}","ok":{},"elapsed_s":{:.4}"#,
+            r#"{{"scenario":"{}","ok":{},"elapsed_s":{:.6}"#,
             self.scenario,
             self.ok,
             self.elapsed.as_secs_f64()

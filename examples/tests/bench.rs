@@ -1,0 +1,119 @@
+//! Smoke tests of the benchmark programs: every client drives every agent through S1-S3 at a
+//! small size over real pipes, and reports `ok` with figures that add up. This also exercises
+//! `acp_rpc::stdio()`, which the RPC agent serves on.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The directory cargo puts the examples in (they are built by `cargo test`).
+fn examples_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // target/<profile>/deps/bench-<hash> -> target/<profile>/examples
+    exe.parent()
+        .and_then(|deps| deps.parent())
+        .expect("the test binary lives in target/<profile>/deps")
+        .join("examples")
+}
+
+fn example(name: &str) -> PathBuf {
+    let path = examples_dir().join(name);
+    assert!(
+        path.is_file(),
+        "{} is missing: `cargo test -p acp-examples` builds the examples first",
+        path.display()
+    );
+    path
+}
+
+/// Runs a client against an agent and returns its report line.
+fn run(client: &str, args: &[&str], agent: &str) -> Value {
+    let output = Command::new(example(client))
+        .args(args)
+        .arg("--")
+        .arg(example(agent))
+        .output()
+        .expect("running the bench client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{client} {args:?} -- {agent} failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    let report: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("not one JSON line ({e}): {stdout}"));
+    assert_eq!(report["ok"], true, "{report}");
+    report
+}
+
+/// Checks that `rate` over `elapsed` (printed with limited precision) accounts for `count` events.
+fn assert_count(report: &Value, rate: &str, count: f64) {
+    let rate_value = report[rate].as_f64().unwrap();
+    let elapsed = report["elapsed_s"].as_f64().unwrap();
+    let slack = count * 0.01 + rate_value * 1e-4;
+    assert!(
+        (rate_value * elapsed - count).abs() <= slack,
+        "{rate} does not account for {count} events: {report}"
+    );
+}
+
+const PAIRS: [(&str, &str); 4] = [
+    ("bench_client", "bench_agent"),
+    ("bench_client", "bench_limit_agent"),
+    ("bench_limit_client", "bench_agent"),
+    ("bench_limit_client", "bench_limit_agent"),
+];
+
+#[test]
+fn s1_streams_every_chunk_in_order_with_every_pair() {
+    for (client, agent) in PAIRS {
+        let report = run(client, &["s1", "3000"], agent);
+        assert_eq!(report["scenario"], "s1");
+        assert_count(&report, "notif_per_s", 3000.0);
+        assert!(report.get("p50_us").is_none(), "no latency in S1: {report}");
+        assert!(report["agent_rss_kb"].as_u64().unwrap() > 0, "{report}");
+        assert!(report["mb_per_s"].as_f64().unwrap() > 0.0, "{report}");
+    }
+}
+
+#[test]
+fn s2_answers_every_permission_request_with_every_pair() {
+    for (client, agent) in PAIRS {
+        let report = run(client, &["s2", "300"], agent);
+        assert_count(&report, "rt_per_s", 300.0);
+        let (p50, p99) = (report["p50_us"].as_u64(), report["p99_us"].as_u64());
+        assert!(p50.is_some() && p99 >= p50, "{report}");
+    }
+}
+
+#[test]
+fn s3_runs_sessions_in_parallel_with_every_pair() {
+    for (client, agent) in PAIRS {
+        let report = run(client, &["s3", "4", "500", "20"], agent);
+        assert_count(&report, "notif_per_s", 2000.0);
+        assert_count(&report, "rt_per_s", 80.0);
+        assert!(report["p99_us"].as_u64().is_some(), "{report}");
+    }
+}
+
+#[test]
+fn a_bad_command_line_is_refused_with_the_usage() {
+    let output = Command::new(example("bench_client"))
+        .args(["s9", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("usage:"));
+}
+
+#[test]
+fn a_failing_agent_makes_the_client_fail() {
+    // An agent that exits at once: the client reports the failure instead of hanging.
+    let output = Command::new(example("bench_client"))
+        .args(["s1", "10", "--", "true"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+}
