@@ -104,6 +104,9 @@ impl Future for AgentDriver {
 #[derive(Debug)]
 pub struct AgentProcess {
     child: Child,
+    /// The agent's process group (its pid at start), kept after the agent itself is reaped so
+    /// that helpers it left behind can still be killed.
+    group: Option<u32>,
 }
 
 impl AgentProcess {
@@ -136,7 +139,7 @@ impl AgentProcess {
     ///
     /// When the process cannot be signalled.
     pub fn kill(&mut self) -> std::io::Result<()> {
-        kill_group(&self.child);
+        kill_group(self.group);
         match self.child.start_kill() {
             // Already reaped: nothing to kill.
             Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
@@ -147,27 +150,26 @@ impl AgentProcess {
 
 impl Drop for AgentProcess {
     fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            tracing::debug!(pid = self.child.id(), "killing the agent process group");
-            let _ = self.kill();
-        }
+        // Even if the agent itself has exited, helpers it started may still run in its group.
+        tracing::debug!(group = self.group, "killing the agent's process group");
+        let _ = self.kill();
     }
 }
 
 #[cfg(unix)]
-fn kill_group(child: &Child) {
-    let group = child
-        .id()
+fn kill_group(group: Option<u32>) {
+    let group = group
         .and_then(|id| i32::try_from(id).ok())
         .and_then(rustix::process::Pid::from_raw);
     if let Some(group) = group {
-        // The group may be gone already; nothing else to do then.
+        // The group may be gone already; nothing else to do then. (A process group's id is not
+        // reused while any member lives, so this cannot hit an unrelated group.)
         let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
 }
 
 #[cfg(not(unix))]
-fn kill_group(_child: &Child) {}
+fn kill_group(_group: Option<u32>) {}
 
 /// Starts `command` as an agent with piped stdin/stdout and connects `client` to it.
 ///
@@ -205,6 +207,8 @@ pub fn spawn<C: Client>(
     #[cfg(unix)]
     command.process_group(0);
     let mut child = command.spawn().map_err(Error::Spawn)?;
+    // With `process_group(0)` the group's id is the agent's pid.
+    let group = child.id();
     let missing = || Error::Spawn(std::io::Error::other("the child's stdio was not piped"));
     let stdin = child.stdin.take().ok_or_else(missing)?;
     let stdout = child.stdout.take().ok_or_else(missing)?;
@@ -231,7 +235,7 @@ pub fn spawn<C: Client>(
     Ok(SpawnedAgent {
         agent,
         driver: AgentDriver { inner },
-        process: AgentProcess { child },
+        process: AgentProcess { group, child },
     })
 }
 
