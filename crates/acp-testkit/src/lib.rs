@@ -157,13 +157,57 @@ impl Spec {
         collect_errors(self.validator(Some(def)), doc)
     }
 
-    /// Validates a whole JSON-RPC message against the official schema's root.
+    /// Validates a whole JSON-RPC message: against the official schema's root and, because the
+    /// root does not tie params to methods, the params of a request or notification against the
+    /// definition of its method (found through the schema's `x-method`).
+    ///
+    /// A response's result needs the method of its request: see [`Spec::check_response`].
     ///
     /// # Errors
     ///
     /// A description of each violation, when the message is invalid.
     pub fn check_message(&self, message: &Value) -> Result<(), String> {
-        collect_errors(self.validator(None), message)
+        collect_errors(self.validator(None), message)?;
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        match (self.method_defs(method).0, message.get("params")) {
+            (Some(def), Some(params)) if !params.is_null() => self
+                .check_def(def, params)
+                .map_err(|e| format!("params of `{method}` are not a valid {def}: {e}")),
+            _ => Ok(()),
+        }
+    }
+
+    /// Validates a response to a request of `method`: the whole message, and its result against
+    /// the result definition of the method.
+    ///
+    /// # Errors
+    ///
+    /// A description of each violation, when the message is invalid.
+    pub fn check_response(&self, message: &Value, method: &str) -> Result<(), String> {
+        self.check_message(message)?;
+        match (self.method_defs(method).1, message.get("result")) {
+            (Some(def), Some(result)) => self
+                .check_def(def, result)
+                .map_err(|e| format!("result of `{method}` is not a valid {def}: {e}")),
+            _ => Ok(()),
+        }
+    }
+
+    /// The params and result definitions of `method` (by the schema's `x-method`).
+    pub fn method_defs(&self, method: &str) -> (Option<&str>, Option<&str>) {
+        let mut found = (None, None);
+        for (name, def) in self.schema["$defs"].as_object().into_iter().flatten() {
+            if def.get("x-method").and_then(Value::as_str) == Some(method) {
+                if name.ends_with("Response") {
+                    found.1 = Some(name.as_str());
+                } else {
+                    found.0 = Some(name.as_str());
+                }
+            }
+        }
+        found
     }
 
     /// Asserts that a whole JSON-RPC message is valid against the official schema.
