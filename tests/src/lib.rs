@@ -46,3 +46,8 @@ pub use duplex::{
 };
 pub use turns::{ELICITATION_ID, block_kind, elicitation_form};
 pub use wire::{Checker, Direction, Seen, Wire};
+
+/// The code snippets of the repository's README, compiled as doctests so they cannot rot.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeSnippets;
