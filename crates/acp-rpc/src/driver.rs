@@ -253,10 +253,14 @@ struct Dispatcher<H: Handler> {
     max_in_flight: usize,
     /// How long the lane may grow before reading pauses.
     max_queued: usize,
-    /// Running request handlers; each resolves to its request id once answered.
-    in_flight: FuturesUnordered<BoxFuture<'static, RequestId>>,
-    /// How to cancel each running request (`$/cancel_request`).
-    cancels: HashMap<RequestId, oneshot::Sender<()>>,
+    /// Running request handlers; each resolves to its request id and serial number once
+    /// answered.
+    in_flight: FuturesUnordered<BoxFuture<'static, (RequestId, u64)>>,
+    /// How to cancel each running request (`$/cancel_request`), with its serial number: once a
+    /// request is cancelled its id may name a new request before the old one has finished.
+    cancels: HashMap<RequestId, (u64, oneshot::Sender<()>)>,
+    /// The serial number of the next request.
+    next_serial: u64,
     /// Notifications and held-back responses, in arrival order.
     lane: VecDeque<LaneItem<H::Notification>>,
     /// The notification being handled (at most one).
@@ -285,6 +289,7 @@ where
         max_queued: config.max_queued_notifications,
         in_flight: FuturesUnordered::new(),
         cancels: HashMap::new(),
+        next_serial: 0,
         lane: VecDeque::new(),
         current: None,
     };
@@ -301,8 +306,10 @@ where
             result = &mut write => break result,
 
             // 2. Finished requests: their answers are queued; forget their cancel handles.
-            Some(id) = d.in_flight.next(), if !d.in_flight.is_empty() => {
-                d.cancels.remove(&id);
+            Some((id, serial)) = d.in_flight.next(), if !d.in_flight.is_empty() => {
+                if d.cancels.get(&id).is_some_and(|(s, _)| *s == serial) {
+                    d.cancels.remove(&id);
+                }
             }
 
             // 3. The notification being handled.
@@ -488,6 +495,8 @@ impl<H: Handler> Dispatcher<H> {
             }
         };
         let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
+        let serial = self.next_serial;
+        self.next_serial += 1;
         let work = self.handler.handle_request(request);
         let shared = self.shared.clone();
         let request_id = id.clone();
@@ -523,9 +532,9 @@ impl<H: Handler> Dispatcher<H> {
                 }
                 _ => {}
             }
-            request_id
+            (request_id, serial)
         }));
-        self.cancels.insert(id, cancel_tx);
+        self.cancels.insert(id, (serial, cancel_tx));
     }
 
     fn on_notification(&mut self, method: &str, params: Option<&serde_json::value::RawValue>) {
@@ -533,7 +542,7 @@ impl<H: Handler> Dispatcher<H> {
         if method == acp_types::methods::protocol::CANCEL_REQUEST {
             match params.map(|p| acp_types::from_str::<CancelRequestNotification>(p.get())) {
                 Some(Ok(cancel)) => {
-                    if let Some(tx) = self.cancels.remove(&cancel.request_id) {
+                    if let Some((_, tx)) = self.cancels.remove(&cancel.request_id) {
                         tracing::debug!(id = %cancel.request_id, "request cancelled by the peer");
                         let _ = tx.send(());
                     } else {

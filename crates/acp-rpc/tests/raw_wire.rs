@@ -408,6 +408,81 @@ async fn incoming_cancel_request_drops_the_handler_and_answers_32800() {
     t.shutdown().await;
 }
 
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn an_id_reused_after_a_cancellation_names_the_new_request() {
+    const UPDATES: usize = 2000;
+    let (started_tx, mut started) = mpsc::unbounded_channel();
+    let router = ping_router().request::<SessionPrompt, _, _>(move |_req| {
+        let started = started_tx.clone();
+        async move {
+            started.send(()).unwrap();
+            std::future::pending::<Result<PromptResponse, ErrorObject>>().await
+        }
+    });
+    let mut t = RawWire::new(|_| router, Config::default().max_outgoing_bytes(1024));
+    let cancel = || notification("$/cancel_request", json!({"requestId": 1}));
+    t.raw
+        .send(request(1, "session/prompt", prompt_params("s")))
+        .await;
+    guard("the first handler", started.recv()).await.unwrap();
+
+    // Fill the real end's outgoing buffer while the test does not read, so that the answer to
+    // the cancellation has to wait.
+    let streamer = {
+        let peer = t.end.peer.clone();
+        tokio::spawn(async move {
+            for i in 0..UPDATES {
+                peer.notify::<SessionUpdate>(&chunk("s", i.to_string()))
+                    .await
+                    .unwrap();
+            }
+        })
+    };
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    // Cancel the request, and reuse its id before its answer could even be written.
+    t.raw.send(cancel()).await;
+    t.raw
+        .send(request(1, "session/prompt", prompt_params("s")))
+        .await;
+    guard("the second handler", started.recv()).await.unwrap();
+
+    let mut updates = 0;
+    loop {
+        let message = t.raw.recv().await;
+        if message["method"] == "session/update" {
+            updates += 1;
+            continue;
+        }
+        assert_eq!(
+            (message["id"].clone(), error_code(&message)),
+            (json!(1), Some(-32800))
+        );
+        break;
+    }
+    // The id now names the second request, which can be cancelled in turn.
+    t.raw.send(cancel()).await;
+    loop {
+        let message = t.raw.recv().await;
+        if message["method"] == "session/update" {
+            updates += 1;
+            continue;
+        }
+        assert_eq!(
+            (message["id"].clone(), error_code(&message)),
+            (json!(1), Some(-32800))
+        );
+        break;
+    }
+    while updates < UPDATES {
+        assert_eq!(t.raw.recv().await["method"], "session/update");
+        updates += 1;
+    }
+    guard("the streamer", streamer).await.unwrap();
+    assert_alive(&mut t, "after").await;
+    t.shutdown().await;
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn dropping_a_call_sends_cancel_request_and_ignores_the_late_answer() {
     let mut t = RawWire::new(|_| ping_router(), Config::default());
