@@ -297,29 +297,30 @@ where
     let result = loop {
         d.advance_lane();
         tokio::select! {
-            // Priorities, highest first. Each branch is cancel safe: `take` in the writer, the
-            // `next` of the futures sets and of the frame stream, and `below_hard_limit` lose
-            // nothing when not selected.
+            // Priorities, highest first. Each branch is cancel safe: the writer is one future
+            // kept across iterations, and the `next` of the futures sets and of the frame stream,
+            // and `below_hard_limit`, lose nothing when not selected. The writer comes after the
+            // handlers, so that what they just sent is written in the same pass.
             biased;
 
-            // 1. A failing writer ends the connection.
-            result = &mut write => break result,
-
-            // 2. Finished requests: their answers are queued; forget their cancel handles.
+            // 1. Finished requests: their answers are queued; forget their cancel handles.
             Some((id, serial)) = d.in_flight.next(), if !d.in_flight.is_empty() => {
                 if d.cancels.get(&id).is_some_and(|(s, _)| *s == serial) {
                     d.cancels.remove(&id);
                 }
             }
 
-            // 3. The notification being handled.
+            // 2. The notification being handled.
             Some(()) = OptionFuture::from(d.current.as_mut()), if d.current.is_some() => {
                 d.current = None;
             }
 
+            // 3. The writer runs until it fails, which ends the connection.
+            result = &mut write => break result,
+
             // 4. The next frame, unless our outgoing buffer is over its hard bound because the
             //    peer is not reading (then wait (5) for it to drain instead of growing), or
-            //    notifications queue for their handler (then wait (3) for it to catch up).
+            //    notifications queue for their handler (then wait (2) for it to catch up).
             frame = incoming.next(),
                 if !shared.outbox.over_hard_limit() && d.lane.len() < d.max_queued =>
             match frame {
