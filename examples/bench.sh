@@ -6,6 +6,13 @@
 #   examples/bench.sh                # builds the examples in release mode first
 #   RUNS=5 SCENARIOS="s2" examples/bench.sh
 #   SKIP_BUILD=1 CARGO_TARGET_DIR=... examples/bench.sh
+#   PIN=same examples/bench.sh       # client and agent on CPU 0 (taskset)
+#   PIN=split examples/bench.sh      # client on CPU 0, agent on CPU 1
+#
+# Round-trip latency depends on where the scheduler puts the two processes: on one CPU a
+# round trip costs two context switches; on two CPUs, two cross-CPU wake-ups, which cost tens
+# of microseconds in some virtual machines. PIN makes the placement explicit; without it the
+# scheduler decides (and may decide differently from run to run).
 #
 # Runs that are not `ok` are left out of the medians and listed. The machine's load average is
 # printed before and after: on a shared machine, compare only figures taken at a low load.
@@ -16,6 +23,12 @@ runs="${RUNS:-3}"
 scenarios="${SCENARIOS:-s1 s2 s3}"
 target="${CARGO_TARGET_DIR:-target}"
 bin="$target/release/examples"
+case "${PIN:-none}" in
+    none) pin_client=() pin_agent=() ;;
+    same) pin_client=(taskset -c 0) pin_agent=() ;;
+    split) pin_client=(taskset -c 0) pin_agent=(taskset -c 1) ;;
+    *) echo "PIN must be none, same or split" >&2; exit 2 ;;
+esac
 
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release -p acp-examples \
@@ -26,7 +39,7 @@ fi
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
 
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (pin: ${PIN:-none})"
 for scenario in $scenarios; do
     for run in $(seq "$runs"); do
         for pair in rpc limit; do
@@ -35,7 +48,7 @@ for scenario in $scenarios; do
             else
                 client="$bin/bench_limit_client" agent="$bin/bench_limit_agent"
             fi
-            line="$("$client" "$scenario" -- "$agent" || true)"
+            line="$("${pin_client[@]}" "$client" "$scenario" -- "${pin_agent[@]}" "$agent" || true)"
             [ -n "$line" ] || line='{"ok":false}'
             echo "$scenario $pair $line" >>"$results"
             echo "$scenario run $run $pair: $line" >&2
