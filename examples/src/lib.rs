@@ -1,6 +1,6 @@
 //! Support code shared by the example programs of the workspace (not published).
 //!
-//! - [`bench`]: what the benchmark agents and clients of `BENCH.md` (scenarios S1-S3) share: the
+//! - [`bench`](mod@bench): what the benchmark agents and clients of `BENCH.md` (scenarios S1-S3) share: the
 //!   prompt commands, the chunk texts, latency summaries, `/proc` figures and the report line.
 //! - [`demo_agent`]: the example coding agent served by the `agent` example.
 //! - [`demo_client`]: the terminal editor stand-in of the `client` example.

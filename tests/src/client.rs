@@ -95,7 +95,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// The answers the client gives to the form of
-/// [`elicitation_form`](crate::agent::elicitation_form).
+/// [`elicitation_form`](crate::elicitation_form).
 pub fn form_answers() -> BTreeMap<String, ElicitationContentValue> {
     BTreeMap::from([
         (
