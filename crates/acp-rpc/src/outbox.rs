@@ -170,7 +170,7 @@ impl Outbox {
                 // A sender that never waits (the buffer has room) would otherwise fill the whole
                 // buffer before the writer, often on the same task, gets to write any of it.
                 Some(Ok(true)) => {
-                    tokio::task::yield_now().await;
+                    YieldOnce(false).await;
                     return Ok(());
                 }
                 Some(Ok(false)) => return Ok(()),
@@ -339,5 +339,24 @@ fn take_batch(state: &mut State) -> Batch {
             }
             Batch::Messages(messages)
         }
+    }
+}
+
+/// Returns `Pending` once, waking the task at once: lets the other futures of the task run.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
     }
 }

@@ -1,5 +1,6 @@
 //! The handle used to call the peer: requests, notifications, and the pending-call table.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -58,7 +59,8 @@ impl RawResult {
 pub(crate) type Reply = Result<RawResult, ErrorObject>;
 
 pub(crate) struct PendingCall {
-    method: Box<str>,
+    /// For traces; borrowed for typed requests, so that a call allocates no name.
+    method: Cow<'static, str>,
     reply: oneshot::Sender<Reply>,
 }
 
@@ -154,7 +156,7 @@ impl Peer {
     /// Dropping the future before the answer forgets the call and sends `$/cancel_request` for
     /// it; a late answer is ignored.
     pub async fn request<M: Request>(&self, params: &M::Params) -> Result<M::Result, Error> {
-        self.call(M::METHOD, params).await?.decode()
+        self.call(Cow::Borrowed(M::METHOD), params).await?.decode()
     }
 
     /// Sends a request by method name with any params, and returns the raw result.
@@ -171,7 +173,7 @@ impl Peer {
         method: &str,
         params: &(impl Serialize + ?Sized),
     ) -> Result<RawResult, Error> {
-        self.call(method, params).await
+        self.call(Cow::Owned(method.to_owned()), params).await
     }
 
     /// Sends the notification `N`.
@@ -229,7 +231,7 @@ impl Peer {
 
     async fn call(
         &self,
-        method: &str,
+        method: Cow<'static, str>,
         params: &(impl Serialize + ?Sized),
     ) -> Result<RawResult, Error> {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
@@ -240,7 +242,7 @@ impl Peer {
                 map.insert(
                     id,
                     PendingCall {
-                        method: method.into(),
+                        method: method.clone(),
                         reply: tx,
                     },
                 );
@@ -253,10 +255,10 @@ impl Peer {
             sent: false,
             done: false,
         };
-        tracing::debug!(id, method, "sending request");
+        tracing::debug!(id, method = &*method, "sending request");
         self.shared
             .outbox
-            .send(|buf| write_request(buf, id, method, params))
+            .send(|buf| write_request(buf, id, &method, params))
             .await?;
         guard.sent = true;
         let reply = rx.await;
