@@ -122,20 +122,12 @@ impl std::error::Error for DecodeError {}
 ///
 /// When the bytes are not JSON or do not fit `T`; the error names the offending field.
 pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, DecodeError> {
-    if let Ok(value) = with_strict(|| serde_json::from_slice(json)) {
-        return Ok(value);
+    match std::str::from_utf8(json) {
+        // Checking UTF-8 once for the whole text lets serde_json's string reader skip
+        // re-checking every string.
+        Ok(text) => from_str(text),
+        Err(_) => decode_read(|| serde_json::de::SliceRead::new(json)),
     }
-    with_lenient(|| match serde_json::from_slice(json) {
-        Ok(value) => Ok(value),
-        Err(error) => {
-            let mut de = serde_json::Deserializer::from_slice(json);
-            let path = match serde_path_to_error::deserialize::<_, T>(&mut de) {
-                Err(e) => e.path().to_string(),
-                Ok(_) => String::new(),
-            };
-            Err(DecodeError::from_json(&error, path))
-        }
-    })
 }
 
 /// Decodes `T` from a JSON string (see [`from_slice`]).
@@ -144,7 +136,35 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, DecodeError> {
 ///
 /// When the text does not fit `T`; the error names the offending field.
 pub fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, DecodeError> {
-    from_slice(json.as_bytes())
+    decode_read(|| serde_json::de::StrRead::new(json))
+}
+
+/// The strategy of the module docs, over any of serde_json's readers.
+fn decode_read<'a, T, R>(reader: impl Fn() -> R) -> Result<T, DecodeError>
+where
+    T: DeserializeOwned,
+    R: serde_json::de::Read<'a>,
+{
+    let attempt = || -> Result<T, serde_json::Error> {
+        let mut de = serde_json::Deserializer::new(reader());
+        let value = T::deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    };
+    if let Ok(value) = with_strict(attempt) {
+        return Ok(value);
+    }
+    with_lenient(|| match attempt() {
+        Ok(value) => Ok(value),
+        Err(error) => {
+            let mut de = serde_json::Deserializer::new(reader());
+            let path = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+                Err(e) => e.path().to_string(),
+                Ok(_) => String::new(),
+            };
+            Err(DecodeError::from_json(&error, path))
+        }
+    })
 }
 
 /// Decodes `T` from a JSON value, applying the schema's leniency rules.

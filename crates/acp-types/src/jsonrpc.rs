@@ -310,12 +310,19 @@ impl Error {
 
     /// `-32700`: the message was not valid JSON.
     pub fn parse_error(detail: impl fmt::Display) -> Self {
-        Self::new(ErrorCode::PARSE_ERROR, "Parse error").with_data(detail.to_string())
+        Self::with_detail(ErrorCode::PARSE_ERROR, "Parse error", detail)
+    }
+
+    /// An error whose message carries `detail` after the standard text (for peers that show
+    /// only the message), with `detail` also in `data` (for programs).
+    fn with_detail(code: ErrorCode, standard: &str, detail: impl fmt::Display) -> Self {
+        let detail = detail.to_string();
+        Self::new(code, format!("{standard}: {detail}")).with_data(detail)
     }
 
     /// `-32600`: the message was not a valid JSON-RPC request.
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
-        Self::new(ErrorCode::INVALID_REQUEST, "Invalid request").with_data(detail.to_string())
+        Self::with_detail(ErrorCode::INVALID_REQUEST, "Invalid request", detail)
     }
 
     /// `-32601`: the method is not available; the message names it.
@@ -326,14 +333,14 @@ impl Error {
         )
     }
 
-    /// `-32602`: the params did not fit the method; `detail` goes into `data`.
+    /// `-32602`: the params did not fit the method; `detail` goes into the message and `data`.
     pub fn invalid_params(detail: impl fmt::Display) -> Self {
-        Self::new(ErrorCode::INVALID_PARAMS, "Invalid params").with_data(detail.to_string())
+        Self::with_detail(ErrorCode::INVALID_PARAMS, "Invalid params", detail)
     }
 
-    /// `-32603`: an internal error; `detail` goes into `data`.
+    /// `-32603`: an internal error; `detail` goes into the message and `data`.
     pub fn internal_error(detail: impl fmt::Display) -> Self {
-        Self::new(ErrorCode::INTERNAL_ERROR, "Internal error").with_data(detail.to_string())
+        Self::with_detail(ErrorCode::INTERNAL_ERROR, "Internal error", detail)
     }
 
     /// `-32800`: the request was cancelled.
@@ -357,6 +364,8 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (code {})", self.message, self.code)?;
         match &self.data {
+            // The constructors of this type put a text detail in the message already.
+            Some(serde_json::Value::String(s)) if self.message.ends_with(s.as_str()) => Ok(()),
             Some(serde_json::Value::String(s)) => write!(f, ": {s}"),
             Some(other) => write!(f, ": {other}"),
             None => Ok(()),

@@ -647,17 +647,28 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
         json: &[u8],
         method_of: impl Fn(&RequestId) -> Option<M>,
     ) -> Result<Self, DecodeError> {
+        // Checking UTF-8 once for the whole message lets serde_json's string reader skip
+        // re-checking every string.
+        let text = std::str::from_utf8(json).ok();
         let attempt = |json: &[u8]| -> Result<Collected<Req, Res, Not>, serde_json::Error> {
-            let mut de = serde_json::Deserializer::from_slice(json);
-            let collected = de::Deserializer::deserialize_map(
-                &mut de,
-                EnvelopeVisitor::<Req, Res, Not, _> {
-                    method_of: &method_of,
-                    marker: std::marker::PhantomData,
-                },
-            )?;
-            de.end()?;
-            Ok(collected)
+            let visitor = EnvelopeVisitor::<Req, Res, Not, _> {
+                method_of: &method_of,
+                marker: std::marker::PhantomData,
+            };
+            match text {
+                Some(text) => {
+                    let mut de = serde_json::Deserializer::from_str(text);
+                    let collected = de::Deserializer::deserialize_map(&mut de, visitor)?;
+                    de.end()?;
+                    Ok(collected)
+                }
+                None => {
+                    let mut de = serde_json::Deserializer::from_slice(json);
+                    let collected = de::Deserializer::deserialize_map(&mut de, visitor)?;
+                    de.end()?;
+                    Ok(collected)
+                }
+            }
         };
         // Strict first (no buffering of lenient fields), then lenient, then diagnose.
         let collected = match crate::wire::with_strict(|| attempt(json)) {
@@ -958,7 +969,13 @@ impl<'a> RawMessage<'a> {
     /// [`DecodeErrorKind::Syntax`] when the bytes are not JSON, [`DecodeErrorKind::InvalidMessage`]
     /// when they are not one JSON-RPC 2.0 message object.
     pub fn parse(json: &'a [u8]) -> Result<Self, DecodeError> {
-        let message: RawMessage<'a> = serde_json::from_slice(json).map_err(|e| {
+        // Checking UTF-8 once for the whole message lets serde_json's string reader skip
+        // re-checking every string.
+        let parsed = match std::str::from_utf8(json) {
+            Ok(text) => serde_json::from_str::<RawMessage<'a>>(text),
+            Err(_) => serde_json::from_slice::<RawMessage<'a>>(json),
+        };
+        let message: RawMessage<'a> = parsed.map_err(|e| {
             use serde_json::error::Category;
             match e.classify() {
                 Category::Syntax | Category::Eof | Category::Io => {
