@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs the BENCH.md scenarios S1-S3 with the acp-rpc programs (bench_client + bench_agent) and
-# the hand-written "physical limit" programs (bench_limit_client + bench_limit_agent), side by
-# side (one run of each, alternating), RUNS times each, then prints the medians and the ratios.
+# Runs the BENCH.md scenarios S1-S3 with program pairs side by side (one run of each,
+# alternating), RUNS times each, then prints the medians and the ratios to the first pair:
+#   limit  the hand-written "physical limit" programs (bench_limit_client + bench_limit_agent)
+#   rpc    the acp-rpc programs (bench_client + bench_agent)
+#   trait  the acp-agent / acp-client trait programs (bench_trait_client + bench_trait_agent)
 #
 #   examples/bench.sh                # builds the examples in release mode first
 #   RUNS=5 SCENARIOS="s2" examples/bench.sh
+#   PAIRS="rpc trait" examples/bench.sh   # default: "limit rpc" (ratios are to the first pair)
 #   SKIP_BUILD=1 CARGO_TARGET_DIR=... examples/bench.sh
 #   PIN=same examples/bench.sh       # client and agent on CPU 0 (taskset)
 #   PIN=split examples/bench.sh      # client on CPU 0, agent on CPU 1
@@ -21,6 +24,13 @@ cd "$(dirname "$0")/.."
 
 runs="${RUNS:-3}"
 scenarios="${SCENARIOS:-s1 s2 s3}"
+pairs="${PAIRS:-limit rpc}"
+for pair in $pairs; do
+    case "$pair" in
+        limit | rpc | trait) ;;
+        *) echo "PAIRS holds limit, rpc or trait, not $pair" >&2; exit 2 ;;
+    esac
+done
 target="${CARGO_TARGET_DIR:-target}"
 bin="$target/release/examples"
 case "${PIN:-none}" in
@@ -33,7 +43,8 @@ esac
 if [ -z "${SKIP_BUILD:-}" ]; then
     cargo build --release -p acp-examples \
         --example bench_agent --example bench_client \
-        --example bench_limit_agent --example bench_limit_client >&2
+        --example bench_limit_agent --example bench_limit_client \
+        --example bench_trait_agent --example bench_trait_client >&2
 fi
 
 results="$(mktemp)"
@@ -42,12 +53,12 @@ trap 'rm -f "$results"' EXIT
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (pin: ${PIN:-none})"
 for scenario in $scenarios; do
     for run in $(seq "$runs"); do
-        for pair in rpc limit; do
-            if [ "$pair" = rpc ]; then
-                client="$bin/bench_client" agent="$bin/bench_agent"
-            else
-                client="$bin/bench_limit_client" agent="$bin/bench_limit_agent"
-            fi
+        for pair in $pairs; do
+            case "$pair" in
+                rpc) client="$bin/bench_client" agent="$bin/bench_agent" ;;
+                limit) client="$bin/bench_limit_client" agent="$bin/bench_limit_agent" ;;
+                trait) client="$bin/bench_trait_client" agent="$bin/bench_trait_agent" ;;
+            esac
             line="$("${pin_client[@]}" "$client" "$scenario" -- "${pin_agent[@]}" "$agent" || true)"
             [ -n "$line" ] || line='{"ok":false}'
             echo "$scenario $pair $line" >>"$results"
@@ -57,8 +68,8 @@ for scenario in $scenarios; do
 done
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# Medians per scenario, program pair and field, then the ratio rpc / limit.
-awk '
+# Medians per scenario, program pair and field, then the ratio of each pair to the first.
+awk -v pairs="$pairs" '
 function median(key,    n, i, j, v, t) {
     n = count[key]
     if (n == 0) return ""
@@ -80,18 +91,28 @@ function median(key,    n, i, j, v, t) {
     }
 }
 END {
+    np = split(pairs, pl, " ")
+    name["limit"] = "limit"; name["rpc"] = "acp-rpc"; name["trait"] = "trait"
     nf = split("notif_per_s rt_per_s msgs_per_s mb_per_s elapsed_s p50_us p99_us agent_rss_kb client_rss_kb agent_cpu_s client_cpu_s total_s", order, " ")
     for (s = 1; s <= 3; s++) {
         scenario = "s" s
         if (!(scenario in seen)) continue
-        printf "\n%s (medians)            %14s %14s %8s\n", toupper(scenario), "acp-rpc", "limit", "ratio"
+        printf "\n%-24s", toupper(scenario) " (medians)"
+        for (p = 1; p <= np; p++) printf " %12s", name[pl[p]]
+        for (p = 2; p <= np; p++) printf " %14s", name[pl[p]] "/" name[pl[1]]
+        printf "\n"
         for (i = 1; i <= nf; i++) {
             f = order[i]
-            r = median(scenario SUBSEP "rpc" SUBSEP f)
-            l = median(scenario SUBSEP "limit" SUBSEP f)
-            if (r == "" && l == "") continue
-            ratio = (r != "" && l != "" && l != 0) ? sprintf("%7.1f%%", 100 * r / l) : ""
-            printf "  %-22s %14s %14s %8s\n", f, r, l, ratio
+            any = 0
+            for (p = 1; p <= np; p++) { m[p] = median(scenario SUBSEP pl[p] SUBSEP f); if (m[p] != "") any = 1 }
+            if (!any) continue
+            printf "  %-22s", f
+            for (p = 1; p <= np; p++) printf " %12s", m[p]
+            for (p = 2; p <= np; p++) {
+                ratio = (m[p] != "" && m[1] != "" && m[1] != 0) ? sprintf("%13.1f%%", 100 * m[p] / m[1]) : ""
+                printf " %14s", ratio
+            }
+            printf "\n"
         }
     }
     if (nfailed) {

@@ -19,19 +19,17 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::process::{ExitCode, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
-use acp_examples::bench::{self, ChunkCheck, ClientArgs, ProcStats, Report, Scenario};
+use acp_examples::bench::{self, ClientArgs, ProcStats, Report, Seen};
 use acp_rpc::{Config, Router, connect};
 use acp_types::methods::{
     Initialize, SessionNew, SessionPrompt, SessionRequestPermission, SessionUpdate,
 };
 use acp_types::{
     ClientCapabilities, ContentBlock, FileSystemCapabilities, InitializeRequest, NewSessionRequest,
-    PermissionOptionKind, PromptRequest, RequestPermissionOutcome, RequestPermissionResponse,
-    SessionId, SessionNotification, StopReason,
+    PromptRequest,
 };
 use futures::future::join_all;
 
@@ -68,42 +66,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// What the client's handlers see, checked as it arrives.
-#[derive(Debug, Default)]
-struct Seen {
-    /// The sessions created, with the check of their chunks.
-    sessions: Mutex<Vec<(SessionId, ChunkCheck)>>,
-    notifications: AtomicU64,
-    round_trips: AtomicU64,
-    /// Problems outside any one session's chunks.
-    problems: Mutex<Vec<String>>,
-}
-
-impl Seen {
-    fn problem(&self, problem: String) {
-        let mut problems = self.problems.lock().unwrap();
-        if problems.len() < 10 {
-            problems.push(problem);
-        }
-    }
-
-    fn on_update(&self, update: &SessionNotification) {
-        self.notifications.fetch_add(1, Ordering::Relaxed);
-        let mut sessions = self.sessions.lock().unwrap();
-        let Some((_, check)) = sessions.iter_mut().find(|(id, _)| *id == update.session_id) else {
-            drop(sessions);
-            return self.problem(format!("update for unknown session {}", update.session_id));
-        };
-        match &update.update {
-            acp_types::SessionUpdate::AgentMessageChunk(chunk) => match &chunk.content {
-                ContentBlock::Text(text) => check.check(&text.text),
-                other => check.problem = Some(format!("chunk is not text: {other:?}")),
-            },
-            other => check.problem = Some(format!("unexpected update {other:?}")),
-        }
-    }
-}
-
 fn client(seen: Arc<Seen>) -> Router {
     let updates = seen.clone();
     Router::new()
@@ -112,20 +74,8 @@ fn client(seen: Arc<Seen>) -> Router {
             async {}
         })
         .request::<SessionRequestPermission, _, _>(move |req| {
-            let allow = req
-                .options
-                .iter()
-                .find(|option| option.kind == PermissionOptionKind::AllowOnce)
-                .map(|option| option.option_id.clone());
-            seen.round_trips.fetch_add(1, Ordering::Relaxed);
-            async move {
-                let allow = allow.ok_or_else(|| {
-                    acp_types::ErrorObject::invalid_params("no allow_once option")
-                })?;
-                Ok(RequestPermissionResponse::new(
-                    RequestPermissionOutcome::selected(allow),
-                ))
-            }
+            let answer = seen.on_permission(&req);
+            async move { answer }
         })
 }
 
@@ -167,10 +117,7 @@ async fn run(args: &ClientArgs, started: Instant) -> Result<Report, Box<dyn std:
             .request::<SessionNew>(&NewSessionRequest::new("/tmp", vec![]))
             .await?;
         ids.push(session.session_id.clone());
-        seen.sessions
-            .lock()
-            .unwrap()
-            .push((session.session_id, ChunkCheck::default()));
+        seen.add_session(session.session_id);
     }
 
     // t0: every prompt at once; t1: every answer in hand, so every update handled.
@@ -201,81 +148,20 @@ async fn run(args: &ClientArgs, started: Instant) -> Result<Report, Box<dyn std:
         ok = false;
     }
 
-    let mut latencies = Vec::new();
-    let mut agent_percentiles = None;
-    for (k, answer) in answers.into_iter().enumerate() {
-        match answer {
-            Ok(answer) if answer.stop_reason == StopReason::EndTurn => {
-                let figures = answer.meta.as_ref().and_then(|meta| meta.get("bench"));
-                if let Some(list) = figures.and_then(|f| f["lat_us"].as_array()) {
-                    latencies.extend(list.iter().filter_map(serde_json::Value::as_u64));
-                } else if let Some(f) = figures {
-                    agent_percentiles = f["p50_us"].as_u64().zip(f["p99_us"].as_u64());
-                }
-            }
-            Ok(answer) => {
-                eprintln!(
-                    "bench_client: session {k} ended with {:?}",
-                    answer.stop_reason
-                );
-                ok = false;
-            }
-            Err(error) => {
-                eprintln!("bench_client: the prompt of session {k} failed: {error}");
-                ok = false;
-            }
-        }
-    }
-    latencies.sort_unstable();
-    let latency = if scenario.command().requests() == 0 {
-        None
-    } else if latencies.is_empty() {
-        agent_percentiles
-    } else {
-        Some((
-            bench::percentile(&latencies, 50.0),
-            bench::percentile(&latencies, 99.0),
-        ))
-    };
-
-    let expected_chunks = command.chunks();
-    for (id, check) in seen.sessions.lock().unwrap().iter() {
-        if let Some(problem) = &check.problem {
-            eprintln!("bench_client: {id}: {problem}");
-            ok = false;
-        } else if check.next != expected_chunks {
-            eprintln!(
-                "bench_client: {id}: {} chunks, {expected_chunks} expected",
-                check.next
-            );
-            ok = false;
-        }
-    }
-    for problem in seen.problems.lock().unwrap().iter() {
-        eprintln!("bench_client: {problem}");
-        ok = false;
-    }
-    let notifications = seen.notifications.load(Ordering::Relaxed);
-    let round_trips = seen.round_trips.load(Ordering::Relaxed);
-    let expected_round_trips = command.requests() * scenario.sessions();
-    if round_trips != expected_round_trips {
-        eprintln!(
-            "bench_client: {round_trips} permission requests, {expected_round_trips} expected"
-        );
-        ok = false;
-    }
-    if matches!(scenario, Scenario::S2 { .. } | Scenario::S3 { .. }) && latency.is_none() {
-        eprintln!("bench_client: the agent reported no latency figures");
-    }
+    let answers = answers
+        .into_iter()
+        .map(|answer| answer.map_err(|e| e.to_string()))
+        .collect();
+    let checked = seen.finish("bench_client", scenario, answers);
     Ok(Report {
         scenario: scenario.name(),
-        ok,
+        ok: ok && checked.ok,
         elapsed,
-        notifications,
-        round_trips,
+        notifications: checked.notifications,
+        round_trips: checked.round_trips,
         agent: agent_stats,
         client: client_stats,
         total: started.elapsed(),
-        latency,
+        latency: checked.latency,
     })
 }

@@ -1,8 +1,9 @@
 //! The benchmark protocol of `BENCH.md`, scenarios S1-S3: what its agents and clients share.
 //!
-//! The RPC programs (`bench_agent`, `bench_client`) and the hand-written "physical limit" pair
-//! (`bench_limit_agent`, `bench_limit_client`) use the same commands, texts and figures, so
-//! their results compare directly.
+//! The RPC programs (`bench_agent`, `bench_client`), the trait programs (`bench_trait_agent`,
+//! `bench_trait_client`, on `acp-agent` / `acp-client`) and the hand-written "physical limit"
+//! pair (`bench_limit_agent`, `bench_limit_client`) use the same commands, texts and figures,
+//! so their results compare directly. [`Seen`] holds the checks the two library clients share.
 
 use std::fmt::{self, Write as _};
 use std::time::Duration;
@@ -420,6 +421,171 @@ impl ChunkCheck {
                 self.problem = Some(format!("chunk {n} arrived when {} was expected", self.next))
             }
             None => self.problem = Some(format!("malformed chunk text {text:?}")),
+        }
+    }
+}
+
+/// What a benchmark client's handlers see, checked as it arrives: the part the acp-rpc client
+/// (`bench_client`) and the trait client (`bench_trait_client`) share.
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// The sessions created, with the check of their chunks.
+    sessions: std::sync::Mutex<Vec<(acp_types::SessionId, ChunkCheck)>>,
+    notifications: std::sync::atomic::AtomicU64,
+    round_trips: std::sync::atomic::AtomicU64,
+    /// Problems outside any one session's chunks.
+    problems: std::sync::Mutex<Vec<String>>,
+}
+
+/// The figures and verdict of a run, from [`Seen::finish`].
+#[derive(Debug, Clone, Copy)]
+pub struct Checked {
+    /// Every check passed.
+    pub ok: bool,
+    /// `session/update` notifications received.
+    pub notifications: u64,
+    /// Permission requests answered.
+    pub round_trips: u64,
+    /// The latency percentiles (p50, p99), in microseconds, if the scenario asks.
+    pub latency: Option<(u64, u64)>,
+}
+
+impl Seen {
+    fn problem(&self, problem: String) {
+        let mut problems = self.problems.lock().unwrap();
+        if problems.len() < 10 {
+            problems.push(problem);
+        }
+    }
+
+    /// Records a session the agent created; its updates are checked from now on.
+    pub fn add_session(&self, id: acp_types::SessionId) {
+        self.sessions
+            .lock()
+            .unwrap()
+            .push((id, ChunkCheck::default()));
+    }
+
+    /// Checks one `session/update`: a text chunk of a known session, in order.
+    pub fn on_update(&self, update: &acp_types::SessionNotification) {
+        use acp_types::ContentBlock;
+        self.notifications
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut sessions = self.sessions.lock().unwrap();
+        let Some((_, check)) = sessions.iter_mut().find(|(id, _)| *id == update.session_id) else {
+            drop(sessions);
+            return self.problem(format!("update for unknown session {}", update.session_id));
+        };
+        match &update.update {
+            acp_types::SessionUpdate::AgentMessageChunk(chunk) => match &chunk.content {
+                ContentBlock::Text(text) => check.check(&text.text),
+                other => check.problem = Some(format!("chunk is not text: {other:?}")),
+            },
+            other => check.problem = Some(format!("unexpected update {other:?}")),
+        }
+    }
+
+    /// Answers one `session/request_permission` with its `allow_once` option.
+    ///
+    /// # Errors
+    ///
+    /// Invalid params when no option is `allow_once`.
+    pub fn on_permission(
+        &self,
+        request: &acp_types::RequestPermissionRequest,
+    ) -> Result<acp_types::RequestPermissionResponse, acp_types::ErrorObject> {
+        self.round_trips
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let allow = request
+            .options
+            .iter()
+            .find(|option| option.kind == acp_types::PermissionOptionKind::AllowOnce)
+            .map(|option| option.option_id.clone())
+            .ok_or_else(|| acp_types::ErrorObject::invalid_params("no allow_once option"))?;
+        Ok(acp_types::RequestPermissionResponse::new(
+            acp_types::RequestPermissionOutcome::selected(allow),
+        ))
+    }
+
+    /// Checks the prompts' answers (in session order) and everything seen against what
+    /// `scenario` expects, printing each problem to stderr (prefixed with `program`), and
+    /// collects the latency figures the agent reported.
+    #[allow(clippy::print_stderr)]
+    pub fn finish(
+        &self,
+        program: &str,
+        scenario: Scenario,
+        answers: Vec<Result<acp_types::PromptResponse, String>>,
+    ) -> Checked {
+        let mut ok = true;
+        let command = scenario.command();
+        let mut latencies = Vec::new();
+        let mut agent_percentiles = None;
+        for (k, answer) in answers.into_iter().enumerate() {
+            match answer {
+                Ok(answer) if answer.stop_reason == acp_types::StopReason::EndTurn => {
+                    let figures = answer.meta.as_ref().and_then(|meta| meta.get("bench"));
+                    if let Some(list) = figures.and_then(|f| f["lat_us"].as_array()) {
+                        latencies.extend(list.iter().filter_map(serde_json::Value::as_u64));
+                    } else if let Some(f) = figures {
+                        agent_percentiles = f["p50_us"].as_u64().zip(f["p99_us"].as_u64());
+                    }
+                }
+                Ok(answer) => {
+                    eprintln!("{program}: session {k} ended with {:?}", answer.stop_reason);
+                    ok = false;
+                }
+                Err(error) => {
+                    eprintln!("{program}: the prompt of session {k} failed: {error}");
+                    ok = false;
+                }
+            }
+        }
+        latencies.sort_unstable();
+        let latency = if command.requests() == 0 {
+            None
+        } else if latencies.is_empty() {
+            agent_percentiles
+        } else {
+            Some((percentile(&latencies, 50.0), percentile(&latencies, 99.0)))
+        };
+
+        let expected_chunks = command.chunks();
+        for (id, check) in self.sessions.lock().unwrap().iter() {
+            if let Some(problem) = &check.problem {
+                eprintln!("{program}: {id}: {problem}");
+                ok = false;
+            } else if check.next != expected_chunks {
+                eprintln!(
+                    "{program}: {id}: {} chunks, {expected_chunks} expected",
+                    check.next
+                );
+                ok = false;
+            }
+        }
+        for problem in self.problems.lock().unwrap().iter() {
+            eprintln!("{program}: {problem}");
+            ok = false;
+        }
+        let notifications = self
+            .notifications
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let round_trips = self.round_trips.load(std::sync::atomic::Ordering::Relaxed);
+        let expected_round_trips = command.requests() * scenario.sessions();
+        if round_trips != expected_round_trips {
+            eprintln!(
+                "{program}: {round_trips} permission requests, {expected_round_trips} expected"
+            );
+            ok = false;
+        }
+        if matches!(scenario, Scenario::S2 { .. } | Scenario::S3 { .. }) && latency.is_none() {
+            eprintln!("{program}: the agent reported no latency figures");
+        }
+        Checked {
+            ok,
+            notifications,
+            round_trips,
+            latency,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Smoke tests of the benchmark programs: every client drives every agent through S1-S3 at a
 //! small size over real pipes, and reports `ok` with figures that add up. This also exercises
-//! `acp_rpc::stdio()`, which the RPC agent serves on.
+//! `acp_rpc::stdio()`, which the RPC and trait agents serve on. The programs are the `acp-rpc`
+//! pair, the hand-written limit pair and the `acp-agent`/`acp-client` trait pair.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -59,16 +60,20 @@ fn assert_count(report: &Value, rate: &str, count: f64) {
     );
 }
 
-const PAIRS: [(&str, &str); 4] = [
-    ("bench_client", "bench_agent"),
-    ("bench_client", "bench_limit_agent"),
-    ("bench_limit_client", "bench_agent"),
-    ("bench_limit_client", "bench_limit_agent"),
-];
+/// The clients and agents: on `acp-rpc`, hand-written (the limit), and on the role traits.
+const CLIENTS: [&str; 3] = ["bench_client", "bench_limit_client", "bench_trait_client"];
+const AGENTS: [&str; 3] = ["bench_agent", "bench_limit_agent", "bench_trait_agent"];
+
+/// Every client against every agent.
+fn pairs() -> impl Iterator<Item = (&'static str, &'static str)> {
+    CLIENTS
+        .into_iter()
+        .flat_map(|client| AGENTS.into_iter().map(move |agent| (client, agent)))
+}
 
 #[test]
 fn s1_streams_every_chunk_in_order_with_every_pair() {
-    for (client, agent) in PAIRS {
+    for (client, agent) in pairs() {
         let report = run(client, &["s1", "3000"], agent);
         assert_eq!(report["scenario"], "s1");
         assert_count(&report, "notif_per_s", 3000.0);
@@ -80,7 +85,7 @@ fn s1_streams_every_chunk_in_order_with_every_pair() {
 
 #[test]
 fn s2_answers_every_permission_request_with_every_pair() {
-    for (client, agent) in PAIRS {
+    for (client, agent) in pairs() {
         let report = run(client, &["s2", "300"], agent);
         assert_count(&report, "rt_per_s", 300.0);
         let (p50, p99) = (report["p50_us"].as_u64(), report["p99_us"].as_u64());
@@ -90,7 +95,7 @@ fn s2_answers_every_permission_request_with_every_pair() {
 
 #[test]
 fn s3_runs_sessions_in_parallel_with_every_pair() {
-    for (client, agent) in PAIRS {
+    for (client, agent) in pairs() {
         let report = run(client, &["s3", "4", "500", "20"], agent);
         assert_count(&report, "notif_per_s", 2000.0);
         assert_count(&report, "rt_per_s", 80.0);
@@ -100,20 +105,40 @@ fn s3_runs_sessions_in_parallel_with_every_pair() {
 
 #[test]
 fn a_bad_command_line_is_refused_with_the_usage() {
-    let output = Command::new(example("bench_client"))
-        .args(["s9", "--", "true"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("usage:"));
+    for client in ["bench_client", "bench_trait_client"] {
+        let output = Command::new(example(client))
+            .args(["s9", "--", "true"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{client}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("usage:"));
+    }
 }
 
 #[test]
 fn a_failing_agent_makes_the_client_fail() {
     // An agent that exits at once: the client reports the failure instead of hanging.
-    let output = Command::new(example("bench_client"))
-        .args(["s1", "10", "--", "true"])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
+    for client in ["bench_client", "bench_trait_client"] {
+        let output = Command::new(example(client))
+            .args(["s1", "10", "--", "true"])
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{client}");
+    }
+}
+
+#[test]
+fn the_trait_programs_report_what_the_rpc_programs_report() {
+    // Same command line, same report fields, same counts.
+    for scenario in [&["s1", "500"][..], &["s2", "50"], &["s3", "2", "100", "10"]] {
+        let rpc = run("bench_client", scenario, "bench_agent");
+        let traits = run("bench_trait_client", scenario, "bench_trait_agent");
+        let keys = |report: &Value| {
+            let mut keys: Vec<String> = report.as_object().unwrap().keys().cloned().collect();
+            keys.sort();
+            keys
+        };
+        assert_eq!(keys(&rpc), keys(&traits), "{rpc}\n{traits}");
+        assert_eq!(rpc["scenario"], traits["scenario"]);
+    }
 }

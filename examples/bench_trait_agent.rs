@@ -1,0 +1,159 @@
+//! The benchmark agent of `BENCH.md` (scenarios S1-S3), built on the `acp-agent` role crate:
+//! the same command line, behaviour and figures as `bench_agent` (which uses `acp-rpc`
+//! directly), written the natural way on the [`Agent`] trait.
+//!
+//! `initialize` and `new_session` (answering `sess-<k>`) are trait methods; `prompt` runs the
+//! commands `stream N`, `permission M` and `mixed N M` in a plain loop with
+//! [`PromptContext::update`] and [`ClientHandle::request_permission`], awaiting each call.
+//! It is served on stdin/stdout through [`acp_agent::serve`] with the `acp_rpc::stdio()` pair.
+//!
+//! ```text
+//! cargo build --release --examples
+//! target/release/examples/bench_trait_client s1 -- target/release/examples/bench_trait_agent
+//! ```
+//!
+//! Like `bench_agent`, it runs on tokio's current-thread runtime (`ACP_BENCH_RUNTIME=multi`
+//! for the multi-thread one).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use acp_agent::{Agent, AgentOptions, ClientHandle, PromptContext, async_trait, serve};
+use acp_examples::bench::{self, Command};
+use acp_types::{
+    AgentCapabilities, ContentBlock, ContentChunk, ErrorObject, InitializeRequest,
+    InitializeResponse, NewSessionRequest, NewSessionResponse, PermissionOption,
+    PermissionOptionKind, PromptRequest, PromptResponse, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionUpdate, StopReason, ToolCallStatus, ToolCallUpdate, ToolKind,
+};
+
+fn main() -> std::process::ExitCode {
+    let runtime = match std::env::var("ACP_BENCH_RUNTIME").as_deref() {
+        Ok("multi") => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    }
+    .enable_io()
+    .build()
+    .expect("a tokio runtime");
+    let result = runtime.block_on(async {
+        let (stdin, stdout) = acp_rpc::stdio();
+        let (_client, driver) = serve(
+            |client| BenchAgent {
+                client,
+                sessions: AtomicU64::new(0),
+            },
+            stdin,
+            stdout,
+            AgentOptions::default(),
+        );
+        driver.await
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            // Stdout is the transport: errors go to stderr.
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("bench_trait_agent: {error}");
+            }
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The agent: the handle to the client, and the number of sessions created so far.
+struct BenchAgent {
+    client: ClientHandle,
+    sessions: AtomicU64,
+}
+
+#[async_trait]
+impl Agent for BenchAgent {
+    async fn initialize(&self, req: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
+        Ok(InitializeResponse::new(req.protocol_version)
+            .agent_capabilities(AgentCapabilities::new()))
+    }
+
+    async fn new_session(
+        &self,
+        _req: NewSessionRequest,
+    ) -> Result<NewSessionResponse, ErrorObject> {
+        let k = self.sessions.fetch_add(1, Ordering::Relaxed);
+        Ok(NewSessionResponse::new(format!("sess-{k}")))
+    }
+
+    async fn prompt(
+        &self,
+        req: PromptRequest,
+        cx: PromptContext,
+    ) -> Result<PromptResponse, ErrorObject> {
+        let text = match req.prompt.first() {
+            Some(ContentBlock::Text(text)) => text.text.as_str(),
+            _ => {
+                return Err(ErrorObject::invalid_params(
+                    "the prompt must be one text block",
+                ));
+            }
+        };
+        let command = Command::parse(text)
+            .ok_or_else(|| ErrorObject::invalid_params(format_args!("unknown command {text:?}")))?;
+        let mut latencies = Vec::with_capacity(command.requests() as usize);
+        match command {
+            Command::Stream { chunks } => {
+                for i in 0..chunks {
+                    send_chunk(&cx, i).await?;
+                }
+            }
+            Command::Permission { requests } => {
+                for j in 0..requests {
+                    latencies.push(self.ask(&cx, j).await?);
+                }
+            }
+            Command::Mixed { chunks, .. } => {
+                let mut j = 0;
+                for i in 0..chunks {
+                    send_chunk(&cx, i).await?;
+                    if command.asks_after_chunk(i) {
+                        latencies.push(self.ask(&cx, j).await?);
+                        j += 1;
+                    }
+                }
+            }
+        }
+        let figures = bench::latency_meta(&latencies, matches!(command, Command::Mixed { .. }));
+        let mut meta = acp_types::Meta::new();
+        meta.insert("bench".into(), figures);
+        Ok(PromptResponse::new(StopReason::EndTurn).meta(meta))
+    }
+}
+
+/// Sends chunk `i` of the turn's session.
+async fn send_chunk(cx: &PromptContext, i: u64) -> Result<(), ErrorObject> {
+    let chunk = ContentChunk::new(bench::chunk_text(i));
+    Ok(cx.update(SessionUpdate::AgentMessageChunk(chunk)).await?)
+}
+
+impl BenchAgent {
+    /// Makes permission request `j` of the turn's session; returns its latency in microseconds.
+    async fn ask(&self, cx: &PromptContext, j: u64) -> Result<u64, ErrorObject> {
+        let tool_call = ToolCallUpdate::new(format!("call-{j}"))
+            .kind(ToolKind::Edit)
+            .status(ToolCallStatus::Pending)
+            .title(bench::PERMISSION_TITLE);
+        let options = vec![
+            PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+            PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+        ];
+        let request = RequestPermissionRequest::new(cx.session_id().clone(), tool_call, options);
+        let start = Instant::now();
+        let answer = self.client.request_permission(request).await?;
+        let latency = start.elapsed().as_micros() as u64;
+        if answer.outcome != RequestPermissionOutcome::selected("allow") {
+            return Err(ErrorObject::internal_error(format_args!(
+                "permission {j}: unexpected outcome {:?}",
+                answer.outcome
+            )));
+        }
+        Ok(latency)
+    }
+}
