@@ -31,24 +31,7 @@ use acp_types::{
 };
 
 fn main() -> std::process::ExitCode {
-    let runtime = match std::env::var("ACP_BENCH_RUNTIME").as_deref() {
-        Ok("multi") => tokio::runtime::Builder::new_multi_thread(),
-        _ => tokio::runtime::Builder::new_current_thread(),
-    }
-    .enable_io()
-    .build()
-    .expect("a tokio runtime");
-    match runtime.block_on(serve()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            // Stdout is the transport: errors go to stderr.
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("bench_agent: {error}");
-            }
-            std::process::ExitCode::FAILURE
-        }
-    }
+    acp_examples::bench::agent_main("bench_agent", serve())
 }
 
 /// Serves one client on stdin/stdout until it closes stdin.

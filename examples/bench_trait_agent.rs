@@ -28,14 +28,7 @@ use acp_types::{
 };
 
 fn main() -> std::process::ExitCode {
-    let runtime = match std::env::var("ACP_BENCH_RUNTIME").as_deref() {
-        Ok("multi") => tokio::runtime::Builder::new_multi_thread(),
-        _ => tokio::runtime::Builder::new_current_thread(),
-    }
-    .enable_io()
-    .build()
-    .expect("a tokio runtime");
-    let result = runtime.block_on(async {
+    acp_examples::bench::agent_main("bench_trait_agent", async {
         let (stdin, stdout) = acp_rpc::stdio();
         let (_client, driver) = serve(
             |client| BenchAgent {
@@ -47,18 +40,7 @@ fn main() -> std::process::ExitCode {
             AgentOptions::default(),
         );
         driver.await
-    });
-    match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            // Stdout is the transport: errors go to stderr.
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("bench_trait_agent: {error}");
-            }
-            std::process::ExitCode::FAILURE
-        }
-    }
+    })
 }
 
 /// The agent: the handle to the client, and the number of sessions created so far.

@@ -29,36 +29,9 @@ use acp_types::{
 use futures::future::join_all;
 
 fn main() -> ExitCode {
-    let started = Instant::now();
-    let args = match ClientArgs::parse(std::env::args().skip(1)) {
-        Ok(args) => args,
-        Err(problem) => {
-            eprintln!("bench_trait_client: {problem}\n{}", bench::CLIENT_USAGE);
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match std::env::var("ACP_BENCH_RUNTIME").as_deref() {
-        Ok("multi") => tokio::runtime::Builder::new_multi_thread(),
-        _ => tokio::runtime::Builder::new_current_thread(),
-    }
-    .enable_io()
-    .build()
-    .expect("a tokio runtime");
-    match runtime.block_on(run(&args, started)) {
-        Ok(mut report) => {
-            report.total = started.elapsed();
-            println!("{report}");
-            if report.ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Err(error) => {
-            eprintln!("bench_trait_client: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    bench::client_main("bench_trait_client", |args, started| async move {
+        run(&args, started).await
+    })
 }
 
 /// The client: everything it receives goes to the shared checks.

@@ -589,3 +589,74 @@ impl Seen {
         }
     }
 }
+
+/// The tokio runtime the bench programs run on: current-thread, which measured faster for one
+/// connection, or multi-thread with `ACP_BENCH_RUNTIME=multi`.
+///
+/// # Panics
+///
+/// When the runtime cannot be built (no threads or I/O driver available).
+pub fn runtime() -> tokio::runtime::Runtime {
+    match std::env::var("ACP_BENCH_RUNTIME").as_deref() {
+        Ok("multi") => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    }
+    .enable_io()
+    .build()
+    .expect("a tokio runtime")
+}
+
+/// Runs a bench agent's connection to its end; an error goes to stderr (stdout is the
+/// transport) and makes the exit status a failure.
+pub fn agent_main<E: fmt::Display>(
+    name: &str,
+    serve: impl std::future::Future<Output = Result<(), E>>,
+) -> std::process::ExitCode {
+    match runtime().block_on(serve) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            #[allow(clippy::print_stderr)] // Stdout is the transport: errors go to stderr.
+            {
+                eprintln!("{name}: {error}");
+            }
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The `main` of a bench client: parses the command line, runs `run`, prints the report line,
+/// and exits 0 when every check passed, 1 when one failed, 2 on a bad command line.
+pub fn client_main<F, Fut, E>(name: &str, run: F) -> std::process::ExitCode
+where
+    F: FnOnce(ClientArgs, std::time::Instant) -> Fut,
+    Fut: std::future::Future<Output = Result<Report, E>>,
+    E: fmt::Display,
+{
+    let started = std::time::Instant::now();
+    let args = match ClientArgs::parse(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(problem) => {
+            #[allow(clippy::print_stderr)] // A command-line program's usage message.
+            {
+                eprintln!("{name}: {problem}\n{CLIENT_USAGE}");
+            }
+            return std::process::ExitCode::from(2);
+        }
+    };
+    #[allow(clippy::print_stdout, clippy::print_stderr)] // The report is the program's output.
+    match runtime().block_on(run(args, started)) {
+        Ok(mut report) => {
+            report.total = started.elapsed();
+            println!("{report}");
+            if report.ok {
+                std::process::ExitCode::SUCCESS
+            } else {
+                std::process::ExitCode::FAILURE
+            }
+        }
+        Err(error) => {
+            eprintln!("{name}: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
