@@ -15,11 +15,20 @@ use serde_json::{Map, Value, json};
 use crate::methods::{agent, client, protocol};
 use crate::*;
 
-/// Calls `$m!` with the list of every definition of the schema, in the official order.
-macro_rules! with_definitions {
+/// Calls the macro `$m!` with every definition of the schema that is a plain value (all but the
+/// six JSON-RPC envelopes, which decode by method), in the official order: for example to run
+/// the same check over every type.
+///
+/// ```
+/// macro_rules! count {
+///     ($($name:ident),* $(,)?) => { [$(stringify!($name)),*].len() };
+/// }
+/// assert_eq!(acp_types::for_each_value_definition!(count), 164);
+/// ```
+#[macro_export]
+macro_rules! for_each_value_definition {
     ($m:ident) => {
         $m!(
-            AgentRequest,
             RequestId,
             WriteTextFileRequest,
             SessionId,
@@ -75,7 +84,6 @@ macro_rules! with_definitions {
             ElicitationId,
             ElicitationUrlMode,
             ExtRequest,
-            AgentResponse,
             InitializeResponse,
             ProtocolVersion,
             AgentCapabilities,
@@ -123,7 +131,6 @@ macro_rules! with_definitions {
             ExtResponse,
             Error,
             ErrorCode,
-            AgentNotification,
             SessionNotification,
             SessionUpdate,
             MessageId,
@@ -144,7 +151,6 @@ macro_rules! with_definitions {
             UsageUpdate,
             CompleteElicitationNotification,
             ExtNotification,
-            ClientRequest,
             InitializeRequest,
             ClientCapabilities,
             FileSystemCapabilities,
@@ -171,7 +177,6 @@ macro_rules! with_definitions {
             SetSessionModeRequest,
             SetSessionConfigOptionRequest,
             PromptRequest,
-            ClientResponse,
             WriteTextFileResponse,
             ReadTextFileResponse,
             RequestPermissionResponse,
@@ -186,9 +191,22 @@ macro_rules! with_definitions {
             CreateElicitationResponse,
             ElicitationContentValue,
             ElicitationAcceptAction,
-            ClientNotification,
             CancelNotification,
-            CancelRequestNotification
+            CancelRequestNotification,
+        )
+    };
+}
+
+/// The six JSON-RPC envelope definitions (they decode by method, see [`crate::Message`]).
+macro_rules! with_envelopes {
+    ($m:ident) => {
+        $m!(
+            AgentRequest,
+            AgentResponse,
+            AgentNotification,
+            ClientRequest,
+            ClientResponse,
+            ClientNotification,
         )
     };
 }
@@ -199,8 +217,23 @@ macro_rules! names {
     };
 }
 
-/// The names of every definition, in the order of the official schema.
-pub const DEFINITIONS: &[&str] = with_definitions!(names);
+/// The names of every definition of the schema: the plain values (see
+/// [`for_each_value_definition!`](crate::for_each_value_definition)), then the six envelopes.
+pub const DEFINITIONS: &[&str] = &{
+    const VALUES: &[&str] = for_each_value_definition!(names);
+    const ENVELOPES: &[&str] = with_envelopes!(names);
+    let mut all = [""; VALUES.len() + ENVELOPES.len()];
+    let mut i = 0;
+    while i < VALUES.len() {
+        all[i] = VALUES[i];
+        i += 1;
+    }
+    while i < all.len() {
+        all[i] = ENVELOPES[i - VALUES.len()];
+        i += 1;
+    }
+    all
+};
 
 /// A generator set up as the bundle needs: JSON Schema draft 2020-12, definitions in `$defs`.
 pub fn generator() -> SchemaGenerator {
@@ -215,14 +248,14 @@ pub fn bundle() -> Value {
             $( generator.subschema_for::<$name>(); )*
         };
     }
-    with_definitions!(add_all);
-    let defs: Map<String, Value> = generator.take_definitions(true);
+    for_each_value_definition!(add_all);
+    with_envelopes!(add_all);
+    let mut defs: Map<String, Value> = generator.take_definitions(true);
     // The official definitions, each titled with its name. (The map keeps its keys sorted, so
     // the file lists them by name, not in the official order.)
     let mut ordered = Map::new();
     for name in DEFINITIONS {
-        if let Some(def) = defs.get(*name) {
-            let mut def = def.clone();
+        if let Some(mut def) = defs.remove(*name) {
             if let Some(obj) = def.as_object_mut() {
                 obj.insert("title".into(), Value::String((*name).to_owned()));
             }
