@@ -205,7 +205,66 @@ impl serde::Serialize for RequestPermissionOutcome {
     }
 }
 
-crate::wire::deserialize_via_value!(RequestPermissionOutcome, RequestPermissionOutcome::decode);
+impl<'de> serde::Deserialize<'de> for RequestPermissionOutcome {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OutcomeVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for OutcomeVisitor {
+            type Value = RequestPermissionOutcome;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a RequestPermissionOutcome object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                use crate::wire::{Key, KeySeed, Tag, TagSeed};
+                match map.next_key_seed(KeySeed(&["outcome"]))? {
+                    // Fast path (every answer to a permission request goes through here): the
+                    // tag comes first, the rest streams into its variant without buffering.
+                    Some(Key::Known(_)) => match map.next_value_seed(TagSeed { any: false })? {
+                        Tag::Other(_) => unreachable!("TagSeed without `any` yields strings"),
+                        tag if tag.as_str() == "selected" => {
+                            crate::wire::from_rest(map).map(RequestPermissionOutcome::Selected)
+                        }
+                        tag if tag.as_str() == "cancelled" => {
+                            let mut fields = serde_json::Map::new();
+                            crate::wire::drain_map(&mut map, &mut fields)?;
+                            let mut extras = Extras::default();
+                            for (k, v) in fields {
+                                extras.insert_unknown(k, v);
+                            }
+                            Ok(RequestPermissionOutcome::Cancelled(extras))
+                        }
+                        tag => {
+                            let mut object = serde_json::Map::new();
+                            object.insert("outcome".into(), tag.as_str().into());
+                            crate::wire::drain_map(&mut map, &mut object)?;
+                            Ok(RequestPermissionOutcome::Unknown(object.into()))
+                        }
+                    },
+                    // Slow path: the tag is not first; decode the buffered object.
+                    Some(Key::Unknown(first)) => {
+                        let mut object = serde_json::Map::new();
+                        let value = map.next_value::<serde_json::Value>()?;
+                        object.insert(first, value);
+                        crate::wire::drain_map(&mut map, &mut object)?;
+                        RequestPermissionOutcome::decode(object.into())
+                            .map_err(crate::wire::json_err)
+                    }
+                    None => RequestPermissionOutcome::decode(serde_json::Map::new().into())
+                        .map_err(crate::wire::json_err),
+                }
+            }
+        }
+
+        deserializer.deserialize_map(OutcomeVisitor)
+    }
+}
+
+crate::wire::lenient_no_default!(RequestPermissionOutcome);
 
 impl schemars::JsonSchema for RequestPermissionOutcome {
     fn schema_name() -> std::borrow::Cow<'static, str> {

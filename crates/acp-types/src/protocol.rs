@@ -502,10 +502,11 @@ enum Part<T> {
 }
 
 /// What the single-pass envelope visitor collected.
-struct Collected<Req, Res, Not> {
-    jsonrpc: Option<String>,
+struct Collected<'de, Req, Res, Not> {
+    /// Borrowed from the input when it holds no escapes (no allocation per message).
+    jsonrpc: Option<Cow<'de, str>>,
     id: Option<RequestId>,
-    method: Option<String>,
+    method: Option<Cow<'de, str>>,
     params: Option<Part<Either<Req, Not>>>,
     params_null: bool,
     /// `Typed(None)` is a `null` result.
@@ -534,7 +535,7 @@ where
     L: Fn(&RequestId) -> Option<M>,
     M: AsRef<str>,
 {
-    type Value = Collected<Req, Res, Not>;
+    type Value = Collected<'de, Req, Res, Not>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON-RPC 2.0 message object")
@@ -553,9 +554,9 @@ where
         };
         while let Some(key) = map.next_key_seed(crate::wire::KeySeed(KEYS))? {
             match key {
-                crate::wire::Key::Known(0) => c.jsonrpc = Some(map.next_value()?),
+                crate::wire::Key::Known(0) => c.jsonrpc = Some(map.next_value::<CowStr<'de>>()?.0),
                 crate::wire::Key::Known(1) => c.id = Some(map.next_value()?),
-                crate::wire::Key::Known(2) => c.method = Some(map.next_value()?),
+                crate::wire::Key::Known(2) => c.method = Some(map.next_value::<CowStr<'de>>()?.0),
                 crate::wire::Key::Known(3) => {
                     let part = match (&c.method, &c.id) {
                         // The method is known and says which side's union applies: typed now.
@@ -643,14 +644,14 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
     /// A [`DecodeError`] whose [kind](DecodeError::kind) says what was wrong: not JSON, not a
     /// JSON-RPC 2.0 message, an unknown method, a response to an unknown request, or params /
     /// result that do not fit the method (with the path of the offending field).
-    pub fn decode<M: AsRef<str>>(
-        json: &[u8],
+    pub fn decode<'j, M: AsRef<str>>(
+        json: &'j [u8],
         method_of: impl Fn(&RequestId) -> Option<M>,
     ) -> Result<Self, DecodeError> {
         // Checking UTF-8 once for the whole message lets serde_json's string reader skip
         // re-checking every string.
         let text = std::str::from_utf8(json).ok();
-        let attempt = |json: &[u8]| -> Result<Collected<Req, Res, Not>, serde_json::Error> {
+        let attempt = |json: &'j [u8]| -> Result<Collected<'j, Req, Res, Not>, serde_json::Error> {
             let visitor = EnvelopeVisitor::<Req, Res, Not, _> {
                 method_of: &method_of,
                 marker: std::marker::PhantomData,
@@ -682,7 +683,7 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
     }
 
     fn assemble<M: AsRef<str>>(
-        c: Collected<Req, Res, Not>,
+        c: Collected<'_, Req, Res, Not>,
         method_of: &impl Fn(&RequestId) -> Option<M>,
     ) -> Result<Self, DecodeError> {
         let invalid = |m: &str| DecodeError::new(DecodeErrorKind::InvalidMessage, "", m);
