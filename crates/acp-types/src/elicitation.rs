@@ -545,6 +545,19 @@ macro_rules! object_serde {
 
         crate::wire::deserialize_via_value!($name, $name::decode);
     };
+    // A mode object also read as part of a request: decoding it alone is `take` plus extras.
+    ($name:ident, take) => {
+        impl $name {
+            fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+                let mut parts = Parts::from_value(value, stringify!($name))?;
+                let mut this = Self::take(&mut parts)?;
+                this.extras = parts.finish();
+                Ok(this)
+            }
+        }
+
+        object_serde!($name);
+    };
 }
 
 /// An elicitation shown as a form inside the client.
@@ -576,13 +589,6 @@ impl ElicitationFormMode {
         })
     }
 
-    fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
-        let mut parts = Parts::from_value(value, "an ElicitationFormMode object")?;
-        let mut this = Self::take(&mut parts)?;
-        this.extras = parts.finish();
-        Ok(this)
-    }
-
     fn write_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("requestedSchema", &self.requested_schema)?;
         self.scope.serialize_fields(map)?;
@@ -590,7 +596,7 @@ impl ElicitationFormMode {
     }
 }
 
-object_serde!(ElicitationFormMode);
+object_serde!(ElicitationFormMode, take);
 
 impl schemars::JsonSchema for ElicitationFormMode {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -650,13 +656,6 @@ impl ElicitationUrlMode {
         })
     }
 
-    fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
-        let mut parts = Parts::from_value(value, "an ElicitationUrlMode object")?;
-        let mut this = Self::take(&mut parts)?;
-        this.extras = parts.finish();
-        Ok(this)
-    }
-
     fn write_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry("elicitationId", &self.elicitation_id)?;
         map.serialize_entry("url", &self.url)?;
@@ -665,7 +664,7 @@ impl ElicitationUrlMode {
     }
 }
 
-object_serde!(ElicitationUrlMode);
+object_serde!(ElicitationUrlMode, take);
 
 impl schemars::JsonSchema for ElicitationUrlMode {
     fn schema_name() -> std::borrow::Cow<'static, str> {
