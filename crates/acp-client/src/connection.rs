@@ -305,11 +305,7 @@ impl AgentHandle {
     ///
     /// When the agent answers with an error or the connection closes.
     pub async fn ext_method(&self, request: ExtRequest) -> Result<ExtResponse, Error> {
-        let result = self.peer.request_raw(&request.method, &request).await?;
-        Ok(ExtResponse::from_raw(
-            request.method,
-            Some(result.to_raw_value()?),
-        ))
+        Ok(self.peer.ext_request(&request).await?)
     }
 
     /// An extension notification (spec chapter "Extensibility"): `method` should start with `_`.
@@ -318,10 +314,7 @@ impl AgentHandle {
     ///
     /// When the connection is closed.
     pub async fn ext_notification(&self, notification: ExtNotification) -> Result<(), Error> {
-        Ok(self
-            .peer
-            .notify_raw(&notification.method, &notification)
-            .await?)
+        Ok(self.peer.ext_notify(&notification).await?)
     }
 
     /// The stream of `session/update`s of one session, from now on, in order. A prompt's

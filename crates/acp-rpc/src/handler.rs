@@ -184,6 +184,18 @@ impl Router {
         self.notifications.insert(N::METHOD.to_owned(), route);
         self
     }
+
+    /// Routes any notification method, by name, to `f`, which gets the raw params.
+    #[must_use]
+    pub fn notification_raw<F, Fut>(mut self, method: &str, f: F) -> Self
+    where
+        F: Fn(Option<&RawValue>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let route: NotificationRoute = Box::new(move |params| Ok(Box::pin(f(params))));
+        self.notifications.insert(method.to_owned(), route);
+        self
+    }
 }
 
 fn decode_typed<T: serde::de::DeserializeOwned>(

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use acp_types::methods::{Notification, Request};
-use acp_types::{CancelRequestNotification, ErrorObject, RequestId};
+use acp_types::{
+    CancelRequestNotification, ErrorObject, ExtNotification, ExtRequest, ExtResponse, RequestId,
+};
 use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -188,6 +190,36 @@ impl Peer {
     /// Cancel safe: the notification is either wholly queued or not at all.
     pub async fn notify<N: Notification>(&self, params: &N::Params) -> Result<(), Error> {
         self.notify_raw(N::METHOD, params).await
+    }
+
+    /// Sends an extension request (its method starts with `_`) and returns its raw result.
+    ///
+    /// # Errors
+    ///
+    /// As [`request`](Self::request).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`request`](Self::request).
+    pub async fn ext_request(&self, request: &ExtRequest) -> Result<ExtResponse, Error> {
+        let result = self.request_raw(&request.method, request).await?;
+        Ok(ExtResponse::from_raw(
+            request.method.clone(),
+            Some(result.to_raw_value()?),
+        ))
+    }
+
+    /// Sends an extension notification (its method starts with `_`).
+    ///
+    /// # Errors
+    ///
+    /// As [`notify`](Self::notify).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`notify`](Self::notify).
+    pub async fn ext_notify(&self, notification: &ExtNotification) -> Result<(), Error> {
+        self.notify_raw(&notification.method, notification).await
     }
 
     /// Sends a notification by method name with any params.
