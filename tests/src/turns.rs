@@ -99,7 +99,7 @@ impl ScriptedAgent {
                 ),
                 PlanEntry::new("test", PlanEntryPriority::Low, PlanEntryStatus::Pending),
             ])),
-            SessionUpdate::ToolCall(
+            SessionUpdate::from(
                 ToolCall::new("call-1", "Edit main.rs")
                     .kind(ToolKind::Edit)
                     .status(ToolCallStatus::Pending)
@@ -109,7 +109,7 @@ impl ScriptedAgent {
                         ToolCallContent::from("a note"),
                     ]),
             ),
-            SessionUpdate::ToolCallUpdate(
+            SessionUpdate::from(
                 ToolCallUpdate::new("call-1")
                     .status(ToolCallStatus::Completed)
                     .content(vec![ToolCallContent::from(Terminal::new("term-0"))]),
@@ -141,7 +141,7 @@ impl ScriptedAgent {
     async fn ask_permission(&self, cx: &PromptContext) -> Result<StopReason, ErrorObject> {
         self.send(
             cx,
-            SessionUpdate::ToolCall(
+            SessionUpdate::from(
                 ToolCall::new("call-perm", "Write notes.txt")
                     .kind(ToolKind::Edit)
                     .status(ToolCallStatus::Pending),
@@ -177,7 +177,7 @@ impl ScriptedAgent {
         };
         self.send(
             cx,
-            SessionUpdate::ToolCallUpdate(ToolCallUpdate::new("call-perm").status(status)),
+            SessionUpdate::from(ToolCallUpdate::new("call-perm").status(status)),
         )
         .await?;
         self.say(cx, text).await?;
@@ -266,7 +266,7 @@ impl ScriptedAgent {
             .terminal_id;
         self.send(
             cx,
-            SessionUpdate::ToolCall(
+            SessionUpdate::from(
                 ToolCall::new("call-term", "echo hello")
                     .kind(ToolKind::Execute)
                     .status(ToolCallStatus::InProgress)
@@ -335,9 +335,7 @@ impl ScriptedAgent {
             .await?;
         self.send(
             cx,
-            SessionUpdate::ToolCallUpdate(
-                ToolCallUpdate::new("call-term").status(ToolCallStatus::Completed),
-            ),
+            SessionUpdate::from(ToolCallUpdate::new("call-term").status(ToolCallStatus::Completed)),
         )
         .await?;
         Ok(StopReason::EndTurn)

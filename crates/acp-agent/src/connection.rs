@@ -467,13 +467,13 @@ impl<A: Agent> Handler for AgentHandler<A> {
             Ok(match call.params {
                 ClientRequestParams::Initialize(request) => {
                     let requested = request.protocol_version;
-                    let mut response = agent.initialize(request.clone()).await?;
+                    let mut response = agent.initialize((*request).clone()).await?;
                     if this.options.negotiate_version {
                         response.protocol_version = negotiate(requested);
                     }
                     // The first successful initialize wins; a repeated one changes nothing.
-                    let _ = this.state.initialized.set(request);
-                    AgentResult::Initialize(response)
+                    let _ = this.state.initialized.set(*request);
+                    AgentResult::from(response)
                 }
                 ClientRequestParams::Authenticate(r) => {
                     AgentResult::Authenticate(agent.authenticate(r).await?)

@@ -539,7 +539,7 @@ impl<C: Client> Handler for ClientHandler<C> {
             let client = &this.client;
             Ok(match request {
                 AgentRequestParams::RequestPermission(r) => {
-                    ClientResult::RequestPermission(this.request_permission(r).await?)
+                    ClientResult::RequestPermission(this.request_permission(*r).await?)
                 }
                 AgentRequestParams::ReadTextFile(r) => {
                     ClientResult::ReadTextFile(client.read_text_file(r).await?)
@@ -563,7 +563,7 @@ impl<C: Client> Handler for ClientHandler<C> {
                     ClientResult::ReleaseTerminal(client.release_terminal(r).await?)
                 }
                 AgentRequestParams::CreateElicitation(r) => {
-                    ClientResult::CreateElicitation(client.create_elicitation(r).await?)
+                    ClientResult::CreateElicitation(client.create_elicitation(*r).await?)
                 }
                 AgentRequestParams::Ext(r) => ClientResult::Ext(client.ext_method(r).await?),
                 other => return Err(ErrorObject::method_not_found(MethodUnion::method(&other))),

@@ -20,13 +20,13 @@ tagged_union! {
             /// Plain text.
             Text(TextContent) = "text",
             /// An image.
-            Image(ImageContent) = "image",
+            Image(ImageContent) = "image" as boxed,
             /// Audio.
-            Audio(AudioContent) = "audio",
+            Audio(AudioContent) = "audio" as boxed,
             /// A link to a resource.
-            ResourceLink(ResourceLink) = "resource_link",
+            ResourceLink(ResourceLink) = "resource_link" as boxed,
             /// A resource with its contents inline.
-            Resource(EmbeddedResource) = "resource",
+            Resource(EmbeddedResource) = "resource" as boxed,
         }
     }
 }
@@ -79,7 +79,7 @@ wire_object! {
     /// Plain text content.
     pub struct TextContent {
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// The text.
         req text: String = "text";
         /// Extension data, opaque to the protocol.
@@ -103,7 +103,7 @@ wire_object! {
     /// An image, carried as base64 data.
     pub struct ImageContent {
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// The base64-encoded bytes.
         req data: String = "data";
         /// The MIME type.
@@ -133,7 +133,7 @@ wire_object! {
     /// Audio, carried as base64 data.
     pub struct AudioContent {
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// The base64-encoded bytes.
         req data: String = "data";
         /// The MIME type.
@@ -160,7 +160,7 @@ wire_object! {
     /// A reference to a resource the agent can fetch itself.
     pub struct ResourceLink {
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// A human-readable description.
         opt description: String = "description" [DOE | NULLABLE];
         /// The MIME type.
@@ -199,7 +199,7 @@ wire_object! {
     /// A resource whose contents are included inline.
     pub struct EmbeddedResource {
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// The contents of the resource.
         req resource: EmbeddedResourceResource = "resource";
         /// Extension data, opaque to the protocol.

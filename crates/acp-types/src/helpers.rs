@@ -24,7 +24,7 @@ macro_rules! content_from {
         $(
             impl From<$ty> for ContentBlock {
                 fn from(value: $ty) -> Self {
-                    ContentBlock::$var(value)
+                    ContentBlock::$var(value.into())
                 }
             }
         )*
@@ -77,13 +77,13 @@ impl From<Terminal> for ToolCallContent {
 
 impl From<ToolCall> for SessionUpdate {
     fn from(call: ToolCall) -> Self {
-        SessionUpdate::ToolCall(call)
+        SessionUpdate::ToolCall(Box::new(call))
     }
 }
 
 impl From<ToolCallUpdate> for SessionUpdate {
     fn from(update: ToolCallUpdate) -> Self {
-        SessionUpdate::ToolCallUpdate(update)
+        SessionUpdate::ToolCallUpdate(Box::new(update))
     }
 }
 

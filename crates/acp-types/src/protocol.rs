@@ -66,18 +66,20 @@ macro_rules! method_union {
         pub enum $name:ident : $ext:ident {
             $(
                 $(#[doc = $vdoc:literal])*
-                $var:ident($ty:ty) = $method:path,
+                $var:ident($ty:ty) = $method:path $(as $boxed:ident)?,
             )*
         }
     ) => {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
-        #[allow(clippy::large_enum_variant)] // Boxing variants would cost every decode an allocation.
+        // Hot variants stay inline (a box costs each decode an allocation); large, rarer ones are
+        // declared `as boxed`, so that moving a decoded value stays cheap.
+        #[allow(clippy::large_enum_variant)]
         pub enum $name {
             $(
                 $(#[doc = $vdoc])*
-                $var($ty),
+                $var($crate::wire::maybe_box!($ty $(, $boxed)?)),
             )*
             /// An extension method (its name starts with `_`), with its payload kept raw.
             Ext($ext),
@@ -97,7 +99,7 @@ macro_rules! method_union {
 
             fn decode<'de, D: Deserializer<'de>>(method: &str, deserializer: D) -> Result<Self, D::Error> {
                 match method {
-                    $( $method => <$ty as ::serde::Deserialize>::deserialize(deserializer).map(Self::$var), )*
+                    $( $method => <$ty as ::serde::Deserialize>::deserialize(deserializer).map(|v| Self::$var(v.into())), )*
                     ext if is_extension_method(ext) => {
                         let raw = <Box<RawValue> as ::serde::Deserialize>::deserialize(deserializer)?;
                         Ok(Self::Ext($ext::from_raw(ext, Some(raw))))
@@ -119,7 +121,7 @@ macro_rules! method_union {
         $(
             impl From<$ty> for $name {
                 fn from(value: $ty) -> Self {
-                    Self::$var(value)
+                    Self::$var(value.into())
                 }
             }
         )*
@@ -147,7 +149,7 @@ method_union! {
     /// The params of a request the client sends to the agent, typed by its method.
     pub enum ClientRequestParams: ExtRequest {
         /// `initialize`.
-        Initialize(InitializeRequest) = agent::INITIALIZE,
+        Initialize(InitializeRequest) = agent::INITIALIZE as boxed,
         /// `authenticate`.
         Authenticate(AuthenticateRequest) = agent::AUTHENTICATE,
         /// `logout`.
@@ -177,7 +179,7 @@ method_union! {
     /// The result of a request the client sent, as the agent answers it, typed by the method.
     pub enum AgentResult: ExtResponse {
         /// `initialize`.
-        Initialize(InitializeResponse) = agent::INITIALIZE,
+        Initialize(InitializeResponse) = agent::INITIALIZE as boxed,
         /// `authenticate`.
         Authenticate(AuthenticateResponse) = agent::AUTHENTICATE,
         /// `logout`.
@@ -211,7 +213,7 @@ method_union! {
         /// `fs/read_text_file`.
         ReadTextFile(ReadTextFileRequest) = client::FS_READ_TEXT_FILE,
         /// `session/request_permission`.
-        RequestPermission(RequestPermissionRequest) = client::SESSION_REQUEST_PERMISSION,
+        RequestPermission(RequestPermissionRequest) = client::SESSION_REQUEST_PERMISSION as boxed,
         /// `terminal/create`.
         CreateTerminal(CreateTerminalRequest) = client::TERMINAL_CREATE,
         /// `terminal/output`.
@@ -223,7 +225,7 @@ method_union! {
         /// `terminal/kill`.
         KillTerminal(KillTerminalRequest) = client::TERMINAL_KILL,
         /// `elicitation/create`.
-        CreateElicitation(CreateElicitationRequest) = client::ELICITATION_CREATE,
+        CreateElicitation(CreateElicitationRequest) = client::ELICITATION_CREATE as boxed,
     }
 }
 

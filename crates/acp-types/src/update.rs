@@ -48,9 +48,9 @@ tagged_union! {
             /// A chunk of the agent's reasoning.
             AgentThoughtChunk(ContentChunk) = "agent_thought_chunk",
             /// A new tool call.
-            ToolCall(ToolCall) = "tool_call",
+            ToolCall(ToolCall) = "tool_call" as boxed,
             /// A change to an existing tool call.
-            ToolCallUpdate(ToolCallUpdate) = "tool_call_update",
+            ToolCallUpdate(ToolCallUpdate) = "tool_call_update" as boxed,
             /// The agent's plan, replacing any previous one.
             Plan(Plan) = "plan",
             /// The slash commands changed.

@@ -211,6 +211,28 @@ pub trait WireFields {
     fn extras_mut(&mut self) -> &mut Extras;
 }
 
+impl<T: WireFields> WireFields for Box<T> {
+    fn serialize_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        (**self).serialize_fields(map)
+    }
+
+    fn extras(&self) -> &Extras {
+        (**self).extras()
+    }
+
+    fn extras_mut(&mut self) -> &mut Extras {
+        (**self).extras_mut()
+    }
+}
+
+/// The type of a union variant's payload: `T`, or `Box<T>` for a variant declared `as boxed`
+/// (a large payload, boxed so that the union stays small to move).
+macro_rules! maybe_box {
+    ($t:ty) => { $t };
+    ($t:ty, boxed) => { Box<$t> };
+}
+pub(crate) use maybe_box;
+
 /// Serializes a wire object as a JSON object.
 pub(crate) fn serialize_object<T: WireFields, S: serde::Serializer>(
     value: &T,
@@ -555,6 +577,16 @@ where
 
     fn lenient_default() -> Option<Self> {
         Some(Self::new())
+    }
+}
+
+impl<T: LenientValue> LenientValue for Box<T> {
+    fn from_lenient(value: Value, flags: u8) -> Result<Self, serde_json::Error> {
+        T::from_lenient(value, flags).map(Box::new)
+    }
+
+    fn lenient_default() -> Option<Self> {
+        T::lenient_default().map(Box::new)
     }
 }
 

@@ -19,7 +19,7 @@ macro_rules! tagged_union {
             variants {
                 $(
                     $(#[doc = $vdoc:literal])*
-                    $var:ident ($vty:ty) = $vtag:literal,
+                    $var:ident ($vty:ty) = $vtag:literal $(as $boxed:ident)?,
                 )*
             }
         }
@@ -27,11 +27,13 @@ macro_rules! tagged_union {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
-        #[allow(clippy::large_enum_variant)] // Boxing variants would cost every decode an allocation.
+        // Hot variants stay inline (a box costs each decode an allocation); large, rarer ones are
+        // declared `as boxed`, so that moving a decoded value stays cheap.
+        #[allow(clippy::large_enum_variant)]
         pub enum $name {
             $(
                 $(#[doc = $vdoc])*
-                $var($vty),
+                $var($crate::wire::maybe_box!($vty $(, $boxed)?)),
             )*
             $(
                 #[doc = concat!("The untagged branch (`\"", $tag, "\"` absent, or `\"", $dtag, "\"`).")]
@@ -65,7 +67,7 @@ macro_rules! tagged_union {
                 mut map: A,
             ) -> Result<Self, A::Error> {
                 match tag {
-                    $( $vtag => Ok(Self::$var($crate::wire::from_rest(map)?)), )*
+                    $( $vtag => Ok(Self::$var($crate::wire::from_rest::<$vty, A>(map)?.into())), )*
                     $(
                         $dtag => {
                             let mut inner: $dty = $crate::wire::from_rest(map)?;
@@ -125,8 +127,8 @@ macro_rules! tagged_union {
                 };
                 match tag.as_str() {
                     $(
-                        $vtag => $crate::wire::decode_buffered(&::serde_json::Value::Object(object))
-                            .map(Self::$var),
+                        $vtag => $crate::wire::decode_buffered::<$vty>(&::serde_json::Value::Object(object))
+                            .map(|v| Self::$var(v.into())),
                     )*
                     $(
                         $dtag => {

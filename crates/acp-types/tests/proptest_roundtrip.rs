@@ -122,20 +122,20 @@ fn unknown_object(tag: &'static str) -> impl Strategy<Value = Value> {
 fn content_block() -> impl Strategy<Value = ContentBlock> {
     let text_block = (text(), annotations(), meta()).prop_map(|(t, a, m)| {
         let mut c = TextContent::new(t);
-        c.annotations = a;
+        c.annotations = a.map(Box::new);
         c.meta = m;
         ContentBlock::Text(c)
     });
     let image = (text(), text(), option::of(text()), annotations()).prop_map(|(d, mt, uri, a)| {
         let mut c = ImageContent::new(d, mt);
         c.uri = uri;
-        c.annotations = a;
-        ContentBlock::Image(c)
+        c.annotations = a.map(Box::new);
+        ContentBlock::from(c)
     });
     let audio = (text(), text(), meta()).prop_map(|(d, mt, m)| {
         let mut c = AudioContent::new(d, mt);
         c.meta = m;
-        ContentBlock::Audio(c)
+        ContentBlock::from(c)
     });
     let link = (
         text(),
@@ -152,8 +152,8 @@ fn content_block() -> impl Strategy<Value = ContentBlock> {
             c.mime_type = mime;
             c.size = size;
             c.title = title;
-            c.annotations = a;
-            ContentBlock::ResourceLink(c)
+            c.annotations = a.map(Box::new);
+            ContentBlock::from(c)
         });
     let resource = (
         any::<bool>(),
@@ -173,8 +173,8 @@ fn content_block() -> impl Strategy<Value = ContentBlock> {
                 b.into()
             };
             let mut c = EmbeddedResource::new(contents);
-            c.annotations = a;
-            ContentBlock::Resource(c)
+            c.annotations = a.map(Box::new);
+            ContentBlock::from(c)
         });
     prop_oneof![
         text_block,
@@ -358,8 +358,8 @@ fn session_update() -> impl Strategy<Value = SessionUpdate> {
         chunk().prop_map(SessionUpdate::UserMessageChunk),
         chunk().prop_map(SessionUpdate::AgentMessageChunk),
         chunk().prop_map(SessionUpdate::AgentThoughtChunk),
-        tool_call().prop_map(SessionUpdate::ToolCall),
-        tool_call_update().prop_map(SessionUpdate::ToolCallUpdate),
+        tool_call().prop_map(SessionUpdate::from),
+        tool_call_update().prop_map(SessionUpdate::from),
         plan,
         commands,
         id().prop_map(|m| SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(m))),
