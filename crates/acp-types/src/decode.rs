@@ -122,12 +122,19 @@ impl std::error::Error for DecodeError {}
 ///
 /// When the bytes are not JSON or do not fit `T`; the error names the offending field.
 pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, DecodeError> {
-    match std::str::from_utf8(json) {
-        // Checking UTF-8 once for the whole text lets serde_json's string reader skip
-        // re-checking every string.
-        Ok(text) => from_str(text),
-        Err(_) => decode_read(|| serde_json::de::SliceRead::new(json)),
+    match utf8(json) {
+        Some(text) => from_str(text),
+        None => decode_read(|| serde_json::de::SliceRead::new(json)),
     }
+}
+
+/// The bytes as text when they are valid UTF-8, checked with SIMD where the CPU has it.
+///
+/// Decoders check a whole message once and then read it with serde_json's string reader,
+/// which then skips the per-string check; invalid text takes serde_json's byte reader, whose
+/// errors say where the bad byte is.
+pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(bytes).ok()
 }
 
 /// Decodes `T` from a JSON string (see [`from_slice`]).

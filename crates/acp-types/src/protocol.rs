@@ -650,9 +650,7 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
         json: &'j [u8],
         method_of: impl Fn(&RequestId) -> Option<M>,
     ) -> Result<Self, DecodeError> {
-        // Checking UTF-8 once for the whole message lets serde_json's string reader skip
-        // re-checking every string.
-        let text = std::str::from_utf8(json).ok();
+        let text = crate::decode::utf8(json);
         let attempt = |json: &'j [u8]| -> Result<Collected<'j, Req, Res, Not>, serde_json::Error> {
             let visitor = EnvelopeVisitor::<Req, Res, Not, _> {
                 method_of: &method_of,
@@ -972,11 +970,9 @@ impl<'a> RawMessage<'a> {
     /// [`DecodeErrorKind::Syntax`] when the bytes are not JSON, [`DecodeErrorKind::InvalidMessage`]
     /// when they are not one JSON-RPC 2.0 message object.
     pub fn parse(json: &'a [u8]) -> Result<Self, DecodeError> {
-        // Checking UTF-8 once for the whole message lets serde_json's string reader skip
-        // re-checking every string.
-        let parsed = match std::str::from_utf8(json) {
-            Ok(text) => serde_json::from_str::<RawMessage<'a>>(text),
-            Err(_) => serde_json::from_slice::<RawMessage<'a>>(json),
+        let parsed = match crate::decode::utf8(json) {
+            Some(text) => serde_json::from_str::<RawMessage<'a>>(text),
+            None => serde_json::from_slice::<RawMessage<'a>>(json),
         };
         let message: RawMessage<'a> = parsed.map_err(|e| {
             use serde_json::error::Category;

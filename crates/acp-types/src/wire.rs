@@ -675,6 +675,26 @@ pub(crate) fn decode_buffered<T: serde::de::DeserializeOwned>(
     decode_tracked(|| PhantomData::<T>, value)
 }
 
+/// The position of `name` in `fields`, computed at compile time so that a decoded key is
+/// matched to its field by index rather than by comparing strings again.
+pub(crate) const fn field_index(fields: &[&str], name: &str) -> usize {
+    let mut i = 0;
+    while i < fields.len() {
+        let (a, b) = (fields[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("a field name missing from the field list");
+}
+
 /// A map key: either one of the names a visitor expects, or another one, kept for [`Extras`].
 pub(crate) enum Key {
     /// The index of the expected name.
@@ -986,9 +1006,8 @@ macro_rules! wire_object {
                                     extras.insert_unknown(name, value);
                                 }
                                 $crate::wire::Key::Known(index) => {
-                                    let name = FIELDS[index];
                                     $(
-                                        if name == $json {
+                                        if index == const { $crate::wire::field_index(FIELDS, $json) } {
                                             $crate::wire::wire_object!(
                                                 @de $kind map extras $field $json
                                                 ($($ty)?) (0 $($(| $crate::wire::$flag)+)?)
