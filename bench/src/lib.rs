@@ -6,6 +6,7 @@
 //!   newline scan.
 //! - `s4_types` (binary): typed decoding and encoding of S4 traffic with `acp-types`, against
 //!   `serde_json::from_slice` into a struct of `IgnoredAny` fields.
+//! - `s1_line` (binary): the cost of decoding one S1 notification line, floor to typed.
 //! - [`report`]: the command line and memory report the programs share.
 
 pub mod report;

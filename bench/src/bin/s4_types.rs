@@ -8,6 +8,9 @@
 //! - `ignored_any_floor`: every line parsed into a struct of `IgnoredAny` fields, which
 //!   validates the JSON and keeps nothing;
 //! - `value_decode`: every line into a `serde_json::Value`, for reference;
+//! - `string_visit_ceiling`: every line checked for UTF-8 and walked by a visitor that is handed
+//!   every string and keeps nothing: what any serde_json-based decoder that reads the strings
+//!   costs at least (the floor never unescapes them);
 //! - `typed_decode`: every line into the typed message of its direction
 //!   (`ClientMessage`/`AgentMessage`): request and notification params typed by their method,
 //!   responses typed by the method of their request, which the pass tracks by id as a
@@ -39,6 +42,63 @@ struct Floor {
     params: Option<IgnoredAny>,
     result: Option<IgnoredAny>,
     error: Option<IgnoredAny>,
+}
+
+/// A ceiling for any decoder built on serde_json that reads string contents: every string
+/// is handed to the visitor (borrowed when it has no escapes, unescaped into serde_json's
+/// scratch buffer otherwise) and dropped; nothing is allocated or kept. The floor skips
+/// strings without unescaping them, which no decoder that reads them can do.
+struct StringsOnly;
+
+impl<'de> Deserialize<'de> for StringsOnly {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StringsOnly)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for StringsOnly {
+    type Value = Self;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Self, E> {
+        black_box(s);
+        Ok(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<Self>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        while map.next_key::<IgnoredAny>()?.is_some() {
+            map.next_value::<Self>()?;
+        }
+        Ok(self)
+    }
 }
 
 /// Who sent a line.
@@ -263,6 +323,17 @@ fn run(input: &Input) -> Result<(), String> {
         Ok(())
     })?;
     report("value_decode", elapsed, bytes, lines, &mut floor);
+
+    let (elapsed, ()) = time(|| {
+        for i in 0..lines {
+            // The same once-per-message SIMD UTF-8 check as acp-types.
+            let text = simdutf8::basic::from_utf8(input.line(i)).map_err(|e| e.to_string())?;
+            let parsed: StringsOnly = serde_json::from_str(text).map_err(|e| e.to_string())?;
+            black_box(parsed);
+        }
+        Ok(())
+    })?;
+    report("string_visit_ceiling", elapsed, bytes, lines, &mut floor);
 
     let (elapsed, (count, _)) = time(|| decode_all(input, false))?;
     report("typed_decode", elapsed, bytes, count, &mut floor);
