@@ -1,4 +1,26 @@
-//! What every benchmark program shares: reading its S4 input, and reporting memory.
+//! What every benchmark program shares: reading its S4 input, the `IgnoredAny` floor, and
+//! reporting memory.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+/// The floor of BENCH.md: a JSON-RPC message parsed by `serde_json::from_slice` into a struct
+/// of `IgnoredAny` fields, which validates the JSON and keeps nothing.
+#[derive(Debug, Deserialize)]
+pub struct Floor {
+    /// `jsonrpc`.
+    pub jsonrpc: IgnoredAny,
+    /// `id`.
+    pub id: Option<IgnoredAny>,
+    /// `method`.
+    pub method: Option<IgnoredAny>,
+    /// `params`.
+    pub params: Option<IgnoredAny>,
+    /// `result`.
+    pub result: Option<IgnoredAny>,
+    /// `error`.
+    pub error: Option<IgnoredAny>,
+}
 
 /// The peak resident set size of this process so far (`VmHWM`), in KiB.
 #[must_use]

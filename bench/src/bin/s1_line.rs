@@ -16,24 +16,11 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use acp_bench::report::Floor;
 use acp_types::{AgentMessage, AgentNotificationParams, DecodeError, RawMessage};
-use serde::Deserialize;
-use serde::de::IgnoredAny;
 
 /// The canonical S1 line of BENCH.md (without its newline).
 const LINE: &[u8] = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-0","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"0000000000 The quick brown fox jumps over the lazy dog. Lorem ip"}}}}"#;
-
-/// The floor: the line parsed into nothing.
-#[derive(Deserialize)]
-#[allow(dead_code)] // The fields exist to be parsed, not read.
-struct Floor {
-    jsonrpc: IgnoredAny,
-    id: Option<IgnoredAny>,
-    method: Option<IgnoredAny>,
-    params: Option<IgnoredAny>,
-    result: Option<IgnoredAny>,
-    error: Option<IgnoredAny>,
-}
 
 /// Runs `f` once per iteration after a warm-up pass and prints the mean time per line.
 fn measure<T>(

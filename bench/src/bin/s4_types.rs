@@ -28,21 +28,10 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use acp_bench::report::Floor;
 use acp_types::{AgentMessage, ClientMessage, Message, MethodUnion, RawMessage, RequestId};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-
-/// The floor: a message parsed into nothing.
-#[derive(Deserialize)]
-#[allow(dead_code)] // The fields exist to be parsed, not read.
-struct Floor {
-    jsonrpc: IgnoredAny,
-    id: Option<IgnoredAny>,
-    method: Option<IgnoredAny>,
-    params: Option<IgnoredAny>,
-    result: Option<IgnoredAny>,
-    error: Option<IgnoredAny>,
-}
 
 /// A ceiling for any decoder built on serde_json that reads string contents: every string
 /// is handed to the visitor (borrowed when it has no escapes, unescaped into serde_json's
