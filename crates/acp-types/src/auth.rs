@@ -112,72 +112,27 @@ impl AuthenticateRequest {
 
 wire_object! {
     /// The agent's answer to `authenticate`.
+    #[optional_fields(new)]
     pub struct AuthenticateResponse {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl AuthenticateResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for AuthenticateResponse {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Asks the agent to sign the user out (`logout`).
+    #[optional_fields(new)]
     pub struct LogoutRequest {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl LogoutRequest {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for LogoutRequest {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// The agent's answer to `logout`.
+    #[optional_fields(new)]
     pub struct LogoutResponse {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl LogoutResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for LogoutResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }

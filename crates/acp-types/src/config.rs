@@ -93,25 +93,10 @@ impl SetSessionModeRequest {
 
 wire_object! {
     /// The agent's answer to `session/set_mode`.
+    #[optional_fields(new)]
     pub struct SetSessionModeResponse {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl SetSessionModeResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SetSessionModeResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

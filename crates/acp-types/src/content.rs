@@ -33,6 +33,7 @@ tagged_union! {
 
 wire_object! {
     /// Optional hints about how content is meant to be used or shown.
+    #[optional_fields(new)]
     pub struct Annotations {
         /// Who the content is for.
         opt audience: Vec<Role> = "audience" [DOE | SKIP | NULLABLE];
@@ -42,25 +43,6 @@ wire_object! {
         opt priority: f64 = "priority" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl Annotations {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            audience: None,
-            last_modified: None,
-            priority: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for Annotations {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

@@ -49,6 +49,7 @@ impl ElicitationRequestScope {
 
 wire_object! {
     /// The form an elicitation asks the user to fill in: a flat object schema.
+    #[optional_fields(new)]
     pub struct ElicitationSchema {
         /// The JSON type of the form (always `object`).
         opt schema_type: ElicitationSchemaType = "type" [DOE];
@@ -62,27 +63,6 @@ wire_object! {
         opt description: String = "description" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ElicitationSchema {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            schema_type: None,
-            title: None,
-            properties: None,
-            required: None,
-            description: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ElicitationSchema {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -162,6 +142,7 @@ impl EnumOption {
 
 wire_object! {
     /// A text field of an elicitation form, possibly a choice among values.
+    #[optional_fields(new)]
     pub struct StringPropertySchema {
         /// A human-readable title.
         opt title: String = "title" [DOE | NULLABLE];
@@ -186,33 +167,9 @@ wire_object! {
     }
 }
 
-impl StringPropertySchema {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            title: None,
-            description: None,
-            min_length: None,
-            max_length: None,
-            pattern: None,
-            format: None,
-            default: None,
-            enum_values: None,
-            one_of: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for StringPropertySchema {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// A numeric (floating point) field of an elicitation form.
+    #[optional_fields(new)]
     pub struct NumberPropertySchema {
         /// A human-readable title.
         opt title: String = "title" [DOE | NULLABLE];
@@ -229,29 +186,9 @@ wire_object! {
     }
 }
 
-impl NumberPropertySchema {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            title: None,
-            description: None,
-            minimum: None,
-            maximum: None,
-            default: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for NumberPropertySchema {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// An integer field of an elicitation form.
+    #[optional_fields(new)]
     pub struct IntegerPropertySchema {
         /// A human-readable title.
         opt title: String = "title" [DOE | NULLABLE];
@@ -268,29 +205,9 @@ wire_object! {
     }
 }
 
-impl IntegerPropertySchema {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            title: None,
-            description: None,
-            minimum: None,
-            maximum: None,
-            default: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for IntegerPropertySchema {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// A yes/no field of an elicitation form.
+    #[optional_fields(new)]
     pub struct BooleanPropertySchema {
         /// A human-readable title.
         opt title: String = "title" [DOE | NULLABLE];
@@ -300,25 +217,6 @@ wire_object! {
         opt default: bool = "default" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl BooleanPropertySchema {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            title: None,
-            description: None,
-            default: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for BooleanPropertySchema {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -407,25 +305,10 @@ id_type! {
 
 wire_object! {
     /// The user submitted the form.
+    #[optional_fields(new)]
     pub struct ElicitationAcceptAction {
         /// The content.
         opt content: BTreeMap<String, ElicitationContentValue> = "content" [NULLABLE];
-    }
-}
-
-impl ElicitationAcceptAction {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            content: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ElicitationAcceptAction {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

@@ -92,24 +92,9 @@ impl WriteTextFileRequest {
 
 wire_object! {
     /// The client's answer to `fs/write_text_file`.
+    #[optional_fields(new)]
     pub struct WriteTextFileResponse {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl WriteTextFileResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for WriteTextFileResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }

@@ -94,6 +94,7 @@ impl Implementation {
 
 wire_object! {
     /// What the agent supports beyond the baseline protocol.
+    #[optional_fields(new)]
     pub struct AgentCapabilities {
         /// Whether the agent supports `session/load`.
         opt load_session: bool = "loadSession" [DOE];
@@ -110,29 +111,9 @@ wire_object! {
     }
 }
 
-impl AgentCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            load_session: None,
-            prompt_capabilities: None,
-            mcp_capabilities: None,
-            session_capabilities: None,
-            auth: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for AgentCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Which kinds of content the agent accepts in prompts, beyond text and resource links.
+    #[optional_fields(new)]
     pub struct PromptCapabilities {
         /// Whether images are accepted.
         opt image: bool = "image" [DOE];
@@ -145,27 +126,9 @@ wire_object! {
     }
 }
 
-impl PromptCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            image: None,
-            audio: None,
-            embedded_context: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for PromptCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Which MCP server transports the agent can connect to, beyond stdio.
+    #[optional_fields(new)]
     pub struct McpCapabilities {
         /// Whether HTTP MCP servers are supported.
         opt http: bool = "http" [DOE];
@@ -176,26 +139,9 @@ wire_object! {
     }
 }
 
-impl McpCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            http: None,
-            sse: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for McpCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Which optional session methods the agent supports.
+    #[optional_fields(new)]
     pub struct SessionCapabilities {
         /// Support for `session/list`.
         opt list: SessionListCapabilities = "list" [DOE | NULLABLE];
@@ -212,149 +158,54 @@ wire_object! {
     }
 }
 
-impl SessionCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            list: None,
-            delete: None,
-            additional_directories: None,
-            resume: None,
-            close: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SessionCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the agent supports `session/list`.
+    #[optional_fields(new)]
     pub struct SessionListCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl SessionListCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SessionListCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the agent supports `session/delete`.
+    #[optional_fields(new)]
     pub struct SessionDeleteCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl SessionDeleteCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SessionDeleteCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the agent accepts additional workspace directories for a session.
+    #[optional_fields(new)]
     pub struct SessionAdditionalDirectoriesCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl SessionAdditionalDirectoriesCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SessionAdditionalDirectoriesCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the agent supports `session/resume`.
+    #[optional_fields(new)]
     pub struct SessionResumeCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl SessionResumeCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SessionResumeCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the agent supports `session/close`.
+    #[optional_fields(new)]
     pub struct SessionCloseCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl SessionCloseCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SessionCloseCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Authentication features the agent supports.
+    #[optional_fields(new)]
     pub struct AgentAuthCapabilities {
         /// Support for `logout`.
         opt logout: LogoutCapabilities = "logout" [DOE | NULLABLE];
@@ -363,49 +214,18 @@ wire_object! {
     }
 }
 
-impl AgentAuthCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            logout: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for AgentAuthCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the agent supports `logout`.
+    #[optional_fields(new)]
     pub struct LogoutCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl LogoutCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for LogoutCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// What the client supports: file system access, terminals, elicitation and more.
+    #[optional_fields(new)]
     pub struct ClientCapabilities {
         /// Which file system methods the client serves.
         opt fs: FileSystemCapabilities = "fs" [DOE];
@@ -422,29 +242,9 @@ wire_object! {
     }
 }
 
-impl ClientCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            fs: None,
-            terminal: None,
-            session: None,
-            auth: None,
-            elicitation: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ClientCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Which file system methods the client serves.
+    #[optional_fields(new)]
     pub struct FileSystemCapabilities {
         /// Whether the client serves `fs/read_text_file`.
         opt read_text_file: bool = "readTextFile" [DOE];
@@ -455,26 +255,9 @@ wire_object! {
     }
 }
 
-impl FileSystemCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            read_text_file: None,
-            write_text_file: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for FileSystemCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Session features the client supports.
+    #[optional_fields(new)]
     pub struct ClientSessionCapabilities {
         /// The session's configuration options.
         opt config_options: SessionConfigOptionsCapabilities = "configOptions" [DOE | NULLABLE];
@@ -483,25 +266,9 @@ wire_object! {
     }
 }
 
-impl ClientSessionCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            config_options: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ClientSessionCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Which kinds of configuration options the client can display.
+    #[optional_fields(new)]
     pub struct SessionConfigOptionsCapabilities {
         /// Whether on/off options can be displayed.
         opt boolean: BooleanConfigOptionCapabilities = "boolean" [DOE | NULLABLE];
@@ -510,49 +277,18 @@ wire_object! {
     }
 }
 
-impl SessionConfigOptionsCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            boolean: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SessionConfigOptionsCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the client can display on/off configuration options.
+    #[optional_fields(new)]
     pub struct BooleanConfigOptionCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl BooleanConfigOptionCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for BooleanConfigOptionCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Authentication features the client supports.
+    #[optional_fields(new)]
     pub struct AuthCapabilities {
         /// Whether the client can run terminal authentication methods.
         opt terminal: bool = "terminal" [DOE];
@@ -561,25 +297,9 @@ wire_object! {
     }
 }
 
-impl AuthCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            terminal: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for AuthCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Which elicitation modes the client supports.
+    #[optional_fields(new)]
     pub struct ElicitationCapabilities {
         /// Support for form elicitations.
         opt form: ElicitationFormCapabilities = "form" [DOE | NULLABLE];
@@ -590,68 +310,20 @@ wire_object! {
     }
 }
 
-impl ElicitationCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            form: None,
-            url: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ElicitationCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the client can show elicitation forms.
+    #[optional_fields(new)]
     pub struct ElicitationFormCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
 }
 
-impl ElicitationFormCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ElicitationFormCapabilities {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Present when the client can send the user to an elicitation URL.
+    #[optional_fields(new)]
     pub struct ElicitationUrlCapabilities {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ElicitationUrlCapabilities {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ElicitationUrlCapabilities {
-    fn default() -> Self {
-        Self::new()
     }
 }

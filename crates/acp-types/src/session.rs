@@ -103,6 +103,7 @@ impl LoadSessionRequest {
 
 wire_object! {
     /// The agent's answer to `session/load`, after the history was replayed.
+    #[optional_fields(new)]
     pub struct LoadSessionResponse {
         /// The session's modes, if the agent has modes.
         opt modes: SessionModeState = "modes" [DOE | NULLABLE];
@@ -113,26 +114,9 @@ wire_object! {
     }
 }
 
-impl LoadSessionResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            modes: None,
-            config_options: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for LoadSessionResponse {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 wire_object! {
     /// Asks the agent for its sessions, a page at a time (`session/list`).
+    #[optional_fields(new)]
     pub struct ListSessionsRequest {
         /// Only list sessions with this working directory.
         opt cwd: String = "cwd" [NULLABLE];
@@ -140,24 +124,6 @@ wire_object! {
         opt cursor: String = "cursor" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ListSessionsRequest {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            cwd: None,
-            cursor: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ListSessionsRequest {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -241,25 +207,10 @@ impl DeleteSessionRequest {
 
 wire_object! {
     /// The agent's answer to `session/delete`.
+    #[optional_fields(new)]
     pub struct DeleteSessionResponse {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl DeleteSessionResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for DeleteSessionResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -295,6 +246,7 @@ impl ResumeSessionRequest {
 
 wire_object! {
     /// The agent's answer to `session/resume`.
+    #[optional_fields(new)]
     pub struct ResumeSessionResponse {
         /// The session's modes, if the agent has modes.
         opt modes: SessionModeState = "modes" [DOE | NULLABLE];
@@ -302,24 +254,6 @@ wire_object! {
         opt config_options: Vec<SessionConfigOption> = "configOptions" [DOE | SKIP | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ResumeSessionResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            modes: None,
-            config_options: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ResumeSessionResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -346,25 +280,10 @@ impl CloseSessionRequest {
 
 wire_object! {
     /// The agent's answer to `session/close`.
+    #[optional_fields(new)]
     pub struct CloseSessionResponse {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl CloseSessionResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for CloseSessionResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

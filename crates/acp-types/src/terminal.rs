@@ -147,6 +147,7 @@ impl TerminalOutputResponse {
 
 wire_object! {
     /// How a terminal's command ended.
+    #[optional_fields(new)]
     pub struct TerminalExitStatus {
         /// The exit code, if the process exited normally.
         opt exit_code: u32 = "exitCode" [DOE | NULLABLE];
@@ -154,24 +155,6 @@ wire_object! {
         opt signal: String = "signal" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl TerminalExitStatus {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            exit_code: None,
-            signal: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for TerminalExitStatus {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -201,25 +184,10 @@ impl ReleaseTerminalRequest {
 
 wire_object! {
     /// The client's answer to `terminal/release`.
+    #[optional_fields(new)]
     pub struct ReleaseTerminalResponse {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ReleaseTerminalResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for ReleaseTerminalResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -249,6 +217,7 @@ impl WaitForTerminalExitRequest {
 
 wire_object! {
     /// The client's answer to `terminal/wait_for_exit`: how the command ended.
+    #[optional_fields(new)]
     pub struct WaitForTerminalExitResponse {
         /// The exit code, if the process exited normally.
         opt exit_code: u32 = "exitCode" [DOE | NULLABLE];
@@ -256,24 +225,6 @@ wire_object! {
         opt signal: String = "signal" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl WaitForTerminalExitResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            exit_code: None,
-            signal: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for WaitForTerminalExitResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -303,24 +254,9 @@ impl KillTerminalRequest {
 
 wire_object! {
     /// The client's answer to `terminal/kill`.
+    #[optional_fields(new)]
     pub struct KillTerminalResponse {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl KillTerminalResponse {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for KillTerminalResponse {
-    fn default() -> Self {
-        Self::new()
     }
 }

@@ -287,6 +287,7 @@ impl ConfigOptionUpdate {
 
 wire_object! {
     /// The session's title or last-update time changed.
+    #[optional_fields(new)]
     pub struct SessionInfoUpdate {
         /// The session's new title.
         opt title: String = "title" [DOE | NULLABLE];
@@ -294,24 +295,6 @@ wire_object! {
         opt updated_at: String = "updatedAt" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl SessionInfoUpdate {
-    /// Builds the value with every optional field absent.
-    pub fn new() -> Self {
-        Self {
-            title: None,
-            updated_at: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-impl Default for SessionInfoUpdate {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

@@ -940,6 +940,7 @@ macro_rules! wire_object {
     (
         $(#[doc = $doc:literal])*
         $(#[schema_extend($ext:expr)])?
+        $(#[optional_fields($new:ident)])?
         pub struct $name:ident {
             $(
                 $(#[doc = $fdoc:literal])*
@@ -949,6 +950,9 @@ macro_rules! wire_object {
     ) => {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq)]
+        // `#[optional_fields(new)]` (every field optional): `Default` and `new()` are the value
+        // with none set.
+        $( #[derive(Default)] #[cfg_attr(any(), $new)] )?
         #[non_exhaustive]
         pub struct $name {
             $(
@@ -1069,6 +1073,15 @@ macro_rules! wire_object {
                 None
             }
         }
+
+        $(
+            impl $name {
+                /// Builds the value with every optional field absent.
+                pub fn $new() -> Self {
+                    <Self as ::core::default::Default>::default()
+                }
+            }
+        )?
 
         #[allow(clippy::needless_update)]
         impl $name {
