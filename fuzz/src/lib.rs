@@ -11,9 +11,7 @@
 //! - feeding the input in pieces gives exactly the frames (and the error) of feeding it at once;
 //! - every decoded message that the matching encoder accepts decodes back to itself.
 
-use acp_codec::{
-    AnyCodec, CodecError, Frame, FrameEncoder, Framing, FramingMode, MAX_HEADER_LEN,
-};
+use acp_codec::{AnyCodec, CodecError, Frame, FrameEncoder, Framing, FramingMode, MAX_HEADER_LEN};
 use bytes::{BufMut, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
 
@@ -21,8 +19,11 @@ use tokio_util::codec::{Decoder, Encoder};
 type Run = (Vec<Frame>, Option<String>);
 
 /// Runs all checks for the codec built by `make(max_len)`; `framing` tells which framing it used.
-pub fn check_decoder<D>(data: &[u8], make: impl Fn(usize) -> D, framing: impl Fn(&D) -> Option<Framing>)
-where
+pub fn check_decoder<D>(
+    data: &[u8],
+    make: impl Fn(usize) -> D,
+    framing: impl Fn(&D) -> Option<Framing>,
+) where
     D: Decoder<Item = Frame, Error = CodecError>,
 {
     let [limit, seed, input @ ..] = data else {
@@ -53,7 +54,8 @@ where
 
 /// Cuts `len` bytes into pieces whose sizes come from a small generator seeded by `seed`.
 fn chunk_sizes(seed: u8, len: usize) -> Vec<usize> {
-    let mut state = u32::from(seed) * 2_654_435_761 + 1;
+    // Wrapping: the multiplier spreads the seed over all 32 bits (it overflowed for seeds >= 2).
+    let mut state = u32::from(seed).wrapping_mul(2_654_435_761).wrapping_add(1);
     let mut sizes = Vec::new();
     let mut left = len;
     while left > 0 {
@@ -94,8 +96,16 @@ where
                 Err(e) => return (frames, Some(e.to_string())),
             }
         }
-        assert!(buf.len() <= held, "{} bytes held with a limit of {max_len}", buf.len());
-        assert!(buf.capacity() <= capacity, "capacity {} with a limit of {max_len}", buf.capacity());
+        assert!(
+            buf.len() <= held,
+            "{} bytes held with a limit of {max_len}",
+            buf.len()
+        );
+        assert!(
+            buf.capacity() <= capacity,
+            "capacity {} with a limit of {max_len}",
+            buf.capacity()
+        );
     }
     loop {
         match codec.decode_eof(&mut buf) {
@@ -132,4 +142,17 @@ fn round_trip(frames: &[Frame], framing: Framing, max_len: usize, in_place: bool
     let (decoded, error) = decode(&mut decoder, [&wire[..]], max_len, wire.len());
     assert_eq!(error, None, "re-encoded messages failed to decode");
     assert_eq!(decoded, accepted, "re-encoded messages decoded differently");
+}
+
+#[cfg(test)]
+mod tests {
+    use acp_codec::{Framing, NdjsonCodec};
+
+    #[test]
+    fn harness_runs_on_a_small_input_for_every_seed() {
+        for seed in 0..=u8::MAX {
+            let input = [64, seed, b'{', b'}', b'\n', b'x', b'\n'];
+            super::check_decoder(&input, NdjsonCodec::with_max_len, |_| Some(Framing::Ndjson));
+        }
+    }
 }
