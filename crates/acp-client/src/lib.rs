@@ -76,6 +76,8 @@ mod client;
 mod connection;
 mod error;
 mod process;
+mod process_group;
+mod stderr;
 
 pub use acp_rpc::{Config, Driver, FramingMode};
 pub use acp_types::ErrorObject;
@@ -83,4 +85,6 @@ pub use async_trait::async_trait;
 pub use client::Client;
 pub use connection::{AgentHandle, ClientOptions, SessionUpdates, connect};
 pub use error::Error;
-pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, Stderr, spawn};
+pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
+pub use process_group::{ProcessGroup, StopStage, Stopped};
+pub use stderr::{MAX_STDERR_LINE, Stderr};

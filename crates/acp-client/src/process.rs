@@ -1,42 +1,21 @@
-//! Starting an agent program and connecting to it over its stdio.
+//! Starting an agent program and connecting to it over its stdio, and closing it again.
 
 use std::future::Future;
+use std::io;
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker, ready};
+use std::time::Duration;
 
+use acp_rpc::Driver;
 use futures::future::BoxFuture;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, ChildStderr, Command};
+use tokio::io::AsyncWrite;
+use tokio::process::{ChildStdin, Command};
 
+use crate::process_group::{ProcessGroup, StopStage, Stopped};
+use crate::stderr::{self, Stderr};
 use crate::{AgentHandle, Client, ClientOptions, Error, connect};
-
-/// What to do with the agent's stderr (where agents log).
-#[derive(Clone, Default)]
-#[non_exhaustive]
-pub enum Stderr {
-    /// Forward each line to `tracing` (target `acp_client::agent_stderr`, level `info`).
-    #[default]
-    Tracing,
-    /// Pass each line to a callback.
-    Lines(Arc<dyn Fn(&str) + Send + Sync>),
-    /// Let the agent write to our own stderr.
-    Inherit,
-    /// Discard it.
-    Discard,
-}
-
-impl std::fmt::Debug for Stderr {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Stderr::Tracing => "Tracing",
-            Stderr::Lines(_) => "Lines(..)",
-            Stderr::Inherit => "Inherit",
-            Stderr::Discard => "Discard",
-        })
-    }
-}
 
 /// How to start an agent.
 #[derive(Debug, Clone, Default)]
@@ -73,21 +52,53 @@ pub struct SpawnedAgent {
     /// The connection's driver (it also forwards the agent's stderr); run it, e.g. with
     /// `tokio::spawn`.
     pub driver: AgentDriver,
-    /// The agent process: its exit status, and killing it.
+    /// The agent process: its exit status, closing it, killing it.
     pub process: AgentProcess,
 }
 
 /// The future that runs the connection to a spawned agent and forwards its stderr.
 ///
-/// It resolves when the connection ends (typically because the agent exited).
+/// It resolves when the connection ends (typically because the agent exited, or after
+/// [`AgentProcess::shutdown`]). If the agent's stderr is still open then (or when the driver is
+/// dropped), the rest of it is read to its end on a background task of the current tokio
+/// runtime, so that the agent can go on logging while it shuts down; see [`Stderr`].
 #[must_use = "the connection does nothing unless its driver is polled"]
 pub struct AgentDriver {
-    inner: BoxFuture<'static, Result<(), acp_rpc::Error>>,
+    driver: Driver,
+    /// Forwards the agent's stderr until its end (`None` when not piped, or done).
+    stderr: Option<BoxFuture<'static, ()>>,
+    /// Alternates which of the two is polled first, so that a chatty stderr cannot starve the
+    /// connection (or the reverse) once tokio's cooperative budget runs out.
+    stderr_first: bool,
 }
 
 impl std::fmt::Debug for AgentDriver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AgentDriver").finish_non_exhaustive()
+        f.debug_struct("AgentDriver")
+            .field("stderr", &self.stderr.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentDriver {
+    /// Polls the stderr forwarder, forgetting it once done.
+    fn poll_stderr(&mut self, cx: &mut Context<'_>) {
+        if let Some(pump) = self.stderr.as_mut() {
+            if pump.as_mut().poll(cx).is_ready() {
+                self.stderr = None;
+            }
+        }
+    }
+
+    /// Moves the unfinished stderr forwarder to a task of its own, which reads to the end.
+    fn detach_stderr(&mut self) {
+        let Some(pump) = self.stderr.take() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(pump)),
+            Err(_) => tracing::debug!("no tokio runtime to drain the agent's stderr: closing it"),
+        }
     }
 }
 
@@ -95,24 +106,47 @@ impl Future for AgentDriver {
     type Output = Result<(), acp_rpc::Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.inner.as_mut().poll(cx)
+        let this = &mut *self;
+        this.stderr_first = !this.stderr_first;
+        if this.stderr_first {
+            this.poll_stderr(cx);
+        }
+        let result = Pin::new(&mut this.driver).poll(cx);
+        if result.is_pending() && !this.stderr_first {
+            this.poll_stderr(cx);
+        }
+        let result = ready!(result);
+        this.detach_stderr();
+        Poll::Ready(result)
     }
 }
 
-/// A running agent process. Dropping it kills the agent and, on Unix, every process of its
-/// process group (the agent runs in a group of its own), so no helper it started survives.
+impl Drop for AgentDriver {
+    fn drop(&mut self) {
+        self.detach_stderr();
+    }
+}
+
+/// A running agent process.
+///
+/// The agent runs in a process group of its own (on Unix). [`shutdown`](Self::shutdown) closes
+/// it gracefully; dropping this kills the agent and every process of its group at once, so no
+/// helper it started survives.
 #[derive(Debug)]
 pub struct AgentProcess {
-    child: Child,
-    /// The agent's process group (its pid at start), kept after the agent itself is reaped so
-    /// that helpers it left behind can still be killed.
-    group: Option<u32>,
+    process: ProcessGroup,
+    stdin: SharedStdin,
 }
 
 impl AgentProcess {
     /// The operating system's process id, while the process runs.
     pub fn id(&self) -> Option<u32> {
-        self.child.id()
+        self.process.id()
+    }
+
+    /// The agent's process group (on Unix), kept after the agent exited.
+    pub fn group_id(&self) -> Option<u32> {
+        self.process.group_id()
     }
 
     /// Waits for the agent to exit and reports how it did.
@@ -120,8 +154,12 @@ impl AgentProcess {
     /// # Errors
     ///
     /// When the status cannot be read.
-    pub async fn wait(&mut self) -> std::io::Result<ExitStatus> {
-        self.child.wait().await
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe.
+    pub async fn wait(&mut self) -> io::Result<ExitStatus> {
+        self.process.wait().await
     }
 
     /// The exit status if the agent has exited, without waiting.
@@ -129,8 +167,8 @@ impl AgentProcess {
     /// # Errors
     ///
     /// When the status cannot be read.
-    pub fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
-        self.child.try_wait()
+    pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        self.process.try_wait()
     }
 
     /// Kills the agent (and its process group on Unix) now.
@@ -138,44 +176,181 @@ impl AgentProcess {
     /// # Errors
     ///
     /// When the process cannot be signalled.
-    pub fn kill(&mut self) -> std::io::Result<()> {
-        kill_group(self.group);
-        match self.child.start_kill() {
-            // Already reaped: nothing to kill.
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
-            other => other,
+    pub fn kill(&mut self) -> io::Result<()> {
+        self.process.kill()
+    }
+
+    /// Closes the agent's stdin: the agent reads the end of its input, which for an ACP agent
+    /// means the client is gone. The connection keeps reading what the agent still sends
+    /// until it exits; anything sent to the agent from now on fails (the connection's writer
+    /// fails, which ends the connection), and messages still queued for sending are dropped.
+    pub fn close_stdin(&self) {
+        self.stdin.close();
+    }
+
+    /// Closes the agent gracefully and reports how it ended:
+    ///
+    /// 1. closes its stdin ([`close_stdin`](Self::close_stdin)) and waits up to `grace` for
+    ///    it to exit ([`StopStage::Exited`]);
+    /// 2. then sends `SIGTERM` to its process group and waits up to `grace` again
+    ///    ([`StopStage::Terminated`]);
+    /// 3. then kills the group with `SIGKILL` and waits ([`StopStage::Killed`]).
+    ///
+    /// Whatever is left of the agent's process group once the agent ended is killed. The
+    /// connection ends when the agent exits: await the answers you need (a cancelled turn's
+    /// end, say) before, since messages still queued for sending are dropped. On platforms
+    /// other than Unix, step 2 kills the agent.
+    ///
+    /// ```no_run
+    /// # async fn f(spawned: acp_client::SpawnedAgent) -> std::io::Result<()> {
+    /// use std::time::Duration;
+    ///
+    /// let mut process = spawned.process;
+    /// let stopped = process.shutdown(Duration::from_secs(2)).await?;
+    /// eprintln!("the agent {stopped}"); // "the agent exited with code 0"
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When the process cannot be signalled or its status read.
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe: dropped half way, the later steps do not happen (dropping the
+    /// `AgentProcess` still kills the group).
+    pub async fn shutdown(&mut self, grace: Duration) -> io::Result<Stopped> {
+        if let Some(status) = self.process.try_wait()? {
+            self.stdin.close();
+            return Ok(self.process.ended(status, StopStage::Exited));
+        }
+        self.stdin.close();
+        if let Some(status) = self.process.exited_within(grace).await {
+            return Ok(self.process.ended(status?, StopStage::Exited));
+        }
+        tracing::debug!("the agent did not exit when its stdin closed: SIGTERM");
+        self.process.terminate()?;
+        self.process.stop_after_terminate(grace).await
+    }
+}
+
+/// The agent's stdin, shared by the connection's writer and [`AgentProcess::close_stdin`].
+#[derive(Debug, Clone)]
+struct SharedStdin(Arc<Mutex<StdinState>>);
+
+/// The connection's end of the agent's stdin: dropping it (when the connection ends or its
+/// driver is dropped) closes the pipe, as dropping a plain `ChildStdin` would.
+#[derive(Debug)]
+struct StdinWriter(SharedStdin);
+
+impl Drop for StdinWriter {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+#[derive(Debug)]
+struct StdinState {
+    /// `None` once closed.
+    pipe: Option<ChildStdin>,
+    /// The writer waiting for the pipe, woken when the pipe is closed under it.
+    waiting: Option<Waker>,
+}
+
+impl SharedStdin {
+    fn new(pipe: ChildStdin) -> Self {
+        Self(Arc::new(Mutex::new(StdinState {
+            pipe: Some(pipe),
+            waiting: None,
+        })))
+    }
+
+    fn state(&self) -> MutexGuard<'_, StdinState> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn close(&self) {
+        let (pipe, waiting) = {
+            let mut state = self.state();
+            (state.pipe.take(), state.waiting.take())
+        };
+        drop(pipe);
+        if let Some(waker) = waiting {
+            waker.wake();
         }
     }
-}
 
-impl Drop for AgentProcess {
-    fn drop(&mut self) {
-        // Even if the agent itself has exited, helpers it started may still run in its group.
-        tracing::debug!(group = self.group, "killing the agent's process group");
-        let _ = self.kill();
+    /// Runs `op` on the open pipe, remembering the waker if it waits.
+    fn with_pipe<T>(
+        &self,
+        cx: &mut Context<'_>,
+        closed: impl FnOnce() -> io::Result<T>,
+        op: impl FnOnce(Pin<&mut ChildStdin>, &mut Context<'_>) -> Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        let mut state = self.state();
+        let Some(pipe) = state.pipe.as_mut() else {
+            return Poll::Ready(closed());
+        };
+        let poll = op(Pin::new(pipe), cx);
+        if poll.is_pending() {
+            state.waiting = Some(cx.waker().clone());
+        }
+        poll
     }
 }
 
-#[cfg(unix)]
-fn kill_group(group: Option<u32>) {
-    let group = group
-        .and_then(|id| i32::try_from(id).ok())
-        .and_then(rustix::process::Pid::from_raw);
-    if let Some(group) = group {
-        // The group may be gone already; nothing else to do then. (A process group's id is not
-        // reused while any member lives, so this cannot hit an unrelated group.)
-        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-    }
+fn stdin_closed() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        "the agent's stdin was closed (AgentProcess::close_stdin)",
+    )
 }
 
-#[cfg(not(unix))]
-fn kill_group(_group: Option<u32>) {}
+impl AsyncWrite for StdinWriter {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.0.with_pipe(
+            cx,
+            || Err(stdin_closed()),
+            |pipe, cx| pipe.poll_write(cx, buf),
+        )
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.0.with_pipe(
+            cx,
+            || Err(stdin_closed()),
+            |pipe, cx| pipe.poll_write_vectored(cx, bufs),
+        )
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0
+            .with_pipe(cx, || Ok(()), |pipe, cx| pipe.poll_flush(cx))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0
+            .with_pipe(cx, || Ok(()), |pipe, cx| pipe.poll_shutdown(cx))
+    }
+}
 
 /// Starts `command` as an agent with piped stdin/stdout and connects `client` to it.
 ///
 /// The agent's stderr goes where [`SpawnOptions::stderr`] says. The process is put in its own
 /// process group (on Unix), so that dropping the [`AgentProcess`] kills the agent with
-/// everything it started.
+/// everything it started; [`AgentProcess::shutdown`] closes it gracefully.
 ///
 /// ```no_run
 /// # #[allow(dead_code)]
@@ -202,70 +377,28 @@ pub fn spawn<C: Client>(
             Stderr::Inherit => Stdio::inherit(),
             Stderr::Discard => Stdio::null(),
             Stderr::Tracing | Stderr::Lines(_) => Stdio::piped(),
-        })
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
-    let mut child = command.spawn().map_err(Error::Spawn)?;
-    // With `process_group(0)` the group's id is the agent's pid.
-    let group = child.id();
-    let missing = || Error::Spawn(std::io::Error::other("the child's stdio was not piped"));
-    let stdin = child.stdin.take().ok_or_else(missing)?;
+        });
+    let mut process = ProcessGroup::spawn(&mut command).map_err(Error::Spawn)?;
+    let child = process.child();
+    let missing = || Error::Spawn(io::Error::other("the child's stdio was not piped"));
+    let stdin = SharedStdin::new(child.stdin.take().ok_or_else(missing)?);
     let stdout = child.stdout.take().ok_or_else(missing)?;
     let stderr = child.stderr.take();
     tracing::debug!(pid = child.id(), "started the agent");
-    let (agent, driver) = connect(make_client, stdout, stdin, options.client);
-    let pump = stderr.map(|stderr| forward_stderr(stderr, options.stderr));
-    let inner: BoxFuture<'static, Result<(), acp_rpc::Error>> = Box::pin(async move {
-        match pump {
-            // Forward stderr while the connection runs; the connection decides when we are done.
-            Some(pump) => {
-                tokio::pin!(pump);
-                tokio::pin!(driver);
-                loop {
-                    tokio::select! {
-                        result = &mut driver => break result,
-                        () = &mut pump, if !pump_done(&pump) => {}
-                    }
-                }
-            }
-            None => driver.await,
-        }
-    });
+    let (agent, driver) = connect(
+        make_client,
+        stdout,
+        StdinWriter(stdin.clone()),
+        options.client,
+    );
+    let stderr = stderr.map(|pipe| stderr::forward(pipe, options.stderr));
     Ok(SpawnedAgent {
         agent,
-        driver: AgentDriver { inner },
-        process: AgentProcess { group, child },
+        driver: AgentDriver {
+            driver,
+            stderr,
+            stderr_first: false,
+        },
+        process: AgentProcess { process, stdin },
     })
-}
-
-fn pump_done<F>(_pump: &Pin<&mut futures::future::Fuse<F>>) -> bool
-where
-    F: Future,
-{
-    futures::future::FusedFuture::is_terminated(&**_pump)
-}
-
-fn forward_stderr(
-    stderr: ChildStderr,
-    mode: Stderr,
-) -> futures::future::Fuse<BoxFuture<'static, ()>> {
-    use futures::FutureExt;
-    let fut: BoxFuture<'static, ()> = Box::pin(async move {
-        let mut lines = BufReader::new(stderr).lines();
-        loop {
-            match lines.next_line().await {
-                Ok(Some(line)) => match &mode {
-                    Stderr::Lines(callback) => callback(&line),
-                    _ => tracing::info!(target: "acp_client::agent_stderr", "{line}"),
-                },
-                Ok(None) => break,
-                Err(error) => {
-                    tracing::debug!(%error, "reading the agent's stderr failed");
-                    break;
-                }
-            }
-        }
-    });
-    fut.fuse()
 }
