@@ -555,7 +555,7 @@ fn scripted_session_over_content_length() {
 }
 
 #[test]
-fn the_client_refuses_paths_outside_its_directory_and_writes_when_read_only() {
+fn the_client_refuses_paths_outside_its_directory_and_offers_no_writes_when_read_only() {
     let dir = Workdir::new("refusals");
     #[cfg(unix)]
     std::os::unix::fs::symlink("/etc", dir.path().join("etc-link")).unwrap();
@@ -602,28 +602,25 @@ fn the_client_refuses_paths_outside_its_directory_and_writes_when_read_only() {
             .unwrap()
             .contains("outside")
     );
-    // `--no` rejects; in auto mode nothing is asked, and `--read-only` refuses the write.
-    let answered = of(&events, "permission_response");
-    assert_eq!(answered.len(), 1);
-    assert_eq!(answered[0]["optionId"], "reject");
-    let writes = of(&events, "fs_write");
-    assert_eq!(writes.len(), 1);
-    assert_eq!(writes[0]["ok"], false);
-    assert!(
-        writes[0]["error"]["data"]
-            .as_str()
-            .unwrap()
-            .contains("read-only")
-    );
+    // `--read-only` does not offer `fs/write_text_file`: the agent proposes both edits
+    // without asking or writing (the client would refuse a write if asked anyway).
+    assert!(of(&events, "permission_response").is_empty());
+    assert!(of(&events, "fs_write").is_empty());
     assert_eq!(dir.read("notes.txt"), "# Notes\n- TODO: one\n- TODO: two\n");
-    let failed = updates(&events, "tool_call_update")
-        .iter()
+    let failed: Vec<&Value> = updates(&events, "tool_call_update")
+        .into_iter()
         .filter(|u| u["status"] == "failed")
-        .count();
-    assert_eq!(
-        failed, 5,
-        "three refused reads, a rejected edit, a refused write"
-    );
+        .collect();
+    assert_eq!(failed.len(), 5, "three refused reads, two edits not offered");
+    for edit in &failed[3..] {
+        assert!(
+            edit["content"][0]["content"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("does not offer `fs/write_text_file`"),
+            "{edit}"
+        );
+    }
     assert!(stop_reasons(&events).iter().all(|r| *r == "end_turn"));
 }
 

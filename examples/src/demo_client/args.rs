@@ -31,7 +31,7 @@ Options:
   --json               Print a machine-readable transcript: one JSON object per line.
   --cwd DIR            The working directory served to the agent (default: the current one).
                        File and terminal requests outside it are refused.
-  --read-only          Refuse every fs/write_text_file.
+  --read-only          Do not offer fs/write_text_file (and refuse it if asked anyway).
   --no-fs              Do not offer the file system capability to the agent.
   --no-terminal        Do not offer the terminal capability to the agent.
   --framing MODE       ndjson (default), content-length or auto.

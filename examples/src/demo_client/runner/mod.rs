@@ -64,10 +64,12 @@ impl Runner {
 
     /// `initialize`, `session/new`, and `--mode`; false if the session could not start.
     pub(crate) async fn start(&mut self, options: &Options) -> bool {
+        // Offer only what will be served: `--read-only` refuses every write, so it must not
+        // advertise writing (the agent then proposes edits instead of failing them).
         let caps = ClientCapabilities::new()
             .fs(FileSystemCapabilities::new()
                 .read_text_file(!options.no_fs)
-                .write_text_file(!options.no_fs))
+                .write_text_file(!options.no_fs && !options.read_only))
             .terminal(!options.no_terminal)
             .session(
                 ClientSessionCapabilities::new().config_options(
