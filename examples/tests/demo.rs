@@ -611,7 +611,11 @@ fn the_client_refuses_paths_outside_its_directory_and_offers_no_writes_when_read
         .into_iter()
         .filter(|u| u["status"] == "failed")
         .collect();
-    assert_eq!(failed.len(), 5, "three refused reads, two edits not offered");
+    assert_eq!(
+        failed.len(),
+        5,
+        "three refused reads, two edits not offered"
+    );
     for edit in &failed[3..] {
         assert!(
             edit["content"][0]["content"]["text"]
