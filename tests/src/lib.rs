@@ -21,6 +21,8 @@
 //!   tests pass one backed by the official `schema.json` (`acp-testkit`). A test ends with
 //!   [`Wire::assert_clean`], which fails on any framing, JSON or schema problem.
 //! - [`Duplex`]: both ends in one process over in-memory pipes, tapped both ways.
+//! - [`RawPeer`]: a hand-driven peer facing one real end, for answers only a foreign peer
+//!   gives and requests only a hostile one sends.
 //! - [`ChildAgent`]: the `e2e_agent` program as a real child process, started with
 //!   `acp_client::spawn` through the `e2e_relay` program, which records both directions for
 //!   the tap.
@@ -31,6 +33,7 @@ mod agent;
 mod child;
 mod client;
 mod duplex;
+mod raw;
 pub mod script;
 mod turns;
 pub mod wire;
@@ -44,6 +47,7 @@ pub use duplex::{
     CheckerBox, Duplex, DuplexOptions, Ended, HANG_GUARD, PIPE_BYTES, Wiring,
     all_client_capabilities, within,
 };
+pub use raw::RawPeer;
 pub use turns::{ELICITATION_ID, block_kind, elicitation_form};
 pub use wire::{Checker, Direction, Seen, Wire};
 

@@ -280,25 +280,43 @@ async fn the_client_does_not_call_what_the_agent_did_not_advertise() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn without_the_gate_the_client_sends_what_was_not_advertised() {
-    let mut options = duplex(Wiring::NDJSON).agent(AgentConfig::bare());
-    options.client_options.gate_agent_capabilities = false;
-    let h = Duplex::start(options);
-    h.initialize(ClientCapabilities::new()).await;
-    let listed = within("list", h.agent.list_sessions(ListSessionsRequest::new()))
-        .await
-        .expect("the scripted agent lists anyway");
-    assert!(listed.sessions.is_empty());
-    let wire = h.shutdown(4).await;
-    assert_eq!(
-        wire.calls(Direction::ClientToAgent, "session/list").len(),
-        1
-    );
+async fn without_the_gate_the_client_sends_what_was_not_advertised_and_the_agent_refuses_it() {
+    for agent_refuses in [true, false] {
+        let mut options = duplex(Wiring::NDJSON).agent(AgentConfig::bare());
+        options.client_options.gate_agent_capabilities = false;
+        options.agent_options.refuse_unadvertised = agent_refuses;
+        let h = Duplex::start(options);
+        h.initialize(ClientCapabilities::new()).await;
+        let listed = within("list", h.agent.list_sessions(ListSessionsRequest::new())).await;
+        if agent_refuses {
+            // The agent's library refuses what the agent did not advertise: its
+            // implementation never sees the call.
+            let error = listed.expect_err("the agent did not advertise session/list");
+            assert_eq!(remote_code(Err::<(), _>(error)), -32601);
+        } else {
+            assert!(
+                listed
+                    .expect("the scripted agent lists")
+                    .sessions
+                    .is_empty()
+            );
+        }
+        let wire = h.shutdown(4).await;
+        assert_eq!(
+            wire.calls(Direction::ClientToAgent, "session/list").len(),
+            1
+        );
+    }
 }
 
-async fn gated_calls(capabilities: ClientCapabilities, gate: bool) -> (Vec<String>, usize) {
+async fn gated_calls(
+    capabilities: ClientCapabilities,
+    gate: bool,
+    client_refuses: bool,
+) -> (Vec<String>, usize) {
     let mut options = duplex(Wiring::NDJSON);
     options.agent_options.gate_client_capabilities = gate;
+    options.client_options.refuse_unadvertised = client_refuses;
     let h = Duplex::start(options);
     h.initialize(capabilities).await;
     let session = h.new_session().await;
@@ -325,7 +343,7 @@ async fn gated_calls(capabilities: ClientCapabilities, gate: bool) -> (Vec<Strin
 
 #[tokio::test(flavor = "current_thread")]
 async fn the_agent_does_not_call_what_the_client_did_not_advertise() {
-    let (report, calls) = gated_calls(ClientCapabilities::new(), true).await;
+    let (report, calls) = gated_calls(ClientCapabilities::new(), true, true).await;
     assert_eq!(
         report,
         [
@@ -341,7 +359,7 @@ async fn the_agent_does_not_call_what_the_client_did_not_advertise() {
     // Advertising one capability lets exactly that call through.
     let read_only =
         ClientCapabilities::new().fs(FileSystemCapabilities::new().read_text_file(true));
-    let (report, calls) = gated_calls(read_only, true).await;
+    let (report, calls) = gated_calls(read_only, true, true).await;
     assert_eq!(report[0], "fs/read_text_file: error -32002");
     assert_eq!(
         report[1],
@@ -351,8 +369,28 @@ async fn the_agent_does_not_call_what_the_client_did_not_advertise() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn without_the_gate_the_agents_calls_reach_the_client() {
-    let (report, calls) = gated_calls(ClientCapabilities::new(), false).await;
+async fn without_the_gate_the_agents_calls_are_refused_by_the_client_library() {
+    let (report, calls) = gated_calls(ClientCapabilities::new(), false, true).await;
+    // The client never advertised them: its library answers -32601 before the editor's
+    // implementation is reached (the completion is a notification, dropped).
+    assert_eq!(
+        report,
+        [
+            "fs/read_text_file: error -32601",
+            "fs/write_text_file: error -32601",
+            "terminal/create: error -32601",
+            "elicitation/create form: error -32601",
+            "elicitation/create url: error -32601",
+            "elicitation/complete: ok",
+        ]
+    );
+    // read, write, create (no terminal to release), two elicitations, the completion.
+    assert_eq!(calls, 6);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn without_either_gate_the_agents_calls_reach_the_client() {
+    let (report, calls) = gated_calls(ClientCapabilities::new(), false, false).await;
     assert_eq!(
         report,
         [

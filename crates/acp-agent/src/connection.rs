@@ -11,6 +11,7 @@ use futures::future::BoxFuture;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use crate::admit;
 use crate::signal::Signal;
 use crate::{Agent, Error, PromptContext};
 
@@ -34,6 +35,13 @@ pub struct AgentOptions {
     /// Fail calls to the client that it did not advertise in `initialize` locally, instead of
     /// sending them.
     pub gate_client_capabilities: bool,
+    /// Refuse the client's requests for what the agent did not advertise in its `initialize`
+    /// response, before they reach the [`Agent`]: methods (`session/load` without
+    /// `loadSession`, `session/list`, `resume`, `close`, `delete` without their
+    /// `sessionCapabilities`, `logout` without `auth.logout`) with `-32601` naming the method
+    /// and the capability; prompt content (images, audio, embedded resources) and MCP
+    /// transports (HTTP, SSE) beyond `promptCapabilities` / `mcpCapabilities` with `-32602`.
+    pub refuse_unadvertised: bool,
 }
 
 impl Default for AgentOptions {
@@ -45,6 +53,7 @@ impl Default for AgentOptions {
             one_prompt_per_session: true,
             cancelled_stop_reason: true,
             gate_client_capabilities: true,
+            refuse_unadvertised: true,
         }
     }
 }
@@ -70,6 +79,8 @@ impl AgentOptions {
 struct State {
     /// The client's `initialize` request, once it succeeded.
     initialized: OnceLock<InitializeRequest>,
+    /// Our answer to it: what we advertised.
+    advertised: OnceLock<InitializeResponse>,
     /// The running prompts of each session (one, unless the one-prompt rule is off), by their
     /// cancellation signals.
     prompts: Mutex<HashMap<SessionId, Vec<Signal>>>,
@@ -422,7 +433,14 @@ impl<A: Agent> Handler for AgentHandler<A> {
                 "`{method}` before `initialize`: the connection must be initialized first"
             )));
         }
+        let advertised = self.state.advertised.get();
+        if self.options.refuse_unadvertised {
+            admit::check_method(advertised, method)?;
+        }
         let params: ClientRequestParams = acp_rpc::decode_params(method, params)?;
+        if self.options.refuse_unadvertised {
+            admit::check_request(advertised, &params)?;
+        }
         let mut guard = None;
         if let ClientRequestParams::Prompt(prompt) = &params {
             let mut prompts = self.state.prompts();
@@ -472,7 +490,9 @@ impl<A: Agent> Handler for AgentHandler<A> {
                         response.protocol_version = negotiate(requested);
                     }
                     // The first successful initialize wins; a repeated one changes nothing.
-                    let _ = this.state.initialized.set(*request);
+                    if this.state.initialized.set(*request).is_ok() {
+                        let _ = this.state.advertised.set(response.clone());
+                    }
                     AgentResult::from(response)
                 }
                 ClientRequestParams::Authenticate(r) => {

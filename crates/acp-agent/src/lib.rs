@@ -63,6 +63,7 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod admit;
 mod agent;
 mod connection;
 mod context;

@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::admit::Admission;
 use crate::{Client, Error};
 
 /// The protocol rules the library enforces for a client, each of which can be turned off.
@@ -34,6 +35,18 @@ pub struct ClientOptions {
     /// Fail `initialize` with [`Error::UnsupportedProtocolVersion`] when the agent answers with
     /// a version this library does not speak.
     pub check_protocol_version: bool,
+    /// Refuse the agent's requests for methods whose capability the client did not advertise
+    /// in the `initialize` it sent through [`AgentHandle::initialize`] (`fs.readTextFile`,
+    /// `fs.writeTextFile`, `terminal`, `elicitation` and its modes) with `-32601`, naming the
+    /// method and the capability, before they reach the [`Client`]; `elicitation/complete`
+    /// without `elicitation.url` is dropped with a warning. Before `initialize` nothing is
+    /// advertised.
+    pub refuse_unadvertised: bool,
+    /// Refuse the agent's requests for a session this connection does not have (not created
+    /// by `session/new`, loaded or resumed through the [`AgentHandle`], or closed or deleted
+    /// since) with `-32002` naming the session, and drop `session/update`s for such a session
+    /// with a `tracing` warning, so that they are never shown as another session's.
+    pub refuse_unknown_sessions: bool,
 }
 
 impl Default for ClientOptions {
@@ -43,6 +56,8 @@ impl Default for ClientOptions {
             gate_agent_capabilities: true,
             cancel_pending_permissions: true,
             check_protocol_version: true,
+            refuse_unadvertised: true,
+            refuse_unknown_sessions: true,
         }
     }
 }
@@ -75,6 +90,8 @@ struct State {
     next_permission: AtomicU64,
     /// The turns running through [`AgentHandle::prompt`], per session.
     turns: Mutex<HashMap<SessionId, Turns>>,
+    /// What the client advertised and which sessions it has: what the agent may ask for.
+    admission: Admission,
 }
 
 /// The prompts of one session running through this handle.
@@ -118,14 +135,15 @@ impl Drop for TurnGuard<'_> {
     }
 }
 
-impl Default for State {
-    fn default() -> Self {
+impl State {
+    fn new(options: &ClientOptions) -> Self {
         Self {
             initialized: OnceLock::new(),
             subscribers: Mutex::new(Some(HashMap::new())),
             permissions: Mutex::new(HashMap::new()),
             next_permission: AtomicU64::new(0),
             turns: Mutex::new(HashMap::new()),
+            admission: Admission::new(options.refuse_unadvertised, options.refuse_unknown_sessions),
         }
     }
 }
@@ -194,6 +212,10 @@ impl AgentHandle {
         &self,
         request: InitializeRequest,
     ) -> Result<InitializeResponse, Error> {
+        // What the agent may ask of us from now on.
+        self.state
+            .admission
+            .advertise(request.client_capabilities.as_ref());
         let response = self.peer.request::<methods::Initialize>(&request).await?;
         if self.options.check_protocol_version && response.protocol_version != ProtocolVersion::V1 {
             return Err(Error::UnsupportedProtocolVersion(response.protocol_version));
@@ -210,24 +232,94 @@ impl AgentHandle {
         logout: Logout(LogoutRequest) -> LogoutResponse, gate = Needs::Logout;
         /// `session/new` (spec chapter "Session Setup"): creates a session.
         new_session: SessionNew(NewSessionRequest) -> NewSessionResponse, gate = Needs::Nothing;
-        /// `session/load` (spec chapter "Session Setup"): loads a session; its history arrives
-        /// as `session/update`s before the answer. Needs `loadSession`.
-        load_session: SessionLoad(LoadSessionRequest) -> LoadSessionResponse, gate = Needs::LoadSession;
         /// `session/list` (spec chapter "Session List"): lists sessions. Needs
         /// `sessionCapabilities.list`.
         list_sessions: SessionList(ListSessionsRequest) -> ListSessionsResponse, gate = Needs::List;
-        /// `session/resume` (spec chapter "Session Setup"): resumes a session without replay.
-        /// Needs `sessionCapabilities.resume`.
-        resume_session: SessionResume(ResumeSessionRequest) -> ResumeSessionResponse, gate = Needs::Resume;
-        /// `session/delete` (spec chapter "Session Delete"): deletes a session. Needs
-        /// `sessionCapabilities.delete`.
-        delete_session: SessionDelete(DeleteSessionRequest) -> DeleteSessionResponse, gate = Needs::Delete;
         /// `session/set_mode` (spec chapter "Session Modes"): switches the session's mode.
         set_session_mode: SessionSetMode(SetSessionModeRequest) -> SetSessionModeResponse, gate = Needs::Nothing;
         /// `session/set_config_option` (spec chapter "Session Config Options"): changes an
         /// option.
         set_session_config_option: SessionSetConfigOption(SetSessionConfigOptionRequest)
             -> SetSessionConfigOptionResponse, gate = Needs::Nothing;
+    }
+
+    /// `session/load` (spec chapter "Session Setup"): loads a session; its history arrives
+    /// as `session/update`s before the answer. Needs `loadSession`. From the moment it is sent
+    /// the session is this connection's (its replayed updates are accepted), unless the agent
+    /// refuses it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise the method;
+    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
+    pub async fn load_session(
+        &self,
+        request: LoadSessionRequest,
+    ) -> Result<LoadSessionResponse, Error> {
+        self.check(am::SESSION_LOAD, Needs::LoadSession)?;
+        self.adopt_session(&request.session_id, || {
+            self.peer.request::<methods::SessionLoad>(&request)
+        })
+        .await
+    }
+
+    /// `session/resume` (spec chapter "Session Setup"): resumes a session without replay.
+    /// Needs `sessionCapabilities.resume`. The session is this connection's from the moment
+    /// the request is sent, unless the agent refuses it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise the method;
+    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
+    pub async fn resume_session(
+        &self,
+        request: ResumeSessionRequest,
+    ) -> Result<ResumeSessionResponse, Error> {
+        self.check(am::SESSION_RESUME, Needs::Resume)?;
+        self.adopt_session(&request.session_id, || {
+            self.peer.request::<methods::SessionResume>(&request)
+        })
+        .await
+    }
+
+    /// `session/delete` (spec chapter "Session Delete"): deletes a session. Needs
+    /// `sessionCapabilities.delete`. Once deleted, the session is no longer this
+    /// connection's.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise the method;
+    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
+    pub async fn delete_session(
+        &self,
+        request: DeleteSessionRequest,
+    ) -> Result<DeleteSessionResponse, Error> {
+        self.check(am::SESSION_DELETE, Needs::Delete)?;
+        let response = self
+            .peer
+            .request::<methods::SessionDelete>(&request)
+            .await?;
+        self.state.admission.remove_session(&request.session_id);
+        Ok(response)
+    }
+
+    /// Runs a call that makes `session_id` this connection's: the session is known before the
+    /// call is sent (its updates may come before the answer), and forgotten again if the call
+    /// fails and it was not known before.
+    async fn adopt_session<T, F>(
+        &self,
+        session_id: &SessionId,
+        call: impl FnOnce() -> F,
+    ) -> Result<T, Error>
+    where
+        F: Future<Output = Result<T, acp_rpc::Error>>,
+    {
+        let added = self.state.admission.add_session(session_id);
+        let result = call().await;
+        if result.is_err() && added {
+            self.state.admission.remove_session(session_id);
+        }
+        Ok(result?)
     }
 
     /// `session/prompt` (spec chapter "Prompt Turn"): runs one turn. Returns when the turn
@@ -279,7 +371,9 @@ impl AgentHandle {
     ) -> Result<CloseSessionResponse, Error> {
         self.check(am::SESSION_CLOSE, Needs::Close)?;
         self.cancel_permissions(&request.session_id);
-        Ok(self.peer.request::<methods::SessionClose>(&request).await?)
+        let response = self.peer.request::<methods::SessionClose>(&request).await?;
+        self.state.admission.remove_session(&request.session_id);
+        Ok(response)
     }
 
     /// Marks the session's running turn cancelled and answers its pending permission requests
@@ -476,7 +570,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let state = Arc::new(State::default());
+    let state = Arc::new(State::new(&options));
     let rpc = options.rpc.clone();
     let options = Arc::new(options);
     let mut handle_out = None;
@@ -519,7 +613,11 @@ impl<C: Client> Handler for ClientHandler<C> {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<AgentRequestParams, ErrorObject> {
-        acp_rpc::decode_params(method, params)
+        let admission = &self.state.admission;
+        admission.check_method(method)?;
+        let request = acp_rpc::decode_params(method, params)?;
+        admission.check_request(&request)?;
+        Ok(request)
     }
 
     fn decode_notification(
@@ -527,7 +625,24 @@ impl<C: Client> Handler for ClientHandler<C> {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<AgentNotificationParams, ErrorObject> {
-        acp_rpc::decode_params(method, params)
+        let admission = &self.state.admission;
+        admission.check_method(method)?;
+        let notification = acp_rpc::decode_params(method, params)?;
+        if let AgentNotificationParams::SessionUpdate(update) = &notification {
+            admission.check_update(update)?;
+        }
+        Ok(notification)
+    }
+
+    fn response_received(&self, method: &str, result: Result<&acp_rpc::RawResult, &ErrorObject>) {
+        // The session exists from its creation on: its first updates may follow the response
+        // before the caller of `new_session` has even seen it.
+        if method == am::SESSION_NEW {
+            if let Ok(Ok(created)) = result.map(|r| r.decode_method_result::<NewSessionResponse>())
+            {
+                self.state.admission.add_session(&created.session_id);
+            }
+        }
     }
 
     fn handle_request(

@@ -72,6 +72,7 @@
 
 #![doc(test(attr(deny(warnings))))]
 
+mod admit;
 mod client;
 mod connection;
 mod error;

@@ -22,6 +22,14 @@ pub const DEFAULT_MAX_OUTGOING_BYTES: usize = 1024 * 1024;
 /// of growing the queue, so memory stays bounded.
 pub const DEFAULT_MAX_QUEUED_NOTIFICATIONS: usize = 1024;
 
+/// The default budget, in bytes, for the requests from the peer being handled at the same time
+/// (64 MiB, two default frames).
+///
+/// The frame limit bounds one message; this bounds them together. A request holds about its
+/// own size in memory while it is handled (its decoded params), so without a budget a peer could
+/// make us hold [`DEFAULT_MAX_IN_FLIGHT`] frames of 32 MiB at once.
+pub const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
+
 /// Settings of a connection.
 ///
 /// ```
@@ -40,6 +48,12 @@ pub struct Config {
     pub max_frame_len: usize,
     /// How many requests from the peer may be handled at the same time.
     pub max_in_flight: usize,
+    /// How many bytes of requests from the peer (counted as the size of their messages) may be
+    /// handled at the same time. A request that would go over it is answered at once with a
+    /// `-32603` "server busy" error saying so, unless no other request is running (one request
+    /// up to the frame limit is always accepted). The same budget bounds the bytes of received
+    /// notifications waiting for their handler: over it, reading pauses.
+    pub max_in_flight_bytes: usize,
     /// The outgoing buffer size above which senders wait for the peer to read.
     pub max_outgoing_bytes: usize,
     /// How many received notifications may wait for their handler before reading pauses.
@@ -52,6 +66,7 @@ impl Default for Config {
             framing: FramingMode::Ndjson,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
             max_outgoing_bytes: DEFAULT_MAX_OUTGOING_BYTES,
             max_queued_notifications: DEFAULT_MAX_QUEUED_NOTIFICATIONS,
         }
@@ -77,6 +92,13 @@ impl Config {
     #[must_use]
     pub fn max_in_flight(mut self, max_in_flight: usize) -> Self {
         self.max_in_flight = max_in_flight.max(1);
+        self
+    }
+
+    /// Sets the budget for the bytes of requests handled at the same time.
+    #[must_use]
+    pub fn max_in_flight_bytes(mut self, max_in_flight_bytes: usize) -> Self {
+        self.max_in_flight_bytes = max_in_flight_bytes;
         self
     }
 

@@ -241,8 +241,8 @@ fn write_messages<O: Sink<Bytes, Error = std::io::Error> + Send + Unpin + 'stati
 
 /// An item of the ordered notification lane.
 enum LaneItem<N> {
-    /// A notification to handle.
-    Notification(N),
+    /// A notification to handle, and the size of its message.
+    Notification(N, usize),
     /// A response held back until the notifications that arrived before it were handled.
     Deliver(oneshot::Sender<Reply>, Reply),
 }
@@ -251,11 +251,18 @@ struct Dispatcher<H: Handler> {
     handler: Arc<H>,
     shared: Arc<Shared>,
     max_in_flight: usize,
+    /// The budget for `held_bytes`.
+    max_in_flight_bytes: usize,
+    /// The bytes of the requests being handled (the sizes of their messages).
+    held_bytes: usize,
+    /// The bytes of the notifications waiting in the lane (the sizes of their messages): reading
+    /// pauses while they are over the in-flight budget.
+    queued_bytes: usize,
     /// How long the lane may grow before reading pauses.
     max_queued: usize,
-    /// Running request handlers; each resolves to its request id and serial number once
-    /// answered.
-    in_flight: FuturesUnordered<BoxFuture<'static, (RequestId, u64)>>,
+    /// Running request handlers; each resolves to its request id, serial number and message
+    /// size once answered.
+    in_flight: FuturesUnordered<BoxFuture<'static, (RequestId, u64, usize)>>,
     /// How to cancel each running request (`$/cancel_request`), with its serial number: once a
     /// request is cancelled its id may name a new request before the old one has finished.
     cancels: HashMap<RequestId, (u64, oneshot::Sender<()>)>,
@@ -286,6 +293,9 @@ where
         handler,
         shared: shared.clone(),
         max_in_flight: config.max_in_flight,
+        max_in_flight_bytes: config.max_in_flight_bytes,
+        held_bytes: 0,
+        queued_bytes: 0,
         max_queued: config.max_queued_notifications,
         in_flight: FuturesUnordered::new(),
         cancels: HashMap::new(),
@@ -304,7 +314,8 @@ where
             biased;
 
             // 1. Finished requests: their answers are queued; forget their cancel handles.
-            Some((id, serial)) = d.in_flight.next(), if !d.in_flight.is_empty() => {
+            Some((id, serial, len)) = d.in_flight.next(), if !d.in_flight.is_empty() => {
+                d.held_bytes -= len;
                 if d.cancels.get(&id).is_some_and(|(s, _)| *s == serial) {
                     d.cancels.remove(&id);
                 }
@@ -320,9 +331,12 @@ where
 
             // 4. The next frame, unless our outgoing buffer is over its hard bound because the
             //    peer is not reading (then wait (5) for it to drain instead of growing), or
-            //    notifications queue for their handler (then wait (2) for it to catch up).
+            //    notifications queue for their handler, by count or by bytes (then wait (2) for
+            //    it to catch up).
             frame = incoming.next(),
-                if !shared.outbox.over_hard_limit() && d.lane.len() < d.max_queued =>
+                if !shared.outbox.over_hard_limit()
+                    && d.lane.len() < d.max_queued
+                    && d.queued_bytes < d.max_in_flight_bytes =>
             match frame {
                 None => {
                     tracing::debug!("the peer closed the connection");
@@ -406,7 +420,10 @@ impl<H: Handler> Dispatcher<H> {
                     // The caller may have given up; a late answer is then ignored.
                     let _ = tx.send(reply);
                 }
-                Some(LaneItem::Notification(n)) => self.start_notification(n),
+                Some(LaneItem::Notification(n, len)) => {
+                    self.queued_bytes -= len;
+                    self.start_notification(n);
+                }
                 None => break,
             }
         }
@@ -452,8 +469,10 @@ impl<H: Handler> Dispatcher<H> {
             }
         };
         match (&message.method, &message.id) {
-            (Some(method), Some(id)) => self.on_request(method, id.clone(), message.params),
-            (Some(method), None) => self.on_notification(method, message.params),
+            (Some(method), Some(id)) => {
+                self.on_request(method, id.clone(), message.params, bytes.len());
+            }
+            (Some(method), None) => self.on_notification(method, message.params, bytes.len()),
             (None, Some(_)) => self.on_response(&bytes, &message),
             (None, None) => {
                 unreachable!("RawMessage::parse rejects messages without method and id")
@@ -466,6 +485,7 @@ impl<H: Handler> Dispatcher<H> {
         method: &str,
         id: RequestId,
         params: Option<&serde_json::value::RawValue>,
+        len: usize,
     ) {
         tracing::debug!(%id, method, "received request");
         if self.in_flight.len() >= self.max_in_flight {
@@ -475,6 +495,24 @@ impl<H: Handler> Dispatcher<H> {
                 &ErrorObject::internal_error(format_args!(
                     "server busy: {} requests already in flight",
                     self.max_in_flight
+                )),
+            );
+            return;
+        }
+        if self.held_bytes > 0 && self.held_bytes + len > self.max_in_flight_bytes {
+            tracing::warn!(
+                %id,
+                method,
+                len,
+                held = self.held_bytes,
+                "requests in flight hold too many bytes: refusing one"
+            );
+            self.reply_now(
+                &id,
+                &ErrorObject::internal_error(format_args!(
+                    "server busy: the requests in flight hold {} bytes, and this one's {len} \
+                     would exceed the budget of {} bytes; retry when they are answered",
+                    self.held_bytes, self.max_in_flight_bytes
                 )),
             );
             return;
@@ -533,12 +571,18 @@ impl<H: Handler> Dispatcher<H> {
                 }
                 _ => {}
             }
-            (request_id, serial)
+            (request_id, serial, len)
         }));
+        self.held_bytes += len;
         self.cancels.insert(id, (serial, cancel_tx));
     }
 
-    fn on_notification(&mut self, method: &str, params: Option<&serde_json::value::RawValue>) {
+    fn on_notification(
+        &mut self,
+        method: &str,
+        params: Option<&serde_json::value::RawValue>,
+        len: usize,
+    ) {
         tracing::trace!(method, "received notification");
         if method == acp_types::methods::protocol::CANCEL_REQUEST {
             match params.map(|p| acp_types::from_str::<CancelRequestNotification>(p.get())) {
@@ -559,7 +603,11 @@ impl<H: Handler> Dispatcher<H> {
             Ok(notification) if self.lane.is_empty() && self.current.is_none() => {
                 self.start_notification(notification);
             }
-            Ok(notification) => self.lane.push_back(LaneItem::Notification(notification)),
+            Ok(notification) => {
+                self.queued_bytes += len;
+                self.lane
+                    .push_back(LaneItem::Notification(notification, len));
+            }
             Err(error) => tracing::warn!(method, %error, "notification ignored"),
         }
     }
@@ -585,6 +633,8 @@ impl<H: Handler> Dispatcher<H> {
                 unreachable!("RawMessage::parse rejects responses without result or error")
             }
         };
+        self.handler
+            .response_received(call.method(), reply.as_ref());
         let tx = call.into_sender();
         // The barrier: a response waits behind the notifications that arrived before it.
         if self.lane.is_empty() && self.current.is_none() {
@@ -596,10 +646,32 @@ impl<H: Handler> Dispatcher<H> {
 
     fn reply_now(&self, id: &RequestId, error: &ErrorObject) {
         // Replies of the reading loop never wait: reading must go on whatever the writer does.
-        let _ = self
+        let sent = self
             .shared
             .outbox
             .send_now(|buf| write_response::<()>(buf, id, Err(error)));
+        if let Err(e @ (Error::Frame(_) | Error::Serialize(_))) = sent {
+            // Every request gets an answer: when the chosen one cannot be sent (an error
+            // whose data is over the frame limit), a small one goes instead.
+            tracing::warn!(%id, error = %e, "could not send an error reply: sending a short one");
+            let fallback = ErrorObject::internal_error(format_args!(
+                "could not send the error reply (code {}): {}",
+                error.code,
+                with_source(&e)
+            ));
+            let _ = self
+                .shared
+                .outbox
+                .send_now(|buf| write_response::<()>(buf, id, Err(&fallback)));
+        }
+    }
+}
+
+/// An error's text followed by its source's, for messages read by people on the other side.
+fn with_source(error: &Error) -> String {
+    match std::error::Error::source(error) {
+        Some(source) => format!("{error}: {source}"),
+        None => error.to_string(),
     }
 }
 

@@ -9,6 +9,8 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::RawResult;
+
 /// Handles what the peer sends. The role crates (`acp-agent`, `acp-client`) implement it for
 /// their traits; [`Router`] implements it from closures.
 ///
@@ -60,6 +62,16 @@ pub trait Handler: Send + Sync + 'static {
         self: &Arc<Self>,
         notification: Self::Notification,
     ) -> BoxFuture<'static, ()>;
+
+    /// Called by the reading loop when the answer to one of our requests for `method` arrives,
+    /// before it is handed to the waiting caller and before any message received after it is
+    /// handled. It is the place to record what the answer establishes: the client records the
+    /// session a `session/new` response creates, so that the session's first updates, which
+    /// may follow the response at once, are recognised. It runs on the reading loop: keep it
+    /// short. Does nothing by default.
+    fn response_received(&self, method: &str, result: Result<&RawResult, &ErrorObject>) {
+        let _ = (method, result);
+    }
 }
 
 /// Decodes the params of `method` into the member of the method union `U`, mapping failures to

@@ -72,8 +72,23 @@
 //! 4. **So a notification handler must not await an answer from the peer**: that answer would
 //!    wait behind the very notification that awaits it. If it needs the peer, it spawns.
 //! 5. **Requests run concurrently** and are answered in completion order, up to
-//!    [`Config::max_in_flight`]; beyond it, the excess request is answered at once with an error
-//!    and reading goes on.
+//!    [`Config::max_in_flight`] requests holding [`Config::max_in_flight_bytes`] bytes (the sizes
+//!    of their messages; one request up to the frame limit is always accepted); beyond either,
+//!    the excess request is answered at once with an error and reading goes on.
+//! 6. **Every request gets exactly one answer.** An answer that cannot be sent as it is (over
+//!    the frame limit, or not serializable) is replaced by a short `-32603` error, and the
+//!    error constructors of `acp-types` bound what they echo of the input.
+//!
+//! # Memory per connection
+//!
+//! With the defaults, the most one connection holds is about: the read buffer (one frame limit,
+//! 32 MiB, plus a read chunk) + the copy a frame being decoded makes of its strings (up to about
+//! twice the frame, transient) + the requests in flight (64 MiB budget, plus one more frame
+//! accepted while none runs) + the outgoing buffer (2 MiB before reading pauses, or one message
+//! up to the frame limit) + the notifications queued for their handler (reading pauses at 1,024 of them or once they
+//! hold the in-flight budget, plus the one frame that crossed it). What a handler does with its params (copies, history) is on
+//! top. Lower [`Config::max_frame_len`] and [`Config::max_in_flight_bytes`] on a server that
+//! multiplexes many connections.
 //!
 //! ```no_run
 //! # use acp_rpc::Router;
@@ -151,7 +166,8 @@ mod peer;
 mod stdio;
 
 pub use config::{
-    Config, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_OUTGOING_BYTES, DEFAULT_MAX_QUEUED_NOTIFICATIONS,
+    Config, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_OUTGOING_BYTES,
+    DEFAULT_MAX_QUEUED_NOTIFICATIONS,
 };
 pub use driver::{Driver, connect, connect_messages};
 pub use error::Error;

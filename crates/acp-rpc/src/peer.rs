@@ -45,6 +45,27 @@ impl RawResult {
         acp_types::from_slice(self.as_bytes()).map_err(Error::Decode)
     }
 
+    /// True when the result is JSON `null`.
+    pub fn is_null(&self) -> bool {
+        self.as_bytes().trim_ascii() == b"null"
+    }
+
+    /// Decodes the result of an ACP method into `T`, reading a `null` result as the empty
+    /// object `{}`: peers (and the specification's examples) answer `null` for methods whose
+    /// result has no required field, such as `fs/write_text_file` or `session/set_mode`. This
+    /// is the rule [`acp_types::Message::decode`] applies; a result type with a required field
+    /// still fails on `null`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Decode`] when the result does not fit `T`.
+    pub fn decode_method_result<T: DeserializeOwned>(&self) -> Result<T, Error> {
+        if self.is_null() {
+            return acp_types::from_slice(b"{}").map_err(Error::Decode);
+        }
+        self.decode()
+    }
+
     /// The result as an owned raw JSON value.
     ///
     /// # Errors
@@ -151,14 +172,17 @@ impl Peer {
     ///
     /// [`Error::Remote`] when the peer answers with an error, [`Error::ConnectionClosed`] when
     /// the connection closes first, [`Error::Decode`] when the answer does not fit
-    /// `M::Result`, [`Error::Serialize`]/[`Error::Frame`] when the params cannot be sent.
+    /// `M::Result` (a `null` result is read as `{}`, see [`RawResult::decode_method_result`]),
+    /// [`Error::Serialize`]/[`Error::Frame`] when the params cannot be sent.
     ///
     /// # Cancel safety
     ///
     /// Dropping the future before the answer forgets the call and sends `$/cancel_request` for
     /// it; a late answer is ignored.
     pub async fn request<M: Request>(&self, params: &M::Params) -> Result<M::Result, Error> {
-        self.call(Cow::Borrowed(M::METHOD), params).await?.decode()
+        self.call(Cow::Borrowed(M::METHOD), params)
+            .await?
+            .decode_method_result()
     }
 
     /// Sends a request by method name with any params, and returns the raw result.

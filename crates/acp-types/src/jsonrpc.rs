@@ -314,11 +314,19 @@ impl Error {
     }
 
     /// An error whose message carries `detail` after the standard text (for peers that show
-    /// only the message), with `detail` also in `data` (for programs).
+    /// only the message), with `detail` also in `data` (for programs). A detail longer than
+    /// [`MAX_ERROR_DETAIL_LEN`](Self::MAX_ERROR_DETAIL_LEN) is truncated with a marker: a
+    /// detail often echoes the offending input, which may be many megabytes, and an answer
+    /// must stay small enough to be sent.
     fn with_detail(code: ErrorCode, standard: &str, detail: impl fmt::Display) -> Self {
-        let detail = detail.to_string();
+        let detail = bounded_detail(detail);
         Self::new(code, format!("{standard}: {detail}")).with_data(detail)
     }
+
+    /// The longest detail, in bytes, that the constructors of this type put into an error's
+    /// `message` and `data` (a longer one is cut at a character boundary and ends with
+    /// `… (truncated, N bytes in all)`).
+    pub const MAX_ERROR_DETAIL_LEN: usize = 4096;
 
     /// `-32600`: the message was not a valid JSON-RPC request.
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
@@ -329,7 +337,7 @@ impl Error {
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             ErrorCode::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
+            format!("Method not found: {}", bounded_detail(method)),
         )
     }
 
@@ -358,6 +366,69 @@ impl Error {
         Self::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
             .with_data(serde_json::json!({ "uri": uri.into() }))
     }
+
+    /// `-32002`: the request names a session this side does not know (never created, loaded
+    /// or resumed on this connection, or closed since); the message names it and `data` is
+    /// `{"sessionId": …}`.
+    pub fn session_not_found(session_id: &str) -> Self {
+        let id = bounded_detail(session_id);
+        Self::new(
+            ErrorCode::RESOURCE_NOT_FOUND,
+            format!("Resource not found: unknown session `{id}`"),
+        )
+        .with_data(serde_json::json!({ "sessionId": id }))
+    }
+
+    /// `-32601`: `method` exists but this side did not advertise the capability it needs, so
+    /// it is not available; the message names both, and `data` is
+    /// `{"method": …, "capability": …}`.
+    pub fn capability_not_advertised(method: &str, capability: &str) -> Self {
+        let method = bounded_detail(method);
+        Self::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {method} (capability `{capability}` was not advertised)"),
+        )
+        .with_data(serde_json::json!({ "method": method, "capability": capability }))
+    }
+}
+
+/// `detail` as text, cut to at most [`Error::MAX_ERROR_DETAIL_LEN`] bytes (at a character
+/// boundary) plus a marker saying how long it was.
+fn bounded_detail(detail: impl fmt::Display) -> String {
+    use fmt::Write as _;
+
+    /// A writer that keeps the first bytes and only counts the rest, so that a huge detail is
+    /// never materialised.
+    struct Bounded {
+        kept: String,
+        total: usize,
+    }
+
+    impl fmt::Write for Bounded {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            self.total += s.len();
+            let room = Error::MAX_ERROR_DETAIL_LEN.saturating_sub(self.kept.len());
+            if room > 0 {
+                let mut end = room.min(s.len());
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                self.kept.push_str(&s[..end]);
+            }
+            Ok(())
+        }
+    }
+
+    let mut out = Bounded {
+        kept: String::new(),
+        total: 0,
+    };
+    let _ = write!(out, "{detail}");
+    if out.total > out.kept.len() {
+        let total = out.total;
+        let _ = write!(out.kept, "… (truncated, {total} bytes in all)");
+    }
+    out.kept
 }
 
 impl fmt::Display for Error {
@@ -420,5 +491,45 @@ impl schemars::JsonSchema for ProtocolVersion {
             "minimum": 0,
             "maximum": 65535,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_detail_is_truncated_with_a_marker_in_message_and_data() {
+        let detail = "é".repeat(3 * 1024 * 1024);
+        let error = Error::invalid_params(&detail);
+        let data = error.data.as_ref().and_then(|d| d.as_str()).expect("text data");
+        assert!(data.len() < Error::MAX_ERROR_DETAIL_LEN + 64, "{}", data.len());
+        assert!(
+            data.ends_with(&format!("… (truncated, {} bytes in all)", detail.len())),
+            "{}",
+            &data[data.len() - 60..]
+        );
+        assert!(error.message.starts_with("Invalid params: éé"));
+        assert!(error.message.len() < Error::MAX_ERROR_DETAIL_LEN + 64);
+        let method = Error::method_not_found(&"m".repeat(1 << 20));
+        assert!(method.message.len() < Error::MAX_ERROR_DETAIL_LEN + 64);
+    }
+
+    #[test]
+    fn a_short_detail_is_kept_whole() {
+        let error = Error::internal_error("disk full");
+        assert_eq!(error.message, "Internal error: disk full");
+        assert_eq!(error.data, Some(serde_json::json!("disk full")));
+    }
+
+    #[test]
+    fn session_and_capability_errors_name_what_is_missing() {
+        let error = Error::session_not_found("s-9");
+        assert_eq!(error.code, ErrorCode::RESOURCE_NOT_FOUND);
+        assert_eq!(error.data, Some(serde_json::json!({ "sessionId": "s-9" })));
+        let error = Error::capability_not_advertised("fs/read_text_file", "fs.readTextFile");
+        assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND);
+        assert!(error.message.contains("fs/read_text_file"));
+        assert!(error.message.contains("fs.readTextFile"));
     }
 }
