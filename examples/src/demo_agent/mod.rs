@@ -35,6 +35,7 @@ use acp_types::*;
 
 pub use commands::COMMANDS_HELP;
 use session::Session;
+pub use session::{HISTORY_MAX_BYTES, HISTORY_MAX_UPDATES};
 
 /// How many sessions one `session/list` page holds.
 const LIST_PAGE_LEN: usize = 20;
@@ -196,9 +197,10 @@ impl Agent for DemoAgent {
         let (history, modes, options) = self.with_session(&request.session_id, |s| {
             s.cwd = request.cwd.clone();
             s.open = true;
-            (s.history.clone(), s.modes(), s.config_options(booleans))
+            (s.history.updates(), s.modes(), s.config_options(booleans))
         })?;
-        // The spec: the whole history goes out as updates before the answer.
+        // The spec: the history goes out as updates before the answer (the newest updates,
+        // within the bounds of `HISTORY_MAX_UPDATES` and `HISTORY_MAX_BYTES`).
         let cx = self.client.session(request.session_id.clone());
         for update in history {
             cx.update(update).await?;
