@@ -457,6 +457,13 @@ impl<H: Handler> Dispatcher<H> {
         let message = match RawMessage::parse(&bytes) {
             Ok(message) => message,
             Err(error) => {
+                let members = crate::sniff::members(&bytes);
+                if members.is_response() {
+                    // A response is never answered, however malformed; but the call it answers
+                    // must not wait for ever.
+                    self.on_unreadable_response(members.id, &error);
+                    return;
+                }
                 tracing::warn!(%error, "malformed message");
                 let reply = match error.kind() {
                     DecodeErrorKind::Syntax => ErrorObject::parse_error(&error),
@@ -635,8 +642,30 @@ impl<H: Handler> Dispatcher<H> {
         };
         self.handler
             .response_received(call.method(), reply.as_ref());
-        let tx = call.into_sender();
         // The barrier: a response waits behind the notifications that arrived before it.
+        self.deliver(call.into_sender(), reply);
+    }
+
+    /// A response we cannot read: the call it answers (if its id is readable and names one)
+    /// fails with the reason, after the notifications that arrived before it.
+    fn on_unreadable_response(&mut self, id: Option<&[u8]>, error: &acp_types::DecodeError) {
+        let id = id.and_then(|text| serde_json::from_slice::<RequestId>(text).ok());
+        let call = id.as_ref().and_then(|id| self.shared.take_pending(id));
+        let Some(call) = call else {
+            tracing::warn!(?id, %error, "unreadable response to no pending request dropped");
+            return;
+        };
+        tracing::warn!(?id, method = call.method(), %error, "unreadable response: failing its call");
+        let reply: Reply = Err(ErrorObject::parse_error(format_args!(
+            "the peer's answer could not be read: {error}"
+        )));
+        self.handler
+            .response_received(call.method(), reply.as_ref());
+        self.deliver(call.into_sender(), reply);
+    }
+
+    /// Hands a reply to its caller, behind the notifications that arrived before it.
+    fn deliver(&mut self, tx: oneshot::Sender<Reply>, reply: Reply) {
         if self.lane.is_empty() && self.current.is_none() {
             let _ = tx.send(reply);
         } else {

@@ -122,7 +122,8 @@
 //! | input | reply |
 //! | --- | --- |
 //! | not JSON | `-32700`, `id: null` |
-//! | JSON but not a JSON-RPC 2.0 message (wrong `jsonrpc`, a batch, a null request id, both `result` and `error`, ...) | `-32600`, with the id if the message has a `method` and a readable id, else `null` (a malformed response's id is never echoed: it would answer the peer's own request of that id) |
+//! | JSON but not a JSON-RPC 2.0 message (wrong `jsonrpc`, a batch, ...) | `-32600`, with the id if the message has a `method` and a readable id, else `null` |
+//! | a response we cannot read (both `result` and `error`, nesting too deep to parse, ...), told apart by its top-level members alone | never answered (its id names one of *our* requests; an answer would answer the peer's own request of that id); the call it answers, if its id is readable, fails with the reason |
 //! | a request for an unknown method | `-32601`, the message names the method |
 //! | params that do not fit the method | `-32602`, the decoder's message in `data` |
 //! | a frame over the size limit | `-32600`, `id: null` |
@@ -163,6 +164,7 @@ mod error;
 mod handler;
 mod outbox;
 mod peer;
+mod sniff;
 mod stdio;
 
 pub use config::{

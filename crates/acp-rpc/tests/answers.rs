@@ -187,3 +187,50 @@ async fn reading_pauses_while_queued_notifications_hold_the_byte_budget() {
     assert_eq!(pong["id"], 1, "{pong}");
     t.shutdown().await;
 }
+
+/// An error response whose `data` nests deeper than the parser goes.
+fn deeply_nested_error(id: u64) -> Vec<u8> {
+    let depth = 1000;
+    let mut text = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"x","data":{}{}}}}}"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    text.push('\n');
+    text.into_bytes()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_unreadable_response_is_never_answered_and_fails_the_call_it_answers() {
+    let mut t = RawWire::new(
+        |_| holding_router(Arc::new(tokio::sync::Semaphore::new(0))),
+        Config::default(),
+    );
+    // To no request of ours: dropped, not answered (the next message is the ping's answer).
+    t.raw.send_raw(deeply_nested_error(77)).await;
+    t.raw
+        .send_raw(line(
+            &json!({"jsonrpc": "2.0", "id": "p", "method": "_ping"}),
+        ))
+        .await;
+    assert_eq!(t.raw.recv().await["id"], "p");
+    // To a pending call: the call fails promptly with the reason, and nothing is answered.
+    let peer = t.end.peer.clone();
+    let call = tokio::spawn(async move { peer.request_raw("_x/ask", &json!({})).await });
+    let asked = t.raw.recv().await;
+    assert_eq!(asked["method"], "_x/ask");
+    let id = asked["id"].as_u64().expect("our ids are numbers");
+    t.raw.send_raw(deeply_nested_error(id)).await;
+    let failed = common::guard("the call", call)
+        .await
+        .unwrap()
+        .expect_err("unreadable");
+    assert!(failed.to_string().contains("could not be read"), "{failed}");
+    t.raw
+        .send_raw(line(
+            &json!({"jsonrpc": "2.0", "id": "q", "method": "_ping"}),
+        ))
+        .await;
+    assert_eq!(t.raw.recv().await["id"], "q");
+    t.shutdown().await;
+}
