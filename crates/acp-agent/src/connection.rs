@@ -339,11 +339,44 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    serve_on(make_agent, options, |make_handler, rpc| {
+        acp_rpc::connect(make_handler, reader, writer, rpc)
+    })
+}
+
+/// Serves `agent` over a message transport: `incoming` yields one JSON-RPC message per item and
+/// `outgoing` takes one per item, unframed (WebSocket text frames, HTTP bodies, an in-process
+/// channel). Everything else is as [`serve`]: the same rules, the same [`ClientHandle`].
+pub fn serve_messages<A, I, O>(
+    make_agent: impl FnOnce(ClientHandle) -> A,
+    incoming: I,
+    outgoing: O,
+    options: AgentOptions,
+) -> (ClientHandle, Driver)
+where
+    A: Agent,
+    I: futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + Unpin + 'static,
+    O: futures::Sink<bytes::Bytes, Error = std::io::Error> + Send + Unpin + 'static,
+{
+    serve_on(make_agent, options, |make_handler, rpc| {
+        acp_rpc::connect_messages(make_handler, incoming, outgoing, rpc)
+    })
+}
+
+/// Builds the handler and hands it to `connect`, which runs it on some transport.
+fn serve_on<A: Agent>(
+    make_agent: impl FnOnce(ClientHandle) -> A,
+    options: AgentOptions,
+    connect: impl FnOnce(
+        Box<dyn FnOnce(Peer) -> AgentHandler<A> + '_>,
+        Config,
+    ) -> (Peer, Driver),
+) -> (ClientHandle, Driver) {
     let state = Arc::new(State::default());
     let rpc = options.rpc.clone();
     let mut handle_out = None;
-    let (_peer, driver) = acp_rpc::connect(
-        |peer| {
+    let (_peer, driver) = connect(
+        Box::new(|peer| {
             let client = ClientHandle {
                 peer,
                 state: state.clone(),
@@ -356,9 +389,7 @@ where
                 state,
                 options,
             }
-        },
-        reader,
-        writer,
+        }),
         rpc,
     );
     let client = handle_out.expect("connect calls the handler constructor");

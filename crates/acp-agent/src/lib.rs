@@ -74,6 +74,6 @@ pub use acp_rpc::{Config, Driver, FramingMode};
 pub use acp_types::ErrorObject;
 pub use agent::Agent;
 pub use async_trait::async_trait;
-pub use connection::{AgentOptions, ClientHandle, serve, serve_stdio};
+pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_stdio};
 pub use context::PromptContext;
 pub use error::Error;

@@ -570,12 +570,43 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    connect_on(make_client, options, |make_handler, rpc| {
+        acp_rpc::connect(make_handler, reader, writer, rpc)
+    })
+}
+
+/// Connects `client` to an agent over a message transport: `incoming` yields one JSON-RPC
+/// message per item and `outgoing` takes one per item, unframed (WebSocket text frames, HTTP
+/// bodies, an in-process channel). Everything else is as [`connect`]: the same rules, the same
+/// [`AgentHandle`].
+pub fn connect_messages<C, I, O>(
+    make_client: impl FnOnce(AgentHandle) -> C,
+    incoming: I,
+    outgoing: O,
+    options: ClientOptions,
+) -> (AgentHandle, Driver)
+where
+    C: Client,
+    I: Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + Unpin + 'static,
+    O: futures::Sink<bytes::Bytes, Error = std::io::Error> + Send + Unpin + 'static,
+{
+    connect_on(make_client, options, |make_handler, rpc| {
+        acp_rpc::connect_messages(make_handler, incoming, outgoing, rpc)
+    })
+}
+
+/// Builds the handler and hands it to `connect`, which runs it on some transport.
+fn connect_on<C: Client>(
+    make_client: impl FnOnce(AgentHandle) -> C,
+    options: ClientOptions,
+    connect: impl FnOnce(Box<dyn FnOnce(Peer) -> ClientHandler<C> + '_>, Config) -> (Peer, Driver),
+) -> (AgentHandle, Driver) {
     let state = Arc::new(State::new(&options));
     let rpc = options.rpc.clone();
     let options = Arc::new(options);
     let mut handle_out = None;
-    let (_peer, driver) = acp_rpc::connect(
-        |peer| {
+    let (_peer, driver) = connect(
+        Box::new(|peer| {
             let agent = AgentHandle {
                 peer,
                 state: state.clone(),
@@ -586,9 +617,7 @@ where
                 client: make_client(agent),
                 state,
             }
-        },
-        reader,
-        writer,
+        }),
         rpc,
     );
     (

@@ -84,7 +84,7 @@ pub use acp_rpc::{Config, Driver, FramingMode};
 pub use acp_types::ErrorObject;
 pub use async_trait::async_trait;
 pub use client::Client;
-pub use connection::{AgentHandle, ClientOptions, SessionUpdates, connect};
+pub use connection::{AgentHandle, ClientOptions, SessionUpdates, connect, connect_messages};
 pub use error::Error;
 pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
 pub use process_group::{ProcessGroup, StopStage, Stopped};

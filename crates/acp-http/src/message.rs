@@ -1,0 +1,201 @@
+//! A shallow read of one JSON-RPC message: what routing needs (its id, its method, the session
+//! it names) without decoding its params or result.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// The routing-relevant parts of a JSON-RPC message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// The JSON text of `id` (`1`, `"a"`, `null`), as a key that tells `1` and `"1"` apart.
+    pub(crate) id: Option<String>,
+    /// `method`, for requests and notifications.
+    pub(crate) method: Option<String>,
+    /// `params.sessionId`, when the params are an object with a string `sessionId`.
+    pub(crate) params_session: Option<String>,
+    /// `result.sessionId`, when the result is an object with a string `sessionId`.
+    pub(crate) result_session: Option<String>,
+    /// True when the message has an `error` member.
+    pub(crate) error: bool,
+}
+
+impl Shape {
+    /// A request: a method and an id.
+    pub(crate) fn is_request(&self) -> bool {
+        self.method.is_some() && self.id.is_some()
+    }
+
+    /// A response: an id and no method.
+    pub(crate) fn is_response(&self) -> bool {
+        self.method.is_none() && self.id.is_some()
+    }
+}
+
+/// Why a body is not one JSON-RPC message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotAMessage {
+    /// Not JSON at all.
+    NotJson,
+    /// A JSON array: a batch, which the transport does not carry.
+    Batch,
+    /// JSON, but not an object.
+    NotObject,
+}
+
+impl fmt::Display for NotAMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NotAMessage::NotJson => "the body is not a readable JSON-RPC message",
+            NotAMessage::Batch => "JSON-RPC batches are not supported",
+            NotAMessage::NotObject => "the body is not a JSON-RPC message object",
+        })
+    }
+}
+
+/// Reads the shape of one message.
+pub(crate) fn shape(bytes: &[u8]) -> Result<Shape, NotAMessage> {
+    let first = bytes
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+    match first {
+        Some(b'{') => {}
+        Some(b'[') => return Err(NotAMessage::Batch),
+        _ => {
+            return Err(if serde_json::from_slice::<IgnoredAny>(bytes).is_ok() {
+                NotAMessage::NotObject
+            } else {
+                NotAMessage::NotJson
+            });
+        }
+    }
+    let envelope: Envelope<'_> =
+        serde_json::from_slice(bytes).map_err(|_| NotAMessage::NotJson)?;
+    Ok(Shape {
+        id: envelope.id.map(|id| id.get().to_owned()),
+        method: envelope.method,
+        params_session: envelope.params.and_then(|s| s.0),
+        result_session: envelope.result.and_then(|s| s.0),
+        error: envelope.error.is_some(),
+    })
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    method: Option<String>,
+    params: Option<Scope>,
+    result: Option<Scope>,
+    error: Option<IgnoredAny>,
+}
+
+/// The `sessionId` of an object, if it has a string one; anything else is skipped.
+struct Scope(Option<String>);
+
+impl<'de> Deserialize<'de> for Scope {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ScopeVisitor;
+
+        impl<'de> Visitor<'de> for ScopeVisitor {
+            type Value = Scope;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scope, A::Error> {
+                let mut session = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "sessionId" && session.is_none() {
+                        session = map.next_value::<Option<SessionText>>()?.and_then(|s| s.0);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Scope(session))
+            }
+
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scope, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scope(None))
+            }
+
+            fn visit_unit<E>(self) -> Result<Scope, E> {
+                Ok(Scope(None))
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Scope, E> {
+                Ok(Scope(None))
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<Scope, E> {
+                Ok(Scope(None))
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Scope, E> {
+                Ok(Scope(None))
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<Scope, E> {
+                Ok(Scope(None))
+            }
+
+            fn visit_str<E>(self, _: &str) -> Result<Scope, E> {
+                Ok(Scope(None))
+            }
+        }
+
+        deserializer.deserialize_any(ScopeVisitor)
+    }
+}
+
+/// A session id: a string, or anything else (ignored).
+struct SessionText(Option<String>);
+
+impl<'de> Deserialize<'de> for SessionText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        Ok(SessionText(match value {
+            serde_json::Value::String(s) => Some(s),
+            _ => None,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_ids_methods_and_sessions() {
+        let s = shape(br#"{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"prompt":[{"x":[1]}],"sessionId":"s1"}}"#)
+            .unwrap();
+        assert_eq!(s.id.as_deref(), Some("7"));
+        assert_eq!(s.method.as_deref(), Some("session/prompt"));
+        assert_eq!(s.params_session.as_deref(), Some("s1"));
+        assert!(s.is_request());
+        let s = shape(br#"{"jsonrpc":"2.0","id":"7","result":{"sessionId":"s2","modes":null}}"#).unwrap();
+        assert_eq!(s.id.as_deref(), Some("\"7\""));
+        assert_eq!(s.result_session.as_deref(), Some("s2"));
+        assert!(s.is_response());
+        let s = shape(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
+        assert_eq!(s.id.as_deref(), Some("null"));
+        assert!(s.error);
+        let s = shape(br#"{"jsonrpc":"2.0","method":"n","params":[1,2]}"#).unwrap();
+        assert_eq!(s.params_session, None);
+        let s = shape(br#"{"jsonrpc":"2.0","method":"n","params":{"sessionId":5}}"#).unwrap();
+        assert_eq!(s.params_session, None);
+    }
+
+    #[test]
+    fn tells_what_is_not_a_message() {
+        assert_eq!(shape(b"[{}]"), Err(NotAMessage::Batch));
+        assert_eq!(shape(b" 42"), Err(NotAMessage::NotObject));
+        assert_eq!(shape(b"\"x\""), Err(NotAMessage::NotObject));
+        assert_eq!(shape(b"{nope"), Err(NotAMessage::NotJson));
+        assert_eq!(shape(b""), Err(NotAMessage::NotJson));
+    }
+}

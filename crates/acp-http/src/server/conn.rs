@@ -1,0 +1,509 @@
+//! One remote connection of the Streamable HTTP profile: its agent, its streams (one for the
+//! connection, one per session), where each of the agent's messages goes, and the bounds on
+//! what waits for a reader.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::message::{self, Shape};
+use crate::server::link::Link;
+
+/// Where a message for the client goes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Route {
+    /// The connection stream.
+    Connection,
+    /// A session's stream.
+    Session(String),
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// The client sent DELETE.
+    Deleted,
+    /// The agent ended (its process exited, or its driver stopped).
+    AgentGone,
+    /// Output waited longer than the stall timeout for a reader.
+    Stalled { buffered: usize, waited: Duration },
+    /// Nothing happened on the connection for the idle timeout.
+    Idle(Duration),
+    /// Too many session streams waited without a reader.
+    TooManyStreams(usize),
+    /// The server is shutting down.
+    Shutdown,
+    /// The client gave up on its `initialize`.
+    InitializeAbandoned,
+}
+
+impl fmt::Display for Ended {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ended::Deleted => f.write_str("the client closed it (DELETE)"),
+            Ended::AgentGone => f.write_str("the agent ended"),
+            Ended::Stalled { buffered, waited } => write!(
+                f,
+                "stalled: {buffered} bytes of output waited {waited:?} without being read"
+            ),
+            Ended::Idle(after) => write!(f, "idle for {after:?}"),
+            Ended::TooManyStreams(n) => {
+                write!(f, "more than {n} session streams waited without a reader")
+            }
+            Ended::Shutdown => f.write_str("the server is shutting down"),
+            Ended::InitializeAbandoned => f.write_str("the client abandoned its initialize"),
+        }
+    }
+}
+
+/// The bounds of one connection.
+#[derive(Debug, Clone)]
+pub(crate) struct Limits {
+    pub(crate) max_buffered_bytes: usize,
+    pub(crate) stall_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_unconfirmed_streams: usize,
+    pub(crate) max_waiting_streams: usize,
+}
+
+/// Messages waiting for one stream's reader.
+#[derive(Debug, Default)]
+struct Mailbox {
+    queue: VecDeque<Bytes>,
+    /// A reader is attached (at most one).
+    leased: bool,
+    /// The agent named this session (a GET may open a stream for a session before that).
+    confirmed: bool,
+}
+
+#[derive(Debug)]
+struct State {
+    connection: Mailbox,
+    sessions: HashMap<String, Mailbox>,
+    /// Where the answer to each of the client's requests goes, by id.
+    routes: HashMap<String, Route>,
+    /// The session stream each of the agent's requests went out on, by id: the client's
+    /// answer must not name another session.
+    agent_requests: HashMap<String, String>,
+    /// The `initialize` POST waiting for its answer: its id and where to hand the answer.
+    initialize: Option<(String, oneshot::Sender<Bytes>)>,
+    /// Bytes waiting in all the mailboxes.
+    buffered: usize,
+    /// The last time a reader took a message, or the buffer was empty.
+    last_drain: Instant,
+    /// The last time the client did anything (POST, GET, a read).
+    last_activity: Instant,
+    ended: Option<Ended>,
+}
+
+/// One connection.
+pub(crate) struct Connection {
+    pub(crate) id: String,
+    state: Mutex<State>,
+    /// Wakes readers (new messages, or the end) and the router (room in the buffer).
+    changed: Notify,
+    to_agent: tokio::sync::mpsc::Sender<Bytes>,
+    limits: Limits,
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Refusals of a client's request on an existing connection, as HTTP answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// 400, with the reason.
+    BadRequest(String),
+    /// 404: the connection has ended.
+    Gone,
+    /// 404: no such session stream and no room for an unconfirmed one.
+    UnknownSession,
+    /// 409: the stream already has a reader.
+    Busy,
+}
+
+impl Connection {
+    /// A connection of the Streamable HTTP profile over `link`: a task routes the agent's
+    /// output to the streams, another ends the connection when it stalls or idles.
+    pub(crate) fn start(id: String, link: Link, limits: Limits) -> Arc<Self> {
+        let (conn, mut from_agent, agent_task) = Self::new(id, link, limits);
+        tokio::spawn(conn.clone().supervise());
+        let router = conn.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    message = from_agent.recv() => match message {
+                        Some(message) => router.route(message).await,
+                        None => {
+                            router.end(Ended::AgentGone);
+                            break;
+                        }
+                    },
+                    () = router.closed() => break,
+                }
+            }
+            // However the connection ended, its agent goes with it.
+            agent_task.abort();
+        });
+        conn
+    }
+
+    /// A connection of the WebSocket profile over `link`: the caller moves the agent's output
+    /// to the socket, and aborts the agent's task when done.
+    pub(crate) fn start_socket(
+        id: String,
+        link: Link,
+        limits: Limits,
+    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
+        Self::new(id, link, limits)
+    }
+
+    fn new(
+        id: String,
+        link: Link,
+        limits: Limits,
+    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
+        let now = Instant::now();
+        let conn = Arc::new(Self {
+            id,
+            state: Mutex::new(State {
+                connection: Mailbox {
+                    confirmed: true,
+                    ..Mailbox::default()
+                },
+                sessions: HashMap::new(),
+                routes: HashMap::new(),
+                agent_requests: HashMap::new(),
+                initialize: None,
+                buffered: 0,
+                last_drain: now,
+                last_activity: now,
+                ended: None,
+            }),
+            changed: Notify::new(),
+            to_agent: link.to_agent,
+            limits,
+        });
+        (conn, link.from_agent, link.task)
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Why the connection ended, once it has.
+    pub(crate) fn ended(&self) -> Option<Ended> {
+        self.state().ended.clone()
+    }
+
+    /// Ends the connection: readers see the end of their streams, the agent its input's end.
+    pub(crate) fn end(&self, why: Ended) {
+        let mut state = self.state();
+        if state.ended.is_some() {
+            return;
+        }
+        match &why {
+            Ended::Stalled { .. } | Ended::TooManyStreams(_) => {
+                tracing::warn!(connection = %self.id, reason = %why, "closing a remote connection");
+            }
+            _ => tracing::debug!(connection = %self.id, reason = %why, "remote connection ended"),
+        }
+        state.ended = Some(why);
+        state.connection.queue.clear();
+        state.sessions.clear();
+        state.buffered = 0;
+        state.initialize = None;
+        drop(state);
+        self.changed.notify_waiters();
+    }
+
+    /// Waits until the connection has ended.
+    pub(crate) async fn closed(&self) {
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.ended().is_some() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Ends the connection when it stalls or idles; resolves when it has ended.
+    async fn supervise(self: Arc<Self>) {
+        let tick = (self.limits.stall_timeout.min(self.limits.idle_timeout) / 4)
+            .clamp(Duration::from_millis(10), Duration::from_secs(1));
+        loop {
+            tokio::select! {
+                () = self.closed() => return,
+                () = tokio::time::sleep(tick) => {}
+            }
+            let now = Instant::now();
+            let verdict = {
+                let state = self.state();
+                let readers = state.connection.leased || state.sessions.values().any(|m| m.leased);
+                if state.buffered > 0
+                    && now.duration_since(state.last_drain) >= self.limits.stall_timeout
+                {
+                    Some(Ended::Stalled {
+                        buffered: state.buffered,
+                        waited: now.duration_since(state.last_drain),
+                    })
+                } else if !readers
+                    && now.duration_since(state.last_activity) >= self.limits.idle_timeout
+                {
+                    Some(Ended::Idle(self.limits.idle_timeout))
+                } else {
+                    None
+                }
+            };
+            if let Some(why) = verdict {
+                self.end(why);
+                return;
+            }
+        }
+    }
+
+    /// Waits for the answer to the `initialize` request `id` (which the caller forwards next).
+    pub(crate) fn expect_initialize(&self, id: String) -> oneshot::Receiver<Bytes> {
+        let (tx, rx) = oneshot::channel();
+        self.state().initialize = Some((id, tx));
+        rx
+    }
+
+    /// Records that the client did something.
+    pub(crate) fn touch(&self) {
+        self.state().last_activity = Instant::now();
+    }
+
+    /// Checks a client message against the connection's routes, records where its answer goes,
+    /// and hands it to the agent. `header_session` is the POST's `Acp-Session-Id`.
+    pub(crate) async fn accept(
+        &self,
+        body: Bytes,
+        shape: &Shape,
+        header_session: Option<&str>,
+    ) -> Result<(), Refusal> {
+        {
+            let mut state = self.state();
+            if state.ended.is_some() {
+                return Err(Refusal::Gone);
+            }
+            state.last_activity = Instant::now();
+            if let (Some(header), Some(params)) = (header_session, shape.params_session.as_deref())
+            {
+                if header != params {
+                    return Err(Refusal::BadRequest(format!(
+                        "Acp-Session-Id `{header}` does not match params.sessionId `{params}`"
+                    )));
+                }
+            }
+            if shape.is_response() {
+                let id = shape.id.as_deref().unwrap_or("null");
+                if let Some(session) = state.agent_requests.remove(id) {
+                    if header_session.is_some_and(|h| h != session) {
+                        return Err(Refusal::BadRequest(format!(
+                            "Acp-Session-Id does not match the session `{session}` of request {id}"
+                        )));
+                    }
+                }
+            } else if let (Some(id), Some(method)) = (&shape.id, &shape.method) {
+                let session = header_session
+                    .map(str::to_owned)
+                    .or_else(|| shape.params_session.clone());
+                // `session/load` answers on the connection stream (the RFD's rule): the client
+                // may not have the session's stream yet.
+                let route = match session {
+                    Some(session) if method != acp_types::methods::agent::SESSION_LOAD => {
+                        Route::Session(session)
+                    }
+                    _ => Route::Connection,
+                };
+                state.routes.insert(id.clone(), route);
+            }
+        }
+        self.to_agent.send(body).await.map_err(|_| Refusal::Gone)
+    }
+
+    /// Hands a client message to the agent as it is (the WebSocket profile routes nothing).
+    pub(crate) async fn forward(&self, body: Bytes) -> Result<(), Refusal> {
+        self.touch();
+        self.to_agent.send(body).await.map_err(|_| Refusal::Gone)
+    }
+
+    /// Puts one of the agent's messages where it belongs, waiting while the buffer is full.
+    async fn route(&self, message: Bytes) {
+        let shape = message::shape(&message).unwrap_or_default();
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut state = self.state();
+                if state.ended.is_some() {
+                    return;
+                }
+                if state.buffered < self.limits.max_buffered_bytes {
+                    self.deliver(&mut state, message, &shape);
+                    break;
+                }
+            }
+            // Full: wait for a reader (the supervisor ends a stall).
+            notified.await;
+        }
+        self.changed.notify_waiters();
+    }
+
+    fn deliver(&self, state: &mut State, message: Bytes, shape: &Shape) {
+        let route = if shape.is_response() {
+            let id = shape.id.as_deref().unwrap_or("null");
+            if let Some((_, tx)) = state.initialize.take_if(|(init, _)| init == id) {
+                if let Err(message) = tx.send(message) {
+                    tracing::debug!(connection = %self.id, "initialize answered after its POST went away");
+                    drop(message);
+                }
+                return;
+            }
+            if let Some(session) = &shape.result_session {
+                // A new session (session/new, fork): its stream exists from now on.
+                state.sessions.entry(session.clone()).or_default().confirmed = true;
+            }
+            state.routes.remove(id).unwrap_or(Route::Connection)
+        } else {
+            match &shape.params_session {
+                Some(session) => {
+                    if let Some(id) = &shape.id {
+                        state.agent_requests.insert(id.clone(), session.clone());
+                    }
+                    Route::Session(session.clone())
+                }
+                None => Route::Connection,
+            }
+        };
+        let mailbox = match route {
+            Route::Connection => &mut state.connection,
+            Route::Session(session) => {
+                let mailbox = state.sessions.entry(session).or_default();
+                mailbox.confirmed = true;
+                mailbox
+            }
+        };
+        let was_empty = state.buffered == 0;
+        state.buffered += message.len();
+        mailbox.queue.push_back(message);
+        if was_empty {
+            state.last_drain = Instant::now();
+        }
+        let waiting = state
+            .sessions
+            .values()
+            .filter(|m| !m.leased && !m.queue.is_empty())
+            .count();
+        if waiting > self.limits.max_waiting_streams {
+            drop(std::mem::take(&mut state.sessions));
+            state.ended = Some(Ended::TooManyStreams(self.limits.max_waiting_streams));
+            tracing::warn!(connection = %self.id, "closing a remote connection: too many session streams without a reader");
+        }
+    }
+
+    /// Attaches the reader of a stream: the connection's (`None`) or a session's.
+    pub(crate) fn lease(self: &Arc<Self>, session: Option<&str>) -> Result<Lease, Refusal> {
+        let mut state = self.state();
+        if state.ended.is_some() {
+            return Err(Refusal::Gone);
+        }
+        state.last_activity = Instant::now();
+        let unconfirmed = state.sessions.values().filter(|m| !m.confirmed).count();
+        let mailbox = match session {
+            None => &mut state.connection,
+            Some(session) => {
+                if !state.sessions.contains_key(session)
+                    && unconfirmed >= self.limits.max_unconfirmed_streams
+                {
+                    return Err(Refusal::UnknownSession);
+                }
+                // A stream for a session the agent has not named yet: a client may listen
+                // before `session/load`.
+                state.sessions.entry(session.to_owned()).or_default()
+            }
+        };
+        if mailbox.leased {
+            return Err(Refusal::Busy);
+        }
+        mailbox.leased = true;
+        Ok(Lease {
+            conn: self.clone(),
+            session: session.map(str::to_owned),
+        })
+    }
+
+    fn mailbox<'s>(state: &'s mut State, session: Option<&str>) -> Option<&'s mut Mailbox> {
+        match session {
+            None => Some(&mut state.connection),
+            Some(session) => state.sessions.get_mut(session),
+        }
+    }
+}
+
+/// The reader of one stream; dropping it detaches the reader.
+#[derive(Debug)]
+pub(crate) struct Lease {
+    conn: Arc<Connection>,
+    session: Option<String>,
+}
+
+impl Lease {
+    /// The next message for this stream, or `None` once the connection has ended.
+    pub(crate) async fn next(&self) -> Option<Bytes> {
+        loop {
+            let notified = self.conn.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut state = self.conn.state();
+                if state.ended.is_some() {
+                    return None;
+                }
+                let now = Instant::now();
+                if let Some(message) = Connection::mailbox(&mut state, self.session.as_deref())
+                    .and_then(|m| m.queue.pop_front())
+                {
+                    state.buffered -= message.len();
+                    state.last_drain = now;
+                    state.last_activity = now;
+                    drop(state);
+                    // Room for the router.
+                    self.conn.changed.notify_waiters();
+                    return Some(message);
+                }
+            }
+            notified.await;
+        }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let mut state = self.conn.state();
+        state.last_activity = Instant::now();
+        let session = self.session.as_deref();
+        if let Some(mailbox) = Connection::mailbox(&mut state, session) {
+            mailbox.leased = false;
+            // A session stream nobody reads and nothing waits in goes away.
+            if session.is_some() && mailbox.queue.is_empty() {
+                state.sessions.remove(session.unwrap_or_default());
+            }
+        }
+    }
+}

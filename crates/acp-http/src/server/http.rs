@@ -1,0 +1,335 @@
+//! The HTTP side of the endpoint: the guard every request passes (origin, authentication),
+//! POST, GET (SSE streams, or the WebSocket upgrade) and DELETE.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::json;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::headers::{CONNECTION_ID, SESSION_ID};
+use crate::message::{self, NotAMessage};
+use crate::server::conn::{Connection, Ended, Refusal};
+use crate::server::{AcpServer, AuthDecision, Inner, id_header};
+
+impl AcpServer {
+    /// The endpoint as an axum [`Router`], to serve with [`serve`](crate::server::serve) or to
+    /// mount in an existing application (`app.merge(server.router())`).
+    ///
+    /// Every request first passes the guard: an `Origin` not in
+    /// [`allowed_origins`](crate::server::ServerOptions::allowed_origins) gets `403`, and the
+    /// [`auth`](crate::server::ServerOptions::auth) hook may answer `401` / `403`, before
+    /// anything is allocated. Then:
+    ///
+    /// | case | answer |
+    /// | --- | --- |
+    /// | a method other than POST, GET, DELETE (OPTIONS goes to CORS when origins are allowed) | `405` |
+    /// | POST whose `Content-Type` is not `application/json` (parameters allowed) | `415` |
+    /// | POST body over [`max_body_bytes`](crate::server::ServerOptions::max_body_bytes) | `413` |
+    /// | POST body not JSON, or JSON but not an object | `400` |
+    /// | POST body a JSON array (a batch) | `400` with a JSON-RPC `-32600` error, `id: null` |
+    /// | `initialize` with `Acp-Connection-Id` | `400` |
+    /// | `initialize` with a null id | `400` |
+    /// | `initialize` beyond [`max_connections`](crate::server::ServerOptions::max_connections), or while shutting down | `503` |
+    /// | `initialize` the agent does not answer in time | `504` |
+    /// | `initialize` whose agent ends before answering | `500` with a JSON-RPC `-32603` error |
+    /// | other POST, GET or DELETE without `Acp-Connection-Id` | `400` |
+    /// | an unknown or ended `Acp-Connection-Id` | `404` |
+    /// | `Acp-Session-Id` that differs from `params.sessionId`, or from the session of the request a response answers | `400` |
+    /// | accepted POST (also a session the server does not know: the agent decides) | `202`, empty body |
+    /// | GET without `Accept: text/event-stream` (or `*/*`) | `406` |
+    /// | GET of a stream that has a reader | `409` |
+    /// | GET of a session stream the agent has not named, beyond [`max_unconfirmed_streams`](crate::server::ServerOptions::max_unconfirmed_streams) | `404` |
+    /// | DELETE | `202`; the connection's streams end and its agent stops |
+    pub fn router(&self) -> Router {
+        let inner = self.inner.clone();
+        let options = &inner.options;
+        let mut router = Router::new()
+            .route(
+                &options.path,
+                post(post_message).get(get_stream).delete(delete_connection),
+            )
+            .layer(DefaultBodyLimit::max(options.max_body_bytes))
+            .layer(middleware::from_fn_with_state(inner.clone(), guard))
+            .with_state(inner.clone());
+        if !options.allowed_origins.is_empty() {
+            let origins: Vec<HeaderValue> = options
+                .allowed_origins
+                .iter()
+                .filter_map(|o| HeaderValue::from_str(o).ok())
+                .collect();
+            let acp_headers = [
+                HeaderName::from_static(CONNECTION_ID),
+                HeaderName::from_static(SESSION_ID),
+            ];
+            router = router.layer(
+                CorsLayer::new()
+                    .allow_origin(AllowOrigin::list(origins))
+                    .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
+                    .allow_headers(
+                        [
+                            header::CONTENT_TYPE,
+                            header::ACCEPT,
+                            header::AUTHORIZATION,
+                            acp_headers[0].clone(),
+                            acp_headers[1].clone(),
+                        ]
+                        .to_vec(),
+                    )
+                    .expose_headers(acp_headers.to_vec()),
+            );
+        }
+        router
+    }
+}
+
+fn text(status: StatusCode, message: impl Into<String>) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        message.into(),
+    )
+        .into_response()
+}
+
+/// Origin and authentication, before anything else.
+async fn guard(State(inner): State<Arc<Inner>>, request: Request, next: Next) -> Response {
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| inner.options.allowed_origins.iter().any(|a| a == o));
+        if !allowed {
+            return text(StatusCode::FORBIDDEN, "origin not allowed");
+        }
+    }
+    if let Some(auth) = &inner.options.auth {
+        match auth(request.headers()) {
+            AuthDecision::Allow => {}
+            AuthDecision::Unauthorized => {
+                let mut response = text(StatusCode::UNAUTHORIZED, "authentication required");
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer"),
+                );
+                return response;
+            }
+            AuthDecision::Forbidden => return text(StatusCode::FORBIDDEN, "forbidden"),
+        }
+    }
+    next.run(request).await
+}
+
+fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = header_str(headers, header::CONTENT_TYPE.as_str()) else {
+        return false;
+    };
+    let media = value.split(';').next().unwrap_or_default().trim();
+    media.eq_ignore_ascii_case("application/json")
+}
+
+fn refusal(refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::BadRequest(why) => text(StatusCode::BAD_REQUEST, why),
+        Refusal::Gone => text(StatusCode::NOT_FOUND, "unknown Acp-Connection-Id"),
+        Refusal::UnknownSession => text(StatusCode::NOT_FOUND, "unknown Acp-Session-Id"),
+        Refusal::Busy => text(StatusCode::CONFLICT, "the stream already has a reader"),
+    }
+}
+
+fn json_body(status: StatusCode, body: impl Into<Body>) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body.into()).into_response()
+}
+
+async fn post_message(
+    State(inner): State<Arc<Inner>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if !is_json(&headers) {
+        return text(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type must be application/json",
+        );
+    }
+    let shape = match message::shape(&body) {
+        Ok(shape) => shape,
+        Err(NotAMessage::Batch) => {
+            let error = json!({
+                "jsonrpc": "2.0", "id": null,
+                "error": {"code": -32600, "message": "Invalid request: JSON-RPC batches are not supported"},
+            });
+            return json_body(StatusCode::BAD_REQUEST, error.to_string());
+        }
+        Err(why) => return text(StatusCode::BAD_REQUEST, why.to_string()),
+    };
+    if std::str::from_utf8(&body).is_err() {
+        return text(StatusCode::BAD_REQUEST, "the body is not UTF-8");
+    }
+    let connection = header_str(&headers, CONNECTION_ID);
+    if shape.is_request() && shape.method.as_deref() == Some("initialize") {
+        if connection.is_some() {
+            return text(
+                StatusCode::BAD_REQUEST,
+                "initialize is not allowed on an existing connection",
+            );
+        }
+        return initialize(&inner, body, &shape).await;
+    }
+    let Some(connection) = connection else {
+        return text(StatusCode::BAD_REQUEST, "Acp-Connection-Id header required");
+    };
+    let Some(conn) = inner.get(connection) else {
+        return refusal(Refusal::Gone);
+    };
+    match conn
+        .accept(body, &shape, header_str(&headers, SESSION_ID))
+        .await
+    {
+        Ok(()) => StatusCode::ACCEPTED.into_response(),
+        Err(why) => refusal(why),
+    }
+}
+
+/// Ends a connection whose `initialize` did not complete (the client gave up, or it failed).
+struct AbandonGuard<'a> {
+    inner: &'a Inner,
+    id: String,
+    done: bool,
+}
+
+impl Drop for AbandonGuard<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.inner.remove(&self.id, Ended::InitializeAbandoned);
+        }
+    }
+}
+
+async fn initialize(inner: &Arc<Inner>, body: Bytes, shape: &message::Shape) -> Response {
+    let id = shape.id.clone().unwrap_or_default();
+    if id == "null" {
+        return text(StatusCode::BAD_REQUEST, "initialize needs a non-null id");
+    }
+    let conn = match inner.open(Connection::start, Arc::clone) {
+        Ok(conn) => conn,
+        Err((status, why)) => return text(status, why),
+    };
+    let mut guard = AbandonGuard {
+        inner,
+        id: conn.id.clone(),
+        done: false,
+    };
+    let answer = conn.expect_initialize(id.clone());
+    if conn.accept(body, shape, None).await.is_err() {
+        return initialize_failed(&id, "the agent ended");
+    }
+    match tokio::time::timeout(inner.options.initialize_timeout, answer).await {
+        Ok(Ok(answer)) => {
+            guard.done = true;
+            let mut response = json_body(StatusCode::OK, answer);
+            response
+                .headers_mut()
+                .insert(CONNECTION_ID, id_header(&conn.id));
+            response
+        }
+        Ok(Err(_)) => initialize_failed(&id, "the agent ended before answering"),
+        Err(_) => text(
+            StatusCode::GATEWAY_TIMEOUT,
+            format!(
+                "the agent did not answer initialize within {:?}",
+                inner.options.initialize_timeout
+            ),
+        ),
+    }
+}
+
+fn initialize_failed(id: &str, why: &str) -> Response {
+    let id: serde_json::Value = serde_json::from_str(id).unwrap_or(serde_json::Value::Null);
+    let error = json!({
+        "jsonrpc": "2.0", "id": id,
+        "error": {"code": -32603, "message": "Initialize failed", "data": why},
+    });
+    json_body(StatusCode::INTERNAL_SERVER_ERROR, error.to_string())
+}
+
+fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|v| v.split(';').next().unwrap_or_default().trim())
+        .any(|m| m.eq_ignore_ascii_case("text/event-stream") || m == "*/*")
+}
+
+fn is_upgrade(headers: &HeaderMap) -> bool {
+    header_str(headers, header::UPGRADE.as_str()).is_some_and(|u| u.eq_ignore_ascii_case("websocket"))
+}
+
+async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Response {
+    let (mut parts, _body) = request.into_parts();
+    if is_upgrade(&parts.headers) {
+        return match axum::extract::ws::WebSocketUpgrade::from_request_parts(&mut parts, &()).await
+        {
+            Ok(upgrade) => crate::server::ws::upgrade(inner, upgrade),
+            Err(rejection) => rejection.into_response(),
+        };
+    }
+    let headers = &parts.headers;
+    if !accepts_event_stream(headers) {
+        return text(
+            StatusCode::NOT_ACCEPTABLE,
+            "Accept must include text/event-stream",
+        );
+    }
+    let Some(connection) = header_str(headers, CONNECTION_ID) else {
+        return text(StatusCode::BAD_REQUEST, "Acp-Connection-Id header required");
+    };
+    let Some(conn) = inner.get(connection) else {
+        return refusal(Refusal::Gone);
+    };
+    let session = header_str(headers, SESSION_ID);
+    let lease = match conn.lease(session) {
+        Ok(lease) => lease,
+        Err(why) => return refusal(why),
+    };
+    let events = futures::stream::unfold(lease, |lease| async move {
+        let message = lease.next().await?;
+        // Messages are JSON text from serde_json or checked UTF-8 from a bridged agent.
+        let text = String::from_utf8_lossy(&message);
+        Some((Ok::<_, Infallible>(Event::default().data(text)), lease))
+    });
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(inner.options.keep_alive).text(""))
+        .into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(CONNECTION_ID, id_header(&conn.id));
+    if let Some(session) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
+        headers.insert(SESSION_ID, session);
+    }
+    response
+}
+
+async fn delete_connection(State(inner): State<Arc<Inner>>, headers: HeaderMap) -> Response {
+    let Some(connection) = header_str(&headers, CONNECTION_ID) else {
+        return text(StatusCode::BAD_REQUEST, "Acp-Connection-Id header required");
+    };
+    if inner.remove(connection, Ended::Deleted) {
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        refusal(Refusal::Gone)
+    }
+}

@@ -1,0 +1,80 @@
+//! What sits behind one remote connection: an agent, reached by messages.
+//!
+//! The server core only moves JSON-RPC message bodies: a [`Link`] takes the client's messages
+//! and yields the agent's. An [`acp_agent::Agent`] served in process is one kind of link; a
+//! stdio agent program relayed without re-typing ([`crate::server::bridge`]) is another.
+
+use std::io;
+use std::sync::Arc;
+
+use acp_agent::{Agent, AgentOptions, ClientHandle};
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// How many messages wait in each direction between the transport and the agent before the
+/// sender waits: small, so that backpressure reaches the agent's own outgoing buffer.
+pub(crate) const CHANNEL_MESSAGES: usize = 16;
+
+/// One agent behind one connection.
+#[derive(Debug)]
+pub(crate) struct Link {
+    /// The client's messages, to the agent.
+    pub(crate) to_agent: mpsc::Sender<Bytes>,
+    /// The agent's messages, to the client; ends when the agent is gone.
+    pub(crate) from_agent: mpsc::Receiver<Bytes>,
+    /// What runs the agent; aborted when the connection ends.
+    pub(crate) task: JoinHandle<()>,
+}
+
+/// Makes the agent of each new connection.
+pub(crate) trait Backend: Send + Sync + 'static {
+    /// Starts an agent for a new connection.
+    fn open(&self) -> io::Result<Link>;
+}
+
+/// An [`Agent`] type served in process, one instance per connection.
+pub(crate) struct TypedAgents<F> {
+    pub(crate) factory: Arc<F>,
+    pub(crate) options: AgentOptions,
+}
+
+impl<A, F> Backend for TypedAgents<F>
+where
+    A: Agent,
+    F: Fn(ClientHandle) -> A + Send + Sync + 'static,
+{
+    fn open(&self) -> io::Result<Link> {
+        let (to_agent, to_agent_rx) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
+        let (from_agent_tx, from_agent) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
+        let incoming = Box::pin(futures::stream::unfold(to_agent_rx, |mut rx| async move {
+            rx.recv().await.map(|message| (Ok(message), rx))
+        }));
+        let outgoing = Box::pin(futures::sink::unfold(
+            from_agent_tx,
+            |tx, message: Bytes| async move {
+                tx.send(message).await.map_err(|_| {
+                    io::Error::new(io::ErrorKind::BrokenPipe, "the connection has ended")
+                })?;
+                Ok::<_, io::Error>(tx)
+            },
+        ));
+        let factory = self.factory.clone();
+        let (_client, driver) = acp_agent::serve_messages(
+            move |client| factory(client),
+            incoming,
+            outgoing,
+            self.options.clone(),
+        );
+        let task = tokio::spawn(async move {
+            if let Err(error) = driver.await {
+                tracing::debug!(%error, "a remote connection's agent ended with an error");
+            }
+        });
+        Ok(Link {
+            to_agent,
+            from_agent,
+            task,
+        })
+    }
+}
