@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// The routing-relevant parts of a JSON-RPC message.
@@ -71,8 +71,7 @@ pub(crate) fn shape(bytes: &[u8]) -> Result<Shape, NotAMessage> {
             });
         }
     }
-    let envelope: Envelope<'_> =
-        serde_json::from_slice(bytes).map_err(|_| NotAMessage::NotJson)?;
+    let envelope: Envelope<'_> = serde_json::from_slice(bytes).map_err(|_| NotAMessage::NotJson)?;
     Ok(Shape {
         id: envelope.id.map(|id| id.get().to_owned()),
         method: envelope.method,
@@ -177,11 +176,13 @@ mod tests {
         assert_eq!(s.method.as_deref(), Some("session/prompt"));
         assert_eq!(s.params_session.as_deref(), Some("s1"));
         assert!(s.is_request());
-        let s = shape(br#"{"jsonrpc":"2.0","id":"7","result":{"sessionId":"s2","modes":null}}"#).unwrap();
+        let s = shape(br#"{"jsonrpc":"2.0","id":"7","result":{"sessionId":"s2","modes":null}}"#)
+            .unwrap();
         assert_eq!(s.id.as_deref(), Some("\"7\""));
         assert_eq!(s.result_session.as_deref(), Some("s2"));
         assert!(s.is_response());
-        let s = shape(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
+        let s =
+            shape(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#).unwrap();
         assert_eq!(s.id.as_deref(), Some("null"));
         assert!(s.error);
         let s = shape(br#"{"jsonrpc":"2.0","method":"n","params":[1,2]}"#).unwrap();

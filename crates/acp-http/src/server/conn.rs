@@ -77,6 +77,9 @@ struct Mailbox {
     queue: VecDeque<Bytes>,
     /// A reader is attached (at most one).
     leased: bool,
+    /// Counts the readers that attached, so that a reader replaced by a newer one (the
+    /// `client_id` profile) knows it was.
+    generation: u64,
     /// The agent named this session (a GET may open a stream for a session before that).
     confirmed: bool,
 }
@@ -109,6 +112,9 @@ pub(crate) struct Connection {
     changed: Notify,
     to_agent: tokio::sync::mpsc::Sender<Bytes>,
     limits: Limits,
+    /// The `client_id` profile: everything goes on the one stream, and a new reader replaces
+    /// the old one.
+    single_stream: bool,
 }
 
 impl fmt::Debug for Connection {
@@ -136,7 +142,16 @@ impl Connection {
     /// A connection of the Streamable HTTP profile over `link`: a task routes the agent's
     /// output to the streams, another ends the connection when it stalls or idles.
     pub(crate) fn start(id: String, link: Link, limits: Limits) -> Arc<Self> {
-        let (conn, mut from_agent, agent_task) = Self::new(id, link, limits);
+        Self::start_routed(id, link, limits, false)
+    }
+
+    /// A connection of the `client_id` profile: one stream carries everything.
+    pub(crate) fn start_single(id: String, link: Link, limits: Limits) -> Arc<Self> {
+        Self::start_routed(id, link, limits, true)
+    }
+
+    fn start_routed(id: String, link: Link, limits: Limits, single_stream: bool) -> Arc<Self> {
+        let (conn, mut from_agent, agent_task) = Self::new(id, link, limits, single_stream);
         tokio::spawn(conn.clone().supervise());
         let router = conn.clone();
         tokio::spawn(async move {
@@ -165,13 +180,14 @@ impl Connection {
         link: Link,
         limits: Limits,
     ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
-        Self::new(id, link, limits)
+        Self::new(id, link, limits, false)
     }
 
     fn new(
         id: String,
         link: Link,
         limits: Limits,
+        single_stream: bool,
     ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
         let now = Instant::now();
         let conn = Arc::new(Self {
@@ -193,6 +209,7 @@ impl Connection {
             changed: Notify::new(),
             to_agent: link.to_agent,
             limits,
+            single_stream,
         });
         (conn, link.from_agent, link.task)
     }
@@ -380,6 +397,8 @@ impl Connection {
                 state.sessions.entry(session.clone()).or_default().confirmed = true;
             }
             state.routes.remove(id).unwrap_or(Route::Connection)
+        } else if self.single_stream {
+            Route::Connection
         } else {
             match &shape.params_session {
                 Some(session) => {
@@ -390,6 +409,11 @@ impl Connection {
                 }
                 None => Route::Connection,
             }
+        };
+        let route = if self.single_stream {
+            Route::Connection
+        } else {
+            route
         };
         let mailbox = match route {
             Route::Connection => &mut state.connection,
@@ -438,13 +462,19 @@ impl Connection {
                 state.sessions.entry(session.to_owned()).or_default()
             }
         };
-        if mailbox.leased {
+        if mailbox.leased && !self.single_stream {
             return Err(Refusal::Busy);
         }
+        // In the `client_id` profile the newest reader wins: the older one's stream ends.
         mailbox.leased = true;
+        mailbox.generation += 1;
+        let generation = mailbox.generation;
+        drop(state);
+        self.changed.notify_waiters();
         Ok(Lease {
             conn: self.clone(),
             session: session.map(str::to_owned),
+            generation,
         })
     }
 
@@ -461,6 +491,7 @@ impl Connection {
 pub(crate) struct Lease {
     conn: Arc<Connection>,
     session: Option<String>,
+    generation: u64,
 }
 
 impl Lease {
@@ -476,9 +507,15 @@ impl Lease {
                     return None;
                 }
                 let now = Instant::now();
-                if let Some(message) = Connection::mailbox(&mut state, self.session.as_deref())
-                    .and_then(|m| m.queue.pop_front())
+                let mailbox = Connection::mailbox(&mut state, self.session.as_deref());
+                if mailbox
+                    .as_ref()
+                    .is_some_and(|m| m.generation != self.generation)
                 {
+                    // A newer reader took over.
+                    return None;
+                }
+                if let Some(message) = mailbox.and_then(|m| m.queue.pop_front()) {
                     state.buffered -= message.len();
                     state.last_drain = now;
                     state.last_activity = now;
@@ -499,6 +536,9 @@ impl Drop for Lease {
         state.last_activity = Instant::now();
         let session = self.session.as_deref();
         if let Some(mailbox) = Connection::mailbox(&mut state, session) {
+            if mailbox.generation != self.generation {
+                return;
+            }
             mailbox.leased = false;
             // A session stream nobody reads and nothing waits in goes away.
             if session.is_some() && mailbox.queue.is_empty() {

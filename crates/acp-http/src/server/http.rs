@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header}
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use serde_json::json;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -52,11 +52,17 @@ impl AcpServer {
     pub fn router(&self) -> Router {
         let inner = self.inner.clone();
         let options = &inner.options;
-        let mut router = Router::new()
-            .route(
-                &options.path,
-                post(post_message).get(get_stream).delete(delete_connection),
-            )
+        let mut router = Router::new().route(
+            &options.path,
+            post(post_message).get(get_stream).delete(delete_connection),
+        );
+        if options.client_id_profile {
+            let base = options.path.trim_end_matches('/');
+            router = router
+                .route(&format!("{base}/rpc"), post(post_client_id))
+                .route(&format!("{base}/sse"), get(get_client_id));
+        }
+        let mut router = router
             .layer(DefaultBodyLimit::max(options.max_body_bytes))
             .layer(middleware::from_fn_with_state(inner.clone(), guard))
             .with_state(inner.clone());
@@ -115,10 +121,9 @@ async fn guard(State(inner): State<Arc<Inner>>, request: Request, next: Next) ->
             AuthDecision::Allow => {}
             AuthDecision::Unauthorized => {
                 let mut response = text(StatusCode::UNAUTHORIZED, "authentication required");
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static("Bearer"),
-                );
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
                 return response;
             }
             AuthDecision::Forbidden => return text(StatusCode::FORBIDDEN, "forbidden"),
@@ -149,7 +154,12 @@ fn refusal(refusal: Refusal) -> Response {
 }
 
 fn json_body(status: StatusCode, body: impl Into<Body>) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body.into()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.into(),
+    )
+        .into_response()
 }
 
 async fn post_message(
@@ -275,7 +285,8 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
 }
 
 fn is_upgrade(headers: &HeaderMap) -> bool {
-    header_str(headers, header::UPGRADE.as_str()).is_some_and(|u| u.eq_ignore_ascii_case("websocket"))
+    header_str(headers, header::UPGRADE.as_str())
+        .is_some_and(|u| u.eq_ignore_ascii_case("websocket"))
 }
 
 async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Response {
@@ -307,9 +318,7 @@ async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Respon
     };
     let events = futures::stream::unfold(lease, |lease| async move {
         let message = lease.next().await?;
-        // Messages are JSON text from serde_json or checked UTF-8 from a bridged agent.
-        let text = String::from_utf8_lossy(&message);
-        Some((Ok::<_, Infallible>(Event::default().data(text)), lease))
+        Some((Ok::<_, Infallible>(event(&message)), lease))
     });
     let mut response = Sse::new(events)
         .keep_alive(KeepAlive::new().interval(inner.options.keep_alive).text(""))
@@ -332,4 +341,107 @@ async fn delete_connection(State(inner): State<Arc<Inner>>, headers: HeaderMap) 
     } else {
         refusal(Refusal::Gone)
     }
+}
+
+/// One message as an SSE event: `data: <json>`. A JSON text can only hold line breaks as
+/// insignificant whitespace (a string cannot contain a raw one), so they become spaces and the
+/// event keeps one `data` line; invalid UTF-8 (from a broken bridged agent) is replaced.
+fn event(message: &[u8]) -> Event {
+    let text = String::from_utf8_lossy(message);
+    if text.contains(['\r', '\n']) {
+        Event::default().data(text.replace(['\r', '\n'], " "))
+    } else {
+        Event::default().data(text)
+    }
+}
+
+/// The `client_id` of a query string, percent-decoded; `None` when absent or blank.
+fn client_id(query: Option<&str>) -> Option<String> {
+    let raw = query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("client_id="))?;
+    let bytes = raw.as_bytes();
+    // Percent-decoding, as browsers and HTTP libraries encode query values.
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 3 <= bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(byte) => {
+                        out.push(byte);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b'+' => out.push(b' '),
+            other => out.push(other),
+        }
+        i += 1;
+    }
+    let id = String::from_utf8(out).ok()?;
+    (!id.trim().is_empty()).then_some(id)
+}
+
+/// `POST {path}/rpc?client_id=…`: every message of the `client_id` profile.
+async fn post_client_id(
+    State(inner): State<Arc<Inner>>,
+    uri: axum::http::Uri,
+    body: Bytes,
+) -> Response {
+    let Some(client_id) = client_id(uri.query()) else {
+        return text(StatusCode::BAD_REQUEST, "client_id is required");
+    };
+    let shape = match message::shape(&body) {
+        Ok(shape) if shape.method.is_some() || shape.id.is_some() => shape,
+        _ => return text(StatusCode::BAD_REQUEST, "invalid json-rpc payload"),
+    };
+    if std::str::from_utf8(&body).is_err() {
+        return text(StatusCode::BAD_REQUEST, "invalid json-rpc payload");
+    }
+    let conn = match inner.client_connection(&client_id) {
+        Ok(conn) => conn,
+        Err((status, why)) => return text(status, why),
+    };
+    let response = shape.is_response();
+    match conn.accept(body, &shape, None).await {
+        Ok(()) if response => StatusCode::NO_CONTENT.into_response(),
+        Ok(()) => StatusCode::ACCEPTED.into_response(),
+        Err(why) => refusal(why),
+    }
+}
+
+/// `GET {path}/sse?client_id=…`: the one stream of the `client_id` profile.
+async fn get_client_id(State(inner): State<Arc<Inner>>, uri: axum::http::Uri) -> Response {
+    let Some(client_id) = client_id(uri.query()) else {
+        return text(StatusCode::BAD_REQUEST, "client_id is required");
+    };
+    let conn = match inner.client_connection(&client_id) {
+        Ok(conn) => conn,
+        Err((status, why)) => return text(status, why),
+    };
+    let lease = match conn.lease(None) {
+        Ok(lease) => lease,
+        Err(why) => return refusal(why),
+    };
+    let connected =
+        futures::stream::once(async { Ok::<_, Infallible>(Event::default().comment("connected")) });
+    let events = futures::stream::unfold(lease, |lease| async move {
+        let message = lease.next().await?;
+        Some((Ok::<_, Infallible>(event(&message)), lease))
+    });
+    let mut response = Sse::new(futures::StreamExt::chain(connected, events))
+        .keep_alive(
+            KeepAlive::new()
+                .interval(std::time::Duration::from_secs(5))
+                .text("ping"),
+        )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
 }

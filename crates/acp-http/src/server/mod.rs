@@ -88,6 +88,13 @@ pub struct ServerOptions {
     pub max_unconfirmed_streams: usize,
     /// How many session streams may hold output without a reader before the connection ends.
     pub max_waiting_streams: usize,
+    /// Also serve the `client_id` profile of older remote agents: `POST {path}/rpc?client_id=…`
+    /// (`202` for requests and notifications, `204` for responses) and
+    /// `GET {path}/sse?client_id=…` (one stream for everything, `: connected` first, `: ping`
+    /// every 5 s, a new reader replacing the old one). The client chooses the id, so anyone who
+    /// learns it can read the stream: use it with [`auth`](Self::auth) beyond loopback. Off by
+    /// default.
+    pub client_id_profile: bool,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -121,6 +128,7 @@ impl Default for ServerOptions {
             keep_alive: Duration::from_secs(15),
             max_unconfirmed_streams: 16,
             max_waiting_streams: 1024,
+            client_id_profile: false,
         }
     }
 }
@@ -149,7 +157,10 @@ impl ServerOptions {
 
     /// Sets an authentication hook.
     #[must_use]
-    pub fn auth(mut self, hook: impl Fn(&HeaderMap) -> AuthDecision + Send + Sync + 'static) -> Self {
+    pub fn auth(
+        mut self,
+        hook: impl Fn(&HeaderMap) -> AuthDecision + Send + Sync + 'static,
+    ) -> Self {
         self.auth = Some(Arc::new(hook));
         self
     }
@@ -158,12 +169,14 @@ impl ServerOptions {
     #[must_use]
     pub fn bearer_token(self, token: impl Into<String>) -> Self {
         let expected = format!("Bearer {}", token.into());
-        self.auth(move |headers| match headers.get(axum::http::header::AUTHORIZATION) {
-            Some(value) if constant_time_eq(value.as_bytes(), expected.as_bytes()) => {
-                AuthDecision::Allow
-            }
-            _ => AuthDecision::Unauthorized,
-        })
+        self.auth(
+            move |headers| match headers.get(axum::http::header::AUTHORIZATION) {
+                Some(value) if constant_time_eq(value.as_bytes(), expected.as_bytes()) => {
+                    AuthDecision::Allow
+                }
+                _ => AuthDecision::Unauthorized,
+            },
+        )
     }
 
     /// Sets the most connections at once.
@@ -198,6 +211,14 @@ impl ServerOptions {
     #[must_use]
     pub fn max_body_bytes(mut self, max: usize) -> Self {
         self.max_body_bytes = max;
+        self
+    }
+
+    /// Also serves the `client_id` profile (see
+    /// [`client_id_profile`](Self::client_id_profile)).
+    #[must_use]
+    pub fn client_id_profile(mut self, on: bool) -> Self {
+        self.client_id_profile = on;
         self
     }
 
@@ -274,10 +295,9 @@ impl AcpServer {
 
     /// How many connections are open (not ended).
     pub fn connection_count(&self) -> usize {
-        self.inner
-            .connections()
-            .as_ref()
-            .map_or(0, |map| map.values().filter(|c| c.ended().is_none()).count())
+        self.inner.connections().as_ref().map_or(0, |map| {
+            map.values().filter(|c| c.ended().is_none()).count()
+        })
     }
 
     /// Ends every connection (open SSE bodies end, WebSockets close with `1001`) and refuses
@@ -308,22 +328,63 @@ impl Inner {
     ) -> Result<T, (StatusCode, &'static str)> {
         let mut connections = self.connections();
         let Some(map) = connections.as_mut() else {
-            return Err((StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down"));
+            return Err((
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is shutting down",
+            ));
         };
         map.retain(|_, conn| conn.ended().is_none());
         if map.len() >= self.options.max_connections {
             return Err((StatusCode::SERVICE_UNAVAILABLE, "too many connections"));
         }
         let Some(id) = new_connection_id() else {
-            return Err((StatusCode::INTERNAL_SERVER_ERROR, "no randomness for a connection id"));
+            return Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "no randomness for a connection id",
+            ));
         };
         let link = self.backend.open().map_err(|error| {
             tracing::warn!(%error, "could not start an agent for a new connection");
-            (StatusCode::INTERNAL_SERVER_ERROR, "could not start the agent")
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "could not start the agent",
+            )
         })?;
         let started = start(id.clone(), link, self.options.limits());
         map.insert(id, conn_of(&started));
         Ok(started)
+    }
+
+    /// The connection of a `client_id` (the profile of older agents), made on first use.
+    pub(crate) fn client_connection(
+        &self,
+        client_id: &str,
+    ) -> Result<Arc<Connection>, (StatusCode, &'static str)> {
+        let key = format!("client_id:{client_id}");
+        if let Some(conn) = self.get(&key) {
+            return Ok(conn);
+        }
+        let mut connections = self.connections();
+        let Some(map) = connections.as_mut() else {
+            return Err((
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is shutting down",
+            ));
+        };
+        map.retain(|_, conn| conn.ended().is_none());
+        if let Some(conn) = map.get(&key) {
+            return Ok(conn.clone());
+        }
+        if map.len() >= self.options.max_connections {
+            return Err((StatusCode::SERVICE_UNAVAILABLE, "too many connections"));
+        }
+        let link = self.backend.open().map_err(|error| {
+            tracing::warn!(%error, "could not start an agent for a new connection");
+            (StatusCode::INTERNAL_SERVER_ERROR, "transport unavailable")
+        })?;
+        let conn = Connection::start_single(key.clone(), link, self.options.limits());
+        map.insert(key, conn.clone());
+        Ok(conn)
     }
 
     /// The live connection `id`.
@@ -385,12 +446,15 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let router = server.router();
     let stopping = server.clone();
-    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            stopping.shutdown();
-        })
-        .await
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        stopping.shutdown();
+    })
+    .await
 }
 
 /// The header value of a connection id.

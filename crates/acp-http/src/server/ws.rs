@@ -37,9 +37,7 @@ pub(crate) fn upgrade(inner: Arc<Inner>, upgrade: WebSocketUpgrade) -> Response 
             failed.0.remove(&failed.1, Ended::InitializeAbandoned);
         })
         .on_upgrade(move |socket| run(inner, conn, socket, from_agent, agent_task));
-    response
-        .headers_mut()
-        .insert(CONNECTION_ID, id_header(&id));
+    response.headers_mut().insert(CONNECTION_ID, id_header(&id));
     response
 }
 
@@ -53,7 +51,9 @@ fn close(code: u16, reason: &str) -> Message {
 /// Whether the first frame is an `initialize` request with a non-null id.
 fn is_initialize(frame: &[u8]) -> bool {
     message::shape(frame).is_ok_and(|s| {
-        s.is_request() && s.method.as_deref() == Some("initialize") && s.id.as_deref() != Some("null")
+        s.is_request()
+            && s.method.as_deref() == Some("initialize")
+            && s.id.as_deref() != Some("null")
     })
 }
 

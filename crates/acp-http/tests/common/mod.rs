@@ -252,10 +252,12 @@ impl Raw {
 
     /// Opens a stream: the connection's, or a session's.
     pub async fn stream(&self, session: Option<&str>) -> Result<Sse, Answer> {
-        let mut request = self
-            .http
-            .get(&self.url)
-            .header("accept", "text/event-stream");
+        self.stream_at(&self.url, session).await
+    }
+
+    /// Opens a stream at `url`.
+    pub async fn stream_at(&self, url: &str, session: Option<&str>) -> Result<Sse, Answer> {
+        let mut request = self.http.get(url).header("accept", "text/event-stream");
         if let Some(id) = &self.connection {
             request = request.header("acp-connection-id", id);
         }
