@@ -88,4 +88,4 @@ pub use connection::{AgentHandle, ClientOptions, SessionUpdates, connect, connec
 pub use error::Error;
 pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
 pub use process_group::{ProcessGroup, StopStage, Stopped};
-pub use stderr::{MAX_STDERR_LINE, Stderr};
+pub use stderr::{MAX_STDERR_LINE, Stderr, forward_stderr};

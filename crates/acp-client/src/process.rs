@@ -391,7 +391,7 @@ pub fn spawn<C: Client>(
         StdinWriter(stdin.clone()),
         options.client,
     );
-    let stderr = stderr.map(|pipe| stderr::forward(pipe, options.stderr));
+    let stderr = stderr.map(|pipe| stderr::forward_stderr(pipe, options.stderr));
     Ok(SpawnedAgent {
         agent,
         driver: AgentDriver {

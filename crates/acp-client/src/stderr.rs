@@ -69,8 +69,12 @@ impl Stderr {
     }
 }
 
-/// Reads `stderr` to its end, passing each line on as `mode` says.
-pub(crate) fn forward(stderr: ChildStderr, mode: Stderr) -> BoxFuture<'static, ()> {
+/// Reads a child's `stderr` to its end, passing each line on as `mode` says: lines longer
+/// than [`MAX_STDERR_LINE`] are split, invalid UTF-8 is replaced, and reading goes on until
+/// the end whatever the lines hold, so the child never blocks on, or dies of, a full or
+/// closed pipe. [`spawn`](crate::spawn) runs it for the agent's stderr; it serves any child
+/// that logs there (a bridged agent, a tool).
+pub fn forward_stderr(stderr: ChildStderr, mode: Stderr) -> BoxFuture<'static, ()> {
     Box::pin(async move {
         let mut stderr = stderr;
         let mut chunk = vec![0u8; READ_CHUNK];

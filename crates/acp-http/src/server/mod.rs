@@ -15,6 +15,7 @@
 //! The full table of refusals (400, 403, 404, 406, 409, 413, 415, 503...) is on
 //! [`AcpServer::router`].
 
+mod bridge;
 mod conn;
 mod http;
 mod link;
@@ -27,6 +28,7 @@ use std::time::Duration;
 use acp_agent::{Agent, AgentOptions, ClientHandle};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 
+pub use self::bridge::BridgeOptions;
 use self::conn::{Connection, Ended, Limits};
 use self::link::{Backend, TypedAgents};
 
