@@ -368,6 +368,20 @@ async fn origins_and_credentials_are_checked_before_anything_else() {
 }
 
 #[tokio::test]
+async fn connection_ids_carry_the_configured_prefix() {
+    let t = TestServer::start(ServerOptions::default().connection_id_prefix("node-a.")).await;
+    let mut raw = Raw::new(&t.url);
+    let answer = raw
+        .post(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}), &[])
+        .await;
+    let id = answer.header("acp-connection-id").unwrap().to_owned();
+    assert!(id.starts_with("node-a.") && id.len() == 7 + 36, "{id}");
+    raw.connection = Some(id);
+    assert!(raw.stream(None).await.is_ok());
+    t.stop().await;
+}
+
+#[tokio::test]
 async fn connections_beyond_the_maximum_get_503() {
     let t = TestServer::start(ServerOptions::default().max_connections(2)).await;
     let mut a = Raw::new(&t.url);

@@ -97,6 +97,11 @@ pub struct ServerOptions {
     /// learns it can read the stream: use it with [`auth`](Self::auth) beyond loopback. Off by
     /// default.
     pub client_id_profile: bool,
+    /// A prefix for the connection ids this server hands out (`node-a.` gives
+    /// `node-a.6f1c…`), so that a load balancer in front of several servers can send each
+    /// request to the server that owns its connection by the `Acp-Connection-Id` header alone.
+    /// Empty by default.
+    pub connection_id_prefix: String,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -131,6 +136,7 @@ impl Default for ServerOptions {
             max_unconfirmed_streams: 16,
             max_waiting_streams: 1024,
             client_id_profile: false,
+            connection_id_prefix: String::new(),
         }
     }
 }
@@ -221,6 +227,14 @@ impl ServerOptions {
     #[must_use]
     pub fn client_id_profile(mut self, on: bool) -> Self {
         self.client_id_profile = on;
+        self
+    }
+
+    /// Sets the prefix of connection ids (see
+    /// [`connection_id_prefix`](Self::connection_id_prefix)).
+    #[must_use]
+    pub fn connection_id_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.connection_id_prefix = prefix.into();
         self
     }
 
@@ -339,7 +353,7 @@ impl Inner {
         if map.len() >= self.options.max_connections {
             return Err((StatusCode::SERVICE_UNAVAILABLE, "too many connections"));
         }
-        let Some(id) = new_connection_id() else {
+        let Some(id) = new_connection_id(&self.options.connection_id_prefix) else {
             return Err((
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "no randomness for a connection id",
@@ -412,7 +426,7 @@ impl Inner {
 
 /// A connection id: 128 random bits, as UUID text (version 4). It routes; it is never a
 /// credential. `None` when the operating system has no randomness to give.
-fn new_connection_id() -> Option<String> {
+fn new_connection_id(prefix: &str) -> Option<String> {
     let mut bytes = [0u8; 16];
     if let Err(error) = getrandom::fill(&mut bytes) {
         tracing::error!(%error, "no randomness for a connection id");
@@ -422,7 +436,7 @@ fn new_connection_id() -> Option<String> {
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     Some(format!(
-        "{}-{}-{}-{}-{}",
+        "{prefix}{}-{}-{}-{}-{}",
         &hex[0..8],
         &hex[8..12],
         &hex[12..16],
