@@ -117,7 +117,9 @@ impl Outbox {
     fn with_delimit(delimit: Delimit, max_bytes: usize) -> Self {
         Self {
             state: Mutex::new(State {
-                buf: BytesMut::with_capacity(max_bytes.min(64 * 1024)),
+                // Grown by the first messages and then reused (see `recycle`): an idle
+                // connection holds no buffer (a server may hold thousands).
+                buf: BytesMut::new(),
                 spare: None,
                 delimit,
                 closed: false,
