@@ -104,8 +104,10 @@ enum SessionStream {
     /// Its `GET` is on its way; these wait for the answer.
     Opening(Vec<oneshot::Sender<Result<(), Refusal>>>),
     Open,
-    /// The agent answered `409`: the session failed, for this reason.
-    Failed(String),
+    /// The agent answered `409`: the session failed, for this reason, until loaded or
+    /// resumed again. `reading`: its stream is still open (the `409` was for a `POST`), and
+    /// serves again once the session is loaded.
+    Failed { reason: String, reading: bool },
 }
 
 /// Why a message cannot be posted for its session.
@@ -408,7 +410,7 @@ impl Http {
         };
         self.lock().pending.remove(id);
         self.link.inbox.push_now(answer.body);
-        self.start_reader(stream, None);
+        self.start_connection_reader(stream);
     }
 
     /// `POST`s a message; the answer's body is read whole for a `2xx` (within the message
@@ -625,8 +627,13 @@ impl Http {
             let mut state = self.lock();
             match state.sessions.get_mut(session) {
                 Some(SessionStream::Open) => return Ok(()),
-                Some(SessionStream::Failed(reason)) if !reopen => {
+                Some(SessionStream::Failed { reason, .. }) if !reopen => {
                     return Err(Refusal::Failed(reason.clone()));
+                }
+                Some(entry @ SessionStream::Failed { reading: true, .. }) => {
+                    // Loaded again, on the stream still open.
+                    *entry = SessionStream::Open;
+                    return Ok(());
                 }
                 Some(SessionStream::Opening(waiters)) => waiters.push(tx),
                 entry => {
@@ -674,9 +681,13 @@ impl Http {
             let mut state = self.lock();
             let previous = match &outcome {
                 Ok(()) => state.sessions.insert(session.clone(), SessionStream::Open),
-                Err(Refusal::Failed(reason)) => state
-                    .sessions
-                    .insert(session.clone(), SessionStream::Failed(reason.clone())),
+                Err(Refusal::Failed(reason)) => state.sessions.insert(
+                    session.clone(),
+                    SessionStream::Failed {
+                        reason: reason.clone(),
+                        reading: false,
+                    },
+                ),
                 Err(_) => state.sessions.remove(&session),
             };
             match previous {
@@ -704,10 +715,21 @@ impl Http {
 
     /// The agent answered `409` for a session: it failed until loaded or resumed again.
     fn fail_session(&self, session: &str, reason: &str) {
-        let previous = self
-            .lock()
-            .sessions
-            .insert(session.to_owned(), SessionStream::Failed(reason.to_owned()));
+        let previous = {
+            let mut state = self.lock();
+            let reading = match state.sessions.get(session) {
+                Some(SessionStream::Open) => true,
+                Some(SessionStream::Failed { reading, .. }) => *reading,
+                _ => false,
+            };
+            state.sessions.insert(
+                session.to_owned(),
+                SessionStream::Failed {
+                    reason: reason.to_owned(),
+                    reading,
+                },
+            )
+        };
         if let Some(SessionStream::Opening(waiters)) = previous {
             for waiter in waiters {
                 let _ = waiter.send(Err(Refusal::Failed(reason.to_owned())));
@@ -745,8 +767,12 @@ impl Http {
         }
         {
             let mut state = self.lock();
-            if matches!(state.sessions.get(session), Some(SessionStream::Open)) {
-                state.sessions.remove(session);
+            match state.sessions.get_mut(session) {
+                Some(SessionStream::Open) => {
+                    state.sessions.remove(session);
+                }
+                Some(SessionStream::Failed { reading, .. }) => *reading = false,
+                _ => {}
             }
         }
         tracing::debug!(session, "a session's event stream ended");
@@ -798,23 +824,17 @@ impl Http {
         .await
     }
 
-    /// Hands the loop a reader for an open stream: the connection's (`None`), whose end ends
-    /// the connection, or a session's.
-    pub(crate) fn start_reader(&self, response: reqwest::Response, session: Option<String>) {
+    /// Hands the loop the reader of the connection's stream (in the `client_id` profile, the
+    /// only stream), whose end ends the connection.
+    pub(crate) fn start_connection_reader(&self, response: reqwest::Response) {
         let Some(this) = self.me.upgrade() else {
             return;
         };
-        let task: BoxFuture<'static, ()> = match session {
-            None => Box::pin(async move {
-                let end = this.read(response, None).await;
-                let url = this.stream_url().to_string();
-                this.link.fail(end.unwrap_or(Error::StreamEnded { url }));
-            }),
-            Some(session) => Box::pin(async move {
-                this.read(response, Some(&session)).await;
-                this.session_stream_ended(&session);
-            }),
-        };
+        let task = Box::pin(async move {
+            let end = this.read(response, None).await;
+            let url = this.stream_url().to_string();
+            this.link.fail(end.unwrap_or(Error::StreamEnded { url }));
+        });
         let _ = self.streams.send(task);
     }
 

@@ -193,7 +193,7 @@ pub async fn connect<C: Client>(
                 if profile == Profile::ClientId {
                     // The one stream opens before anything is posted.
                     let stream = http.open(None).await?;
-                    http.start_reader(stream, None);
+                    http.start_connection_reader(stream);
                 }
                 let goodbye = http.clone();
                 let on_drop: Goodbye =
