@@ -153,12 +153,14 @@ pub(crate) async fn run(
             }
         }
     };
-    // Say goodbye unless the agent already did (or the socket broke).
+    // Say goodbye unless the agent already did (or the socket broke while reading). After a
+    // failed write the close frame fails at once too.
     let goodbye = tokio::select! {
+        biased;
         () = link.stopped() => true,
         () = read => false,
         // The driver is gone.
-        () = write => !link.is_stopping(),
+        () = write => true,
     };
     if goodbye {
         let close = async {
