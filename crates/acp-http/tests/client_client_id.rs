@@ -70,9 +70,12 @@ async fn a_session_in_the_client_id_profile() {
     let session = within("session/new", agent.new_session(new_session()))
         .await
         .unwrap();
-    let done = within("the prompt", agent.prompt(prompt(&session.session_id, "ask")))
-        .await
-        .unwrap();
+    let done = within(
+        "the prompt",
+        agent.prompt(prompt(&session.session_id, "ask")),
+    )
+    .await
+    .unwrap();
     assert_eq!(done.stop_reason, StopReason::EndTurn);
     assert_eq!(editor.texts(), ["thinking", "allowed"]);
 
@@ -82,10 +85,18 @@ async fn a_session_in_the_client_id_profile() {
     let log = fake.log();
     let query = format!("client_id={client_id}");
     for request in &log {
-        assert_eq!(request.query.as_deref(), Some(query.as_str()), "{request:?}");
+        assert_eq!(
+            request.query.as_deref(),
+            Some(query.as_str()),
+            "{request:?}"
+        );
         assert_eq!(request.connection(), None);
         assert_eq!(request.session(), None);
-        let path = if request.method == Method::POST { "/acp/rpc" } else { "/acp/sse" };
+        let path = if request.method == Method::POST {
+            "/acp/rpc"
+        } else {
+            "/acp/sse"
+        };
         assert_eq!(request.path, path);
     }
     // One stream, and no DELETE: the profile has none.
@@ -114,10 +125,13 @@ async fn a_client_id_agent_refusing_the_stream_fails_connect() {
     )
     .await;
     let options = ConnectOptions::default().profile(Profile::ClientId);
-    let e = within("connect", connect(&fake.base(), Editor::default().factory(), options))
-        .await
-        .map(|_| ())
-        .unwrap_err();
+    let e = within(
+        "connect",
+        connect(&fake.base(), Editor::default().factory(), options),
+    )
+    .await
+    .map(|_| ())
+    .unwrap_err();
     match e {
         Error::Status {
             action,

@@ -18,9 +18,13 @@ use client_support::*;
 
 /// Connects an editor to `fake`, initializes, and opens session `s-1`.
 async fn session(fake: &Fake) -> (AgentHandle, JoinHandle<Result<(), Error>>, SessionId) {
-    let (agent, driver) = connect(&fake.url(), Editor::default().factory(), ConnectOptions::default())
-        .await
-        .unwrap();
+    let (agent, driver) = connect(
+        &fake.url(),
+        Editor::default().factory(),
+        ConnectOptions::default(),
+    )
+    .await
+    .unwrap();
     let running = tokio::spawn(driver);
     within(
         "initialize",
@@ -117,7 +121,11 @@ async fn a_409_fails_the_session_until_it_is_loaded_again() {
     // Until it is loaded again.
     within(
         "session/load",
-        agent.load_session(LoadSessionRequest::new(Vec::<McpServer>::new(), "/tmp", session.clone())),
+        agent.load_session(LoadSessionRequest::new(
+            Vec::<McpServer>::new(),
+            "/tmp",
+            session.clone(),
+        )),
     )
     .await
     .unwrap();
@@ -151,7 +159,11 @@ async fn a_409_for_the_session_stream_fails_the_session() {
     // Nothing was posted for the session, and the connection lives on.
     assert!(fake.posts().iter().all(|r| r.session().is_none()));
     assert!(!running.is_finished());
-    let e = within("cancel", agent.cancel(CancelNotification::new(session.clone()))).await;
+    let e = within(
+        "cancel",
+        agent.cancel(CancelNotification::new(session.clone())),
+    )
+    .await;
     assert!(e.is_ok());
     within("session/new", agent.new_session(new_session()))
         .await
@@ -175,7 +187,10 @@ async fn statuses_401_403_404_410_end_the_connection_and_pending_calls_fail_at_o
         assert_eq!(code, -32603);
         assert_eq!(data["status"], json!(status));
         // The pending prompt fails too, without an answer from the agent.
-        let e = within("the pending prompt", turn).await.unwrap().unwrap_err();
+        let e = within("the pending prompt", turn)
+            .await
+            .unwrap()
+            .unwrap_err();
         assert!(e.remote().is_none(), "{e:?}");
         match driver_error(running).await {
             Error::Status {
@@ -251,10 +266,16 @@ async fn a_failed_notification_post_ends_the_connection() {
     .await;
     let (agent, running, session) = session(&fake).await;
     let turn = pending_prompt(&fake, &agent, &session).await;
-    within("cancel", agent.cancel(CancelNotification::new(session.clone())))
+    within(
+        "cancel",
+        agent.cancel(CancelNotification::new(session.clone())),
+    )
+    .await
+    .unwrap();
+    let e = within("the pending prompt", turn)
         .await
-        .unwrap();
-    let e = within("the pending prompt", turn).await.unwrap().unwrap_err();
+        .unwrap()
+        .unwrap_err();
     assert!(e.remote().is_none(), "{e:?}");
     assert!(matches!(
         driver_error(running).await,
@@ -268,11 +289,17 @@ async fn losing_the_connection_stream_ends_the_connection() {
     let (agent, running, session) = session(&fake).await;
     let turn = pending_prompt(&fake, &agent, &session).await;
     fake.streams().end("");
-    let e = within("the pending prompt", turn).await.unwrap().unwrap_err();
+    let e = within("the pending prompt", turn)
+        .await
+        .unwrap()
+        .unwrap_err();
     assert!(e.remote().is_none(), "{e:?}");
     let end = driver_error(running).await;
     assert!(matches!(end, Error::StreamEnded { .. }), "{end:?}");
-    assert!(end.to_string().contains("ended the connection's event stream"));
+    assert!(
+        end.to_string()
+            .contains("ended the connection's event stream")
+    );
 }
 
 #[tokio::test]
@@ -290,7 +317,10 @@ async fn a_session_stream_ending_fails_its_pending_requests_and_opens_again() {
     let (agent, running, session) = session(&fake).await;
     let turn = pending_prompt(&fake, &agent, &session).await;
     fake.streams().end("s-1");
-    let e = within("the pending prompt", turn).await.unwrap().unwrap_err();
+    let e = within("the pending prompt", turn)
+        .await
+        .unwrap()
+        .unwrap_err();
     let (code, _, message) = remote_error(&e);
     assert_eq!(code, -32603);
     assert!(message.contains("event stream ended"), "{message}");
@@ -320,7 +350,10 @@ async fn an_unreachable_agent_fails_initialize_and_the_connection() {
     .unwrap_err();
     let (code, _, message) = remote_error(&e);
     assert_eq!(code, -32603);
-    assert!(message.starts_with(&format!("POST {url} failed")), "{message}");
+    assert!(
+        message.starts_with(&format!("POST {url} failed")),
+        "{message}"
+    );
     assert!(matches!(
         driver_error(running).await,
         Error::Transport { action: "POST", .. }
@@ -330,12 +363,9 @@ async fn an_unreachable_agent_fails_initialize_and_the_connection() {
 #[tokio::test]
 async fn an_answer_to_an_agent_request_from_the_connection_stream_has_no_session_header() {
     let fake = Fake::start(agent(|request, streams| {
-        match request.method_name() {
-            Some("session/prompt") => {
-                // A request that names the session, but comes on the connection stream.
-                streams.send("", &permission_request(7, "s-1"));
-            }
-            _ => {}
+        if request.method_name() == Some("session/prompt") {
+            // A request that names the session, but comes on the connection stream.
+            streams.send("", &permission_request(7, "s-1"));
         }
         Reply::accepted()
     }))
@@ -352,13 +382,21 @@ async fn connect_refuses_urls_it_cannot_use() {
     for (url, profile) in [
         ("not a url", None),
         ("ftp://127.0.0.1/acp", None),
-        ("ws://127.0.0.1/acp", Some(acp_http::client::Profile::StreamableHttp)),
-        ("ws://127.0.0.1/acp", Some(acp_http::client::Profile::ClientId)),
+        (
+            "ws://127.0.0.1/acp",
+            Some(acp_http::client::Profile::StreamableHttp),
+        ),
+        (
+            "ws://127.0.0.1/acp",
+            Some(acp_http::client::Profile::ClientId),
+        ),
     ] {
         let mut options = ConnectOptions::default();
         options.profile = profile;
         let result = connect(url, Editor::default().factory(), options).await;
-        let e = result.map(|(_, d): (AgentHandle, RemoteDriver)| d).unwrap_err();
+        let e = result
+            .map(|(_, d): (AgentHandle, RemoteDriver)| d)
+            .unwrap_err();
         assert!(matches!(e, Error::InvalidUrl { .. }), "{url}: {e:?}");
         assert!(e.to_string().contains(url), "{e}");
     }

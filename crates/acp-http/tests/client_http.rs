@@ -70,9 +70,12 @@ async fn a_session_with_updates_a_permission_request_and_cancel() {
         .await
         .unwrap();
     assert_eq!(session.session_id, SessionId::from("s-1"));
-    let done = within("the prompt", agent.prompt(prompt(&session.session_id, "ask")))
-        .await
-        .unwrap();
+    let done = within(
+        "the prompt",
+        agent.prompt(prompt(&session.session_id, "ask")),
+    )
+    .await
+    .unwrap();
     assert_eq!(done.stop_reason, StopReason::EndTurn);
     assert_eq!(editor.texts(), ["thinking", "allowed"]);
     assert_eq!(editor.seen.lock().unwrap().permissions.len(), 1);
@@ -93,7 +96,10 @@ async fn a_session_with_updates_a_permission_request_and_cancel() {
     )
     .await
     .unwrap();
-    let done = within("the cancelled turn", waiting).await.unwrap().unwrap();
+    let done = within("the cancelled turn", waiting)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(done.stop_reason, StopReason::Cancelled);
 
     connection.close();
@@ -119,7 +125,11 @@ async fn a_session_with_updates_a_permission_request_and_cancel() {
     assert_eq!(init.header("content-type"), Some("application/json"));
     for request in log.iter().filter(|r| r.method_name() != Some("initialize")) {
         assert_eq!(request.connection(), Some("conn-1"), "{request:?}");
-        assert_eq!(request.header("cookie"), Some("affinity=node-7"), "{request:?}");
+        assert_eq!(
+            request.header("cookie"),
+            Some("affinity=node-7"),
+            "{request:?}"
+        );
     }
     let connection_stream = position("connection stream", &|r| {
         r.method == Method::GET && r.session().is_none()
@@ -131,7 +141,9 @@ async fn a_session_with_updates_a_permission_request_and_cancel() {
     let session_stream = position("session stream", &|r| {
         r.method == Method::GET && r.session() == Some("s-1")
     });
-    assert!(connection_stream < position("session/new", &|r| r.method_name() == Some("session/new")));
+    assert!(
+        connection_stream < position("session/new", &|r| r.method_name() == Some("session/new"))
+    );
     assert!(session_stream < position("prompt", &|r| r.method_name() == Some("session/prompt")));
     assert_eq!(fake.post_of("session/new").session(), None);
     assert_eq!(fake.post_of("session/prompt").session(), Some("s-1"));
@@ -182,9 +194,12 @@ async fn answers_count_on_any_stream_and_in_post_bodies() {
     // The result named a new session: its stream opens at once, before any message for it.
     fake.wait_for("the session stream", |r| r.session() == Some("s-9"))
         .await;
-    let done = within("the prompt", agent.prompt(prompt(&session.session_id, "hi")))
-        .await
-        .unwrap();
+    let done = within(
+        "the prompt",
+        agent.prompt(prompt(&session.session_id, "hi")),
+    )
+    .await
+    .unwrap();
     assert_eq!(done.stop_reason, StopReason::EndTurn);
     within("the update", async {
         while editor.texts().is_empty() {
@@ -230,9 +245,12 @@ async fn sse_comments_fields_line_ends_and_non_objects_are_taken_leniently() {
     let session = within("session/new", agent.new_session(new_session()))
         .await
         .unwrap();
-    let done = within("the prompt", agent.prompt(prompt(&session.session_id, "hi")))
-        .await
-        .unwrap();
+    let done = within(
+        "the prompt",
+        agent.prompt(prompt(&session.session_id, "hi")),
+    )
+    .await
+    .unwrap();
     assert_eq!(done.stop_reason, StopReason::EndTurn);
     assert_eq!(editor.texts(), ["joined"]);
 }
@@ -240,16 +258,23 @@ async fn sse_comments_fields_line_ends_and_non_objects_are_taken_leniently() {
 #[tokio::test]
 async fn the_first_message_must_be_initialize() {
     let fake = Fake::start(agent(|_, _| Reply::accepted())).await;
-    let (agent, driver) = connect(&fake.url(), Editor::default().factory(), ConnectOptions::default())
-        .await
-        .unwrap();
+    let (agent, driver) = connect(
+        &fake.url(),
+        Editor::default().factory(),
+        ConnectOptions::default(),
+    )
+    .await
+    .unwrap();
     tokio::spawn(driver);
     let e = within("session/new", agent.new_session(new_session()))
         .await
         .unwrap_err();
     let (code, _, message) = remote_error(&e);
     assert_eq!(code, -32603);
-    assert!(message.contains("first message must be `initialize`"), "{message}");
+    assert!(
+        message.contains("first message must be `initialize`"),
+        "{message}"
+    );
     assert!(fake.log().is_empty());
     // The connection is still usable.
     within(
@@ -266,9 +291,13 @@ async fn initialize_answered_without_a_connection_id_fails_the_connection() {
         Reply::json(200, &initialize_result(&request.id()))
     }))
     .await;
-    let (agent, driver) = connect(&fake.url(), Editor::default().factory(), ConnectOptions::default())
-        .await
-        .unwrap();
+    let (agent, driver) = connect(
+        &fake.url(),
+        Editor::default().factory(),
+        ConnectOptions::default(),
+    )
+    .await
+    .unwrap();
     let running = tokio::spawn(driver);
     let e = within(
         "initialize",
@@ -293,15 +322,22 @@ async fn an_initialize_error_is_handed_on_and_initialize_may_be_tried_again() {
         *tries += 1;
         if *tries == 1 {
             // As the Rust SDK's server does: 200, the error, no connection id.
-            Reply::json(200, &error(&request.id(), -32000, "Authentication required"))
+            Reply::json(
+                200,
+                &error(&request.id(), -32000, "Authentication required"),
+            )
         } else {
             Reply::json(200, &initialize_result(&request.id())).header("acp-connection-id", "c2")
         }
     }))
     .await;
-    let (agent, driver) = connect(&fake.url(), Editor::default().factory(), ConnectOptions::default())
-        .await
-        .unwrap();
+    let (agent, driver) = connect(
+        &fake.url(),
+        Editor::default().factory(),
+        ConnectOptions::default(),
+    )
+    .await
+    .unwrap();
     let connection = driver.connection();
     tokio::spawn(driver);
     let e = within(
@@ -324,9 +360,13 @@ async fn an_initialize_error_is_handed_on_and_initialize_may_be_tried_again() {
 #[tokio::test]
 async fn dropping_the_driver_sends_delete() {
     let fake = Fake::start(agent(|_, _| Reply::accepted())).await;
-    let (agent, driver) = connect(&fake.url(), Editor::default().factory(), ConnectOptions::default())
-        .await
-        .unwrap();
+    let (agent, driver) = connect(
+        &fake.url(),
+        Editor::default().factory(),
+        ConnectOptions::default(),
+    )
+    .await
+    .unwrap();
     let running = tokio::spawn(driver);
     within(
         "initialize",

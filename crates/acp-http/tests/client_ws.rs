@@ -139,9 +139,12 @@ async fn a_session_over_websocket() {
     let session = within("session/new", agent.new_session(new_session()))
         .await
         .unwrap();
-    let done = within("the prompt", agent.prompt(prompt(&session.session_id, "ask")))
-        .await
-        .unwrap();
+    let done = within(
+        "the prompt",
+        agent.prompt(prompt(&session.session_id, "ask")),
+    )
+    .await
+    .unwrap();
     assert_eq!(done.stop_reason, StopReason::EndTurn);
     assert_eq!(editor.texts(), ["thinking", "allowed"]);
 
@@ -188,9 +191,12 @@ async fn the_agent_closing_the_socket_ends_the_connection_and_pending_calls() {
     let session = within("session/new", agent.new_session(new_session()))
         .await
         .unwrap();
-    let e = within("the prompt", agent.prompt(prompt(&session.session_id, "bye")))
-        .await
-        .unwrap_err();
+    let e = within(
+        "the prompt",
+        agent.prompt(prompt(&session.session_id, "bye")),
+    )
+    .await
+    .unwrap_err();
     assert!(e.remote().is_none(), "{e:?}");
     within("the driver", running).await.unwrap().unwrap();
 }

@@ -107,7 +107,10 @@ enum SessionStream {
     /// The agent answered `409`: the session failed, for this reason, until loaded or
     /// resumed again. `reading`: its stream is still open (the `409` was for a `POST`), and
     /// serves again once the session is loaded.
-    Failed { reason: String, reading: bool },
+    Failed {
+        reason: String,
+        reading: bool,
+    },
 }
 
 /// Why a message cannot be posted for its session.

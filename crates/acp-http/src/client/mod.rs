@@ -162,45 +162,43 @@ pub async fn connect<C: Client>(
     let jar = options.cookie_jar.clone().unwrap_or_default();
     let link = Arc::new(Link::new(parsed.to_string(), profile));
     let (outgoing, outgoing_rx) = pipe::outgoing();
-    let (transport, on_drop): (BoxFuture<'static, ()>, Option<Goodbye>) =
-        match profile {
-            Profile::WebSocket => {
-                let (socket, connection_id) = ws::handshake(ws::Handshake {
-                    url: &parsed,
-                    headers: &options.headers,
-                    jar: &jar,
-                    max_message_len: options.max_message_len,
-                    timeout: options.connect_timeout,
-                })
-                .await?;
-                if let Some(id) = connection_id {
-                    link.set_connection_id(id);
-                }
-                let transport = ws::run(socket, link.clone(), outgoing_rx, options.close_timeout);
-                (transport.boxed(), None)
+    let (transport, on_drop): (BoxFuture<'static, ()>, Option<Goodbye>) = match profile {
+        Profile::WebSocket => {
+            let (socket, connection_id) = ws::handshake(ws::Handshake {
+                url: &parsed,
+                headers: &options.headers,
+                jar: &jar,
+                max_message_len: options.max_message_len,
+                timeout: options.connect_timeout,
+            })
+            .await?;
+            if let Some(id) = connection_id {
+                link.set_connection_id(id);
             }
-            Profile::StreamableHttp | Profile::ClientId => {
-                let mode = if profile == Profile::ClientId {
-                    let id = client_id()?;
-                    link.set_connection_id(id.clone());
-                    let (rpc, sse) = client_id_urls(&parsed, &id);
-                    Mode::ClientId { rpc, sse }
-                } else {
-                    Mode::Streamable { endpoint: parsed }
-                };
-                let client = http_client(&options, jar)?;
-                let (http, new_streams) = Http::new(client, mode, settings(&options), link.clone());
-                if profile == Profile::ClientId {
-                    // The one stream opens before anything is posted.
-                    let stream = http.open(None).await?;
-                    http.start_connection_reader(stream);
-                }
-                let goodbye = http.clone();
-                let on_drop: Goodbye =
-                    Box::new(move || goodbye.goodbye_detached());
-                (http.run(outgoing_rx, new_streams).boxed(), Some(on_drop))
+            let transport = ws::run(socket, link.clone(), outgoing_rx, options.close_timeout);
+            (transport.boxed(), None)
+        }
+        Profile::StreamableHttp | Profile::ClientId => {
+            let mode = if profile == Profile::ClientId {
+                let id = client_id()?;
+                link.set_connection_id(id.clone());
+                let (rpc, sse) = client_id_urls(&parsed, &id);
+                Mode::ClientId { rpc, sse }
+            } else {
+                Mode::Streamable { endpoint: parsed }
+            };
+            let client = http_client(&options, jar)?;
+            let (http, new_streams) = Http::new(client, mode, settings(&options), link.clone());
+            if profile == Profile::ClientId {
+                // The one stream opens before anything is posted.
+                let stream = http.open(None).await?;
+                http.start_connection_reader(stream);
             }
-        };
+            let goodbye = http.clone();
+            let on_drop: Goodbye = Box::new(move || goodbye.goodbye_detached());
+            (http.run(outgoing_rx, new_streams).boxed(), Some(on_drop))
+        }
+    };
     let incoming = Incoming(link.inbox.clone());
     let (agent, rpc) =
         acp_client::connect_messages(make_client, incoming, outgoing, options.client);

@@ -296,13 +296,23 @@ impl Streams {
 
     /// How many times a stream was opened.
     pub fn opened(&self, stream: &str) -> usize {
-        self.opened.lock().unwrap().get(stream).copied().unwrap_or(0)
+        self.opened
+            .lock()
+            .unwrap()
+            .get(stream)
+            .copied()
+            .unwrap_or(0)
     }
 
     fn take(&self, stream: &str) -> Option<mpsc::UnboundedReceiver<Chunk>> {
         let rx = self.with_slot(stream, |slot| slot.rx.take());
         if rx.is_some() {
-            *self.opened.lock().unwrap().entry(stream.to_owned()).or_default() += 1;
+            *self
+                .opened
+                .lock()
+                .unwrap()
+                .entry(stream.to_owned())
+                .or_default() += 1;
         }
         rx
     }
@@ -423,7 +433,11 @@ async fn handle(
     };
     inner.log.lock().unwrap().push(request.clone());
     if inner.client_id {
-        let expected = if method == Method::POST { "/acp/rpc" } else { "/acp/sse" };
+        let expected = if method == Method::POST {
+            "/acp/rpc"
+        } else {
+            "/acp/sse"
+        };
         let has_id = request
             .query
             .as_deref()
@@ -449,7 +463,10 @@ async fn handle(
             };
             match inner.streams.take(name) {
                 Some(rx) => event_stream(rx, inner.client_id),
-                None => reply(Reply::text(409, "Outbound stream already has an active receiver")),
+                None => reply(Reply::text(
+                    409,
+                    "Outbound stream already has an active receiver",
+                )),
             }
         }
         Method::DELETE => reply(Reply::accepted()),
@@ -491,9 +508,7 @@ fn event_stream(rx: mpsc::UnboundedReceiver<Chunk>, client_id: bool) -> Response
 /// The usual answers of a Streamable HTTP agent: `initialize` (200, `Acp-Connection-Id:
 /// conn-1`, a cookie), `session/new` (202, `s-1` on the connection stream), and the rest
 /// accepted; `session/prompt` runs `turn`.
-pub fn agent(
-    turn: impl Fn(&Request, &Streams) -> Reply + Send + Sync + 'static,
-) -> OnPost {
+pub fn agent(turn: impl Fn(&Request, &Streams) -> Reply + Send + Sync + 'static) -> OnPost {
     Arc::new(move |request, streams| match request.method_name() {
         Some("initialize") => Reply::json(200, &initialize_result(&request.id()))
             .header("acp-connection-id", "conn-1")
