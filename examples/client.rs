@@ -3,8 +3,9 @@
 //! `cargo run --example client` alone runs a scripted demo session against the example agent
 //! in this process. With `-- CMD ARGS` it drives any ACP agent; `--prompt`, `--yes`/`--no`,
 //! `--cancel-after`, `--mode` and `--json` script it, `--interactive` takes prompts from the
-//! keyboard. `client --help` lists everything; the logic lives in
-//! [`acp_examples::demo_client`].
+//! keyboard, `--timeout` bounds the waits for the agent. SIGINT (Ctrl-C) or SIGTERM cancels the
+//! turn and closes the agent and the commands it started; a second one kills them at once.
+//! `client --help` lists everything; the logic lives in [`acp_examples::demo_client`].
 
 // A command-line program: the help goes to stdout.
 #![allow(clippy::print_stdout)]

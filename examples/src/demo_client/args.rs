@@ -27,6 +27,10 @@ Options:
   --yes                Allow every permission request (non-interactive).
   --no                 Reject every permission request (the default when not interactive).
   --cancel-after DUR   Cancel each prompt turn still running after DUR (`500ms`, `2s`, `1.5`).
+  --timeout DUR        How long to wait for the agent (default 30s, `0` for ever): for its
+                       answer to initialize and to every other request but a prompt, and for a
+                       turn to end once cancelled. A turn itself has no limit (--cancel-after,
+                       `:cancel` or Ctrl-C end it). A call not answered in time fails.
   --mode ID            Switch the session to mode ID (session/set_mode) before the prompts.
   --json               Print a machine-readable transcript: one JSON object per line.
   --cwd DIR            The working directory served to the agent (default: the current one).
@@ -36,6 +40,12 @@ Options:
   --no-terminal        Do not offer the terminal capability to the agent.
   --framing MODE       ndjson (default), content-length or auto.
   -h, --help           Show this help.
+
+The first SIGINT (Ctrl-C) or SIGTERM cancels the running turn, then closes the agent: its stdin
+first, then SIGTERM and SIGKILL to its process group, 2s apart; commands started for the agent
+(terminal/create) are stopped the same way. A second signal kills them all at once. Exit status:
+0 when every step succeeded, 1 when one failed, 2 when the client could not start, 130 or 143
+when stopped by SIGINT or SIGTERM.
 
 Client commands (as --prompt TEXT, or typed in interactive mode):
   :new                 Create a session and switch to it.
@@ -67,6 +77,9 @@ pub struct Options {
     pub allow: Option<bool>,
     /// Cancel each turn after this long.
     pub cancel_after: Option<Duration>,
+    /// `--timeout`: how long to wait for the agent (`None`: the default, see
+    /// [`request_timeout`](Self::request_timeout)).
+    pub timeout: Option<Duration>,
     /// The mode to switch to first.
     pub mode: Option<String>,
     /// Print the JSON transcript.
@@ -83,6 +96,22 @@ pub struct Options {
     pub framing: FramingMode,
     /// Record the raw traffic of the in-process connection (hidden, for tests).
     pub wire_log: Option<PathBuf>,
+}
+
+/// How long the client waits for an answer by default: long enough for an agent that starts
+/// slowly (loads a model, checks credentials), short enough that a stuck agent is noticed.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Options {
+    /// How long to wait for the agent's answers (and for a cancelled turn to end): `--timeout`,
+    /// [`DEFAULT_TIMEOUT`] without it, `None` (no limit) for `--timeout 0`.
+    pub fn request_timeout(&self) -> Option<Duration> {
+        match self.timeout {
+            None => Some(DEFAULT_TIMEOUT),
+            Some(limit) if limit.is_zero() => None,
+            Some(limit) => Some(limit),
+        }
+    }
 }
 
 /// What the command line asks for.
@@ -111,6 +140,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--yes" | "-y" => options.allow = Some(true),
             "--no" | "-n" => options.allow = Some(false),
             "--cancel-after" => options.cancel_after = Some(duration(&value("--cancel-after")?)?),
+            "--timeout" => options.timeout = Some(duration(&value("--timeout")?)?),
             "--mode" => options.mode = Some(value("--mode")?),
             "--json" => options.json = true,
             "--cwd" => options.cwd = Some(value("--cwd")?.into()),
@@ -179,5 +209,20 @@ mod tests {
         assert_eq!(duration("1.5"), Ok(Duration::from_millis(1500)));
         assert!(duration("soon").is_err());
         assert!(args(&["--cancel-after", "-1"]).is_err());
+    }
+
+    #[test]
+    fn the_timeout_defaults_and_zero_means_no_limit() {
+        let timeout = |list: &[&str]| match args(list) {
+            Ok(Parsed::Run(options)) => options.request_timeout(),
+            _ => panic!("parse failed"),
+        };
+        assert_eq!(timeout(&[]), Some(DEFAULT_TIMEOUT));
+        assert_eq!(
+            timeout(&["--timeout", "1.5"]),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(timeout(&["--timeout", "0"]), None);
+        assert!(args(&["--timeout", "soon"]).is_err());
     }
 }

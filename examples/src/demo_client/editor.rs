@@ -39,6 +39,9 @@ pub struct Shared {
     chunks: watch::Sender<u64>,
     /// The latest configuration options seen, per session.
     options: Mutex<HashMap<SessionId, Vec<SessionConfigOption>>>,
+    /// Set once the client was asked to stop (a signal): the running turn is cancelled and
+    /// no further step runs.
+    stop: watch::Sender<bool>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -56,7 +59,25 @@ impl Shared {
             question: Mutex::new(None),
             chunks: watch::Sender::new(0),
             options: Mutex::new(HashMap::new()),
+            stop: watch::Sender::new(false),
         }
+    }
+
+    /// Asks the client to stop: the running turn is cancelled, waits give up, no further step
+    /// runs.
+    pub fn request_stop(&self) {
+        self.stop.send_replace(true);
+    }
+
+    /// True once [`request_stop`](Self::request_stop) was called.
+    pub fn stop_requested(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    /// Resolves once [`request_stop`](Self::request_stop) is called.
+    pub async fn stopped(&self) {
+        let mut rx = self.stop.subscribe();
+        let _ = rx.wait_for(|stop| *stop).await;
     }
 
     /// Changes how permission requests are answered.

@@ -13,22 +13,34 @@ mod connection;
 mod editor;
 mod output;
 mod runner;
+mod signals;
 mod terminals;
 mod tour;
 mod workspace;
 
 use std::sync::Arc;
 
-pub use args::{Options, Parsed, USAGE, parse};
+use acp_client::{StopStage, Stopped};
+
+pub use args::{DEFAULT_TIMEOUT, Options, Parsed, USAGE, parse};
 pub use editor::{Editor, Policy, Shared};
 pub use output::Output;
 pub use terminals::Terminals;
 pub use workspace::Workspace;
 
+use connection::{Connection, EXIT_GRACE};
 use runner::Runner;
+use signals::{Signals, Stop};
 
 /// Runs the client as the options say and returns the process exit code: 0 when every step
-/// succeeded, 1 when one failed, 2 when the client could not start.
+/// succeeded, 1 when one failed, 2 when the client could not start, 130 or 143 when stopped by
+/// SIGINT or SIGTERM.
+///
+/// On the first SIGINT or SIGTERM the running turn is cancelled (`session/cancel`) and given a
+/// grace period to end, then the agent is closed (its stdin, then SIGTERM and SIGKILL to its
+/// process group) and the terminal commands are stopped likewise; a second signal kills them
+/// all at once. The agent and the terminal commands are closed the same way when the client
+/// is done.
 pub async fn run(options: Options) -> u8 {
     let tour = options.agent.is_none() && options.steps.is_empty() && !options.interactive;
     let demo_dir = if tour {
@@ -67,30 +79,125 @@ pub async fn run(options: Options) -> u8 {
     if let Some(dir) = &demo_dir {
         tour::introduce(&shared, dir.path());
     }
+    // From now on a signal stops the client in order instead of killing it (which would leave
+    // the agent and the terminal commands running).
+    let mut signals = Signals::new();
     let connection = match connection::open(&options, &shared) {
         Ok(connection) => connection,
         Err(message) => return startup_error(&message),
     };
-    let mut runner = Runner::new(connection.agent.clone(), shared.clone(), &options);
-    let mut started = runner.start(&options).await;
-    if started && tour {
-        tour::run(&mut runner).await;
-    } else if started {
-        for step in &options.steps {
-            if runner.step(step).await == runner::Flow::Quit {
-                started = false;
-                break;
+    let mut runner = Runner::new(
+        connection.agent.clone(),
+        shared.clone(),
+        &options,
+        connection.exit(),
+    );
+    let mut work = Box::pin(async {
+        let mut started = runner.start(&options).await;
+        if started && tour {
+            tour::run(&mut runner).await;
+        } else if started {
+            for step in &options.steps {
+                if runner.step(step).await == runner::Flow::Quit {
+                    started = false;
+                    break;
+                }
+            }
+            if started && options.interactive {
+                runner.interactive().await;
             }
         }
-        if started && options.interactive {
-            runner.interactive().await;
+    });
+    let signal = tokio::select! {
+        () = &mut work => None,
+        signal = signals.recv() => Some(signal),
+    };
+    // The exit status when stopped by a signal.
+    let stopped_by = match signal {
+        None => {
+            drop(work);
+            tokio::select! {
+                () = close(connection, &shared) => None,
+                // Closing takes a while when the agent ignores its input closing: a signal
+                // meanwhile kills everything at once.
+                signal = signals.recv() => Some(kill_all(signal, &shared)),
+            }
         }
-    }
-    connection.close().await;
+        Some(signal) => match stop(signal, work, &mut signals, connection, &shared).await {
+            Ok(()) => Some(signal),
+            Err(second) => Some(second),
+        },
+    };
     if let Some(dir) = demo_dir {
         tour::conclude(&shared, dir);
     }
-    u8::from(!runner.finish())
+    let ok = runner.finish();
+    match stopped_by {
+        Some(signal) => signal.exit_code(),
+        None => u8::from(!ok),
+    }
+}
+
+/// Closes the agent (gracefully: see [`Connection::close`]) and stops the terminal commands
+/// still running, saying how the agent ended if it did not end well.
+async fn close(connection: Connection, shared: &Shared) {
+    let (stopped, ()) = tokio::join!(connection.close(), shared.terminals.shutdown());
+    if let Some(stopped) = stopped {
+        report(shared, &stopped);
+    }
+}
+
+fn report(shared: &Shared, stopped: &Stopped) {
+    match stopped.stage {
+        StopStage::Exited if stopped.status.success() => {}
+        StopStage::Exited => shared.output.notice(&format!("the agent {stopped}")),
+        _ => shared.output.notice(&format!(
+            "the agent did not exit when its input closed; it {stopped}"
+        )),
+    }
+}
+
+/// Stops on the first `signal`: the running turn is cancelled and gets a grace period to end,
+/// then the agent is closed and the terminal commands stopped. A second signal on the way
+/// kills them all at once (`Err` with that signal).
+async fn stop(
+    signal: Stop,
+    mut work: std::pin::Pin<Box<impl Future<Output = ()>>>,
+    signals: &mut Signals,
+    connection: Connection,
+    shared: &Shared,
+) -> Result<(), Stop> {
+    shared.output.notice(&format!(
+        "{}: cancelling the running turn and closing the agent (a second signal kills it at \
+         once)",
+        signal.name()
+    ));
+    shared.request_stop();
+    let second = tokio::select! {
+        // The turn ends (it was cancelled), or the grace period does.
+        _ = tokio::time::timeout(EXIT_GRACE, &mut work) => None,
+        second = signals.recv() => Some(second),
+    };
+    drop(work);
+    let second = match second {
+        Some(second) => Some(second),
+        None => tokio::select! {
+            () = close(connection, shared) => return Ok(()),
+            second = signals.recv() => Some(second),
+        },
+    };
+    Err(kill_all(second.unwrap_or(signal), shared))
+}
+
+/// Kills the terminal commands' process groups; the caller drops the connection, which kills
+/// the agent's.
+fn kill_all(signal: Stop, shared: &Shared) -> Stop {
+    shared.output.notice(&format!(
+        "{}: killing the agent and the terminal commands",
+        signal.name()
+    ));
+    shared.terminals.kill_all();
+    signal
 }
 
 #[allow(clippy::print_stderr)] // The client could not start: say why on stderr.

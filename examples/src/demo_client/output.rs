@@ -136,6 +136,34 @@ impl Output {
         let _ = inner.out.flush();
     }
 
+    /// An error: the `json` event in the transcript, and `text` on stderr (`client: text`),
+    /// in both modes, so that scripts and people see why something failed.
+    pub fn error(&self, json: Value, text: &str) {
+        use std::io::IsTerminal;
+        let mut inner = self.inner();
+        if self.json {
+            let _ = writeln!(inner.out, "{json}");
+        } else {
+            inner.start_line();
+        }
+        let _ = inner.out.flush();
+        let mut err = std::io::stderr().lock();
+        let style = Style {
+            color: self.style.color && err.is_terminal(),
+        };
+        let _ = writeln!(err, "{}", style.red(&format!("client: {text}")));
+    }
+
+    /// A note about the client itself (signals, how the agent ended) on stderr.
+    pub fn notice(&self, text: &str) {
+        let mut inner = self.inner();
+        if !self.json {
+            inner.start_line();
+        }
+        let _ = inner.out.flush();
+        let _ = writeln!(std::io::stderr().lock(), "client: {text}");
+    }
+
     /// Human text without a newline (a question waiting for an answer on the same line).
     pub fn ask(&self, text: &str) {
         if self.json {

@@ -1,5 +1,9 @@
 //! The terminals the client runs for the agent (`terminal/*`): real processes, started in the
 //! working directory, whose output is kept within the agent's byte limit.
+//!
+//! Each command runs in a process group of its own ([`acp_client::ProcessGroup`]): killing a
+//! terminal kills whatever the command started too, and so does releasing it or stopping the
+//! client ([`Terminals::shutdown`]), even for helpers still running after the command exited.
 
 use std::collections::HashMap;
 use std::process::{ExitStatus, Stdio};
@@ -7,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use acp_client::ProcessGroup;
 use acp_types::*;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::{Notify, watch};
@@ -16,6 +21,9 @@ use super::workspace::Workspace;
 /// How long to wait for the pipes to drain once the process exited (a grandchild may hold
 /// them open).
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How long a command gets to exit after SIGTERM when the client stops, before SIGKILL.
+pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// How a terminal's command ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +48,7 @@ impl Exit {
 }
 
 #[cfg(unix)]
-fn signal_name(number: i32) -> String {
+pub(crate) fn signal_name(number: i32) -> String {
     let name = match number {
         1 => "SIGHUP",
         2 => "SIGINT",
@@ -93,12 +101,18 @@ impl Output {
 struct Term {
     output: Mutex<Output>,
     exit: watch::Receiver<Option<Exit>>,
+    /// Kills the command's process group at once.
     kill: Notify,
+    /// Stops the command's process group gracefully (SIGTERM, a grace period, SIGKILL).
+    stop: Notify,
+    /// The process group once its leader exited: helpers it left running are killed when the
+    /// terminal is released (this is dropped) or the client stops.
+    leftovers: Mutex<Option<ProcessGroup>>,
 }
 
 impl Term {
     fn output(&self) -> MutexGuard<'_, Output> {
-        self.output.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.output)
     }
 }
 
@@ -143,12 +157,11 @@ impl Terminals {
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         for var in request.env.iter().flatten() {
             command.env(&var.name, &var.value);
         }
-        let mut child = command.spawn().map_err(|e| {
+        let mut group = ProcessGroup::spawn(&mut command).map_err(|e| {
             ErrorObject::internal_error(format_args!("cannot start `{}`: {e}", request.command))
         })?;
         let limit = request
@@ -162,9 +175,11 @@ impl Terminals {
             }),
             exit: exit_rx,
             kill: Notify::new(),
+            stop: Notify::new(),
+            leftovers: Mutex::new(None),
         });
-        let stdout = child.stdout.take();
-        let stderr = child.stderr.take();
+        let stdout = group.child().stdout.take();
+        let stderr = group.child().stderr.take();
         let task_term = term.clone();
         tokio::spawn(async move {
             let pumps = futures::future::join(
@@ -172,14 +187,25 @@ impl Terminals {
                 pump(stderr, task_term.clone()),
             );
             tokio::pin!(pumps);
-            let status = tokio::select! {
-                status = child.wait() => status,
-                () = task_term.kill.notified() => {
-                    let _ = child.start_kill();
-                    child.wait().await
+            // The output is read while the command runs: it is shown as it comes, and a
+            // command writing more than a pipe holds is not blocked for ever.
+            let mut drained = false;
+            let status = loop {
+                tokio::select! {
+                    _ = &mut pumps, if !drained => drained = true,
+                    status = group.wait() => break status,
+                    () = task_term.kill.notified() => {
+                        let _ = group.kill();
+                        break group.wait().await;
+                    }
+                    () = task_term.stop.notified() => {
+                        break group.stop(STOP_GRACE).await.map(|stopped| stopped.status);
+                    }
                 }
             };
-            let _ = tokio::time::timeout(DRAIN_TIMEOUT, &mut pumps).await;
+            if !drained {
+                let _ = tokio::time::timeout(DRAIN_TIMEOUT, &mut pumps).await;
+            }
             let exit = match status {
                 Ok(status) => Exit::from_status(&status),
                 Err(_) => Exit {
@@ -188,6 +214,7 @@ impl Terminals {
                 },
             };
             let _ = exit_tx.send(Some(exit));
+            *lock(&task_term.leftovers) = Some(group);
         });
         let id = TerminalId::from(format!(
             "term-{}",
@@ -255,6 +282,37 @@ impl Terminals {
             return Some(text.clone());
         }
         self.get(id).ok().map(|t| t.output().text())
+    }
+
+    /// Stops every terminal's command with its process group (SIGTERM, [`STOP_GRACE`], then
+    /// SIGKILL), waits for them to end, and kills what they left running. For the client's
+    /// exit: every terminal is forgotten.
+    pub async fn shutdown(&self) {
+        let terms: Vec<Arc<Term>> = lock(&self.live).drain().map(|(_, term)| term).collect();
+        for term in &terms {
+            term.stop.notify_one();
+        }
+        for term in &terms {
+            let mut exit = term.exit.clone();
+            // SIGKILL ends the command within the second grace period; the bound is a guard.
+            let _ = tokio::time::timeout(STOP_GRACE * 2, exit.wait_for(Option::is_some)).await;
+            lock(&term.leftovers).take();
+        }
+    }
+
+    /// Kills every terminal's command with its process group, now (asynchronously: the
+    /// commands' tasks do it, or drop their process groups when the runtime shuts down, which
+    /// kills them too). For a client that must exit at once.
+    pub fn kill_all(&self) {
+        for term in lock(&self.live).values() {
+            term.kill.notify_one();
+            lock(&term.leftovers).take();
+        }
+    }
+
+    /// How many terminals are live (not released).
+    pub fn live(&self) -> usize {
+        lock(&self.live).len()
     }
 
     fn get(&self, id: &TerminalId) -> Result<Arc<Term>, ErrorObject> {
@@ -332,6 +390,73 @@ mod tests {
         assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
         let outside = CreateTerminalRequest::new("s", "pwd").cwd("/");
         assert!(terminals.create(&ws, &outside).is_err());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn output_is_read_while_the_command_runs() {
+        let dir = std::env::temp_dir().join(format!("acp-term-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ws = Workspace::new(&dir, false).unwrap();
+        let terminals = Terminals::default();
+        // More than a pipe holds (64 KiB on Linux): unread, the command could never exit.
+        let request = CreateTerminalRequest::new("s", "sh").args(vec![
+            "-c".into(),
+            "head -c 300000 /dev/zero | tr '\\0' x".into(),
+        ]);
+        let id = terminals.create(&ws, &request).unwrap();
+        let exit = tokio::time::timeout(Duration::from_secs(30), terminals.wait_for_exit(&id))
+            .await
+            .expect("the command ends")
+            .unwrap();
+        assert_eq!(exit.code, Some(0));
+        assert_eq!(terminals.output(&id).unwrap().0.len(), 300_000);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn shutdown_stops_the_commands_with_everything_they_started() {
+        let dir = std::env::temp_dir().join(format!("acp-term-stop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ws = Workspace::new(&dir, false).unwrap();
+        let terminals = Terminals::default();
+        let request = CreateTerminalRequest::new("s", "sh").args(vec![
+            "-c".into(),
+            "sleep 1000 & echo $!; exec sleep 1000".into(),
+        ]);
+        let id = terminals.create(&ws, &request).unwrap();
+        // The helper's pid arrives on the terminal's output (polled: the output has no event).
+        let mut helper = None;
+        for _ in 0..1000 {
+            let (text, _, _) = terminals.output(&id).unwrap();
+            if let Some(line) = text.lines().next() {
+                helper = line.trim().parse::<u32>().ok();
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let helper = helper.expect("the helper's pid");
+        let alive = |pid: u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                stat.rsplit_once(')')
+                    .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+            })
+        };
+        assert!(alive(helper));
+        tokio::time::timeout(Duration::from_secs(30), terminals.shutdown())
+            .await
+            .expect("shutdown ends");
+        assert_eq!(terminals.live(), 0);
+        // SIGKILL is asynchronous, and the helper's reaper is not us: poll, bounded.
+        for _ in 0..500 {
+            if !alive(helper) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(!alive(helper), "the helper survived");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

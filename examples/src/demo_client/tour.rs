@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::Shared;
 use super::editor::Policy;
-use super::runner::{CancelWhen, Runner};
+use super::runner::{CancelWhen, Flow, Runner};
 
 /// The project the demo agent works on.
 const NOTES: &str = "\
@@ -188,7 +188,10 @@ pub(crate) async fn run(runner: &mut Runner) {
             } else {
                 CancelWhen::Never
             };
-            runner.step_with(prompt, cancel).await;
+            // Stopped by a signal, or the agent is gone: the tour ends.
+            if runner.step_with(prompt, cancel).await == Flow::Quit {
+                return;
+            }
         }
     }
 }

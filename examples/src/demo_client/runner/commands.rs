@@ -44,7 +44,7 @@ impl Runner {
                 out.start_replay();
                 let request =
                     LoadSessionRequest::new(Vec::<McpServer>::new(), self.cwd(), id.as_str());
-                let result = self.agent.load_session(request).await;
+                let result = self.call(self.agent.load_session(request)).await;
                 let replayed = out.end_replay();
                 match result {
                     Ok(response) => {
@@ -59,12 +59,12 @@ impl Runner {
                         );
                         true
                     }
-                    Err(error) => self.fail("session/load", &error),
+                    Err(failure) => self.fail("session/load", &failure).await,
                 }
             }
             (":resume", Some(id)) if arg.is_some() => {
                 let request = ResumeSessionRequest::new(id.as_str(), self.cwd());
-                match self.agent.resume_session(request).await {
+                match self.call(self.agent.resume_session(request)).await {
                     Ok(response) => {
                         self.remember(&id.as_str().into(), response.config_options);
                         self.session = Some(id.as_str().into());
@@ -76,15 +76,12 @@ impl Runner {
                         );
                         true
                     }
-                    Err(error) => self.fail("session/resume", &error),
+                    Err(failure) => self.fail("session/resume", &failure).await,
                 }
             }
             (":close", Some(id)) => {
-                match self
-                    .agent
-                    .close_session(CloseSessionRequest::new(id.as_str()))
-                    .await
-                {
+                let request = CloseSessionRequest::new(id.as_str());
+                match self.call(self.agent.close_session(request)).await {
                     Ok(_) => {
                         out.event(
                             json!({ "event": "session_close", "sessionId": id }),
@@ -92,15 +89,12 @@ impl Runner {
                         );
                         true
                     }
-                    Err(error) => self.fail("session/close", &error),
+                    Err(failure) => self.fail("session/close", &failure).await,
                 }
             }
             (":delete", Some(id)) if arg.is_some() => {
-                match self
-                    .agent
-                    .delete_session(DeleteSessionRequest::new(id.as_str()))
-                    .await
-                {
+                let request = DeleteSessionRequest::new(id.as_str());
+                match self.call(self.agent.delete_session(request)).await {
                     Ok(_) => {
                         if current.as_ref().is_some_and(|c| c.as_str() == id) {
                             self.session = None;
@@ -111,7 +105,7 @@ impl Runner {
                         );
                         true
                     }
-                    Err(error) => self.fail("session/delete", &error),
+                    Err(failure) => self.fail("session/delete", &failure).await,
                 }
             }
             (":mode", _) if arg.is_some() && current.is_some() => {
@@ -119,7 +113,7 @@ impl Runner {
                     return Some(false);
                 };
                 let request = SetSessionModeRequest::new(session.clone(), mode.as_str());
-                match self.agent.set_session_mode(request).await {
+                match self.call(self.agent.set_session_mode(request)).await {
                     Ok(_) => {
                         out.event(
                             json!({ "event": "mode_set", "sessionId": session, "modeId": mode }),
@@ -130,7 +124,7 @@ impl Runner {
                         );
                         true
                     }
-                    Err(error) => self.fail("session/set_mode", &error),
+                    Err(failure) => self.fail("session/set_mode", &failure).await,
                 }
             }
             (":config", _) if args.len() == 2 && current.is_some() => {
@@ -146,7 +140,10 @@ impl Runner {
                     SessionConfigOptionValue::ValueId(value.into())
                 };
                 let request = SetSessionConfigOptionRequest::new(session.clone(), id, value);
-                match self.agent.set_session_config_option(request).await {
+                match self
+                    .call(self.agent.set_session_config_option(request))
+                    .await
+                {
                     Ok(response) => {
                         let line = options_line(&response.config_options);
                         out.event(
@@ -163,7 +160,7 @@ impl Runner {
                         self.remember(&session, Some(response.config_options));
                         true
                     }
-                    Err(error) => self.fail("session/set_config_option", &error),
+                    Err(failure) => self.fail("session/set_config_option", &failure).await,
                 }
             }
             _ => {
@@ -171,9 +168,9 @@ impl Runner {
                     "`{line}` is not a client command, or lacks an argument (:help lists them)"
                 );
                 self.failures += 1;
-                out.event(
+                out.error(
                     json!({ "event": "error", "during": "client command", "message": message }),
-                    Some(s.red(&format!("error: {message}"))),
+                    &format!("error: {message}"),
                 );
                 return None;
             }
@@ -187,7 +184,7 @@ impl Runner {
         loop {
             let mut request = ListSessionsRequest::new();
             request.cursor = cursor.take();
-            match self.agent.list_sessions(request).await {
+            match self.call(self.agent.list_sessions(request)).await {
                 Ok(page) => {
                     sessions.extend(page.sessions);
                     match page.next_cursor {
@@ -195,7 +192,7 @@ impl Runner {
                         None => break,
                     }
                 }
-                Err(error) => return self.fail("session/list", &error),
+                Err(failure) => return self.fail("session/list", &failure).await,
             }
         }
         let out = &self.shared.output;

@@ -1,12 +1,14 @@
 //! The client's driver: initialize, open a session, then run prompts and client commands.
 
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
 use acp_client::AgentHandle;
 use acp_types::*;
 use serde_json::json;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 use super::output::options_line;
 use super::{Options, Shared};
@@ -32,25 +34,82 @@ pub(crate) enum CancelWhen {
     AfterChunks(u64),
 }
 
+/// How long to wait, once the connection closed, for the agent's exit to be noticed (so that
+/// the error can say how it ended).
+const EXIT_NOTICE: Duration = Duration::from_secs(1);
+
+/// Why a call to the agent failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The agent answered with an error, or the connection failed or closed.
+    Call(acp_client::Error),
+    /// The agent did not answer within `--timeout`.
+    Timeout(Duration),
+    /// The turn did not end within `--timeout` after `session/cancel`.
+    TurnNotEnded(Duration),
+    /// The client is stopping (a signal): the call was given up.
+    Interrupted,
+}
+
+impl From<acp_client::Error> for Failure {
+    fn from(error: acp_client::Error) -> Self {
+        Failure::Call(error)
+    }
+}
+
 pub(crate) struct Runner {
     agent: AgentHandle,
     shared: Arc<Shared>,
     session: Option<SessionId>,
     failures: u32,
     cancel_after: Option<Duration>,
+    /// `--timeout`: how long to wait for an answer, or for a cancelled turn to end.
+    timeout: Option<Duration>,
+    /// The spawned agent's exit status, once it exited.
+    exit: Option<watch::Receiver<Option<ExitStatus>>>,
+    /// Set once a call found the agent gone: no further step runs.
+    gone: bool,
     /// Keyboard lines, in interactive mode.
     input: Option<mpsc::Receiver<String>>,
 }
 
 impl Runner {
-    pub(crate) fn new(agent: AgentHandle, shared: Arc<Shared>, options: &Options) -> Self {
+    pub(crate) fn new(
+        agent: AgentHandle,
+        shared: Arc<Shared>,
+        options: &Options,
+        exit: Option<watch::Receiver<Option<ExitStatus>>>,
+    ) -> Self {
         Self {
             agent,
             shared,
             session: None,
             failures: 0,
             cancel_after: options.cancel_after,
+            timeout: options.request_timeout(),
+            exit,
+            gone: false,
             input: None,
+        }
+    }
+
+    /// Awaits a call to the agent within `--timeout`, giving up if the client is stopping.
+    pub(crate) async fn call<T>(
+        &self,
+        call: impl Future<Output = Result<T, acp_client::Error>>,
+    ) -> Result<T, Failure> {
+        let limited = async {
+            match self.timeout {
+                Some(limit) => match tokio::time::timeout(limit, call).await {
+                    Ok(result) => Ok(result?),
+                    Err(_) => Err(Failure::Timeout(limit)),
+                },
+                None => Ok(call.await?),
+            }
+        };
+        tokio::select! {
+            result = limited => result,
+            () = self.shared.stopped() => Err(Failure::Interrupted),
         }
     }
 
@@ -83,10 +142,10 @@ impl Runner {
                 Implementation::new("acp-demo-client", env!("CARGO_PKG_VERSION"))
                     .title("ACP example client"),
             );
-        let response = match self.agent.initialize(request).await {
+        let response = match self.call(self.agent.initialize(request)).await {
             Ok(response) => response,
-            Err(error) => {
-                self.fail("initialize", &error);
+            Err(failure) => {
+                self.fail("initialize", &failure).await;
                 return false;
             }
         };
@@ -135,6 +194,9 @@ impl Runner {
     }
 
     pub(crate) async fn step_with(&mut self, text: &str, cancel: CancelWhen) -> Flow {
+        if self.gone || self.shared.stop_requested() {
+            return Flow::Quit;
+        }
         let trimmed = text.trim();
         if trimmed.is_empty() {
             return Flow::Continue;
@@ -185,13 +247,20 @@ impl Runner {
             self.shared
                 .output
                 .ask(&self.shared.output.style().bold("> "));
-            let line = match self.input.as_mut() {
-                Some(input) => input.recv().await,
-                None => None,
+            let keyboard = async {
+                match self.input.as_mut() {
+                    Some(input) => input.recv().await,
+                    None => None,
+                }
+            };
+            let line = tokio::select! {
+                line = keyboard => line,
+                () = self.shared.stopped() => None,
             };
             self.shared.output.answered();
             let Some(line) = line else { break };
-            if self.step(&line).await == Flow::Quit {
+            // `:quit`, a signal, or the agent is gone.
+            if self.step(&line).await == Flow::Quit || self.gone {
                 break;
             }
         }
@@ -199,7 +268,7 @@ impl Runner {
 
     async fn new_session(&mut self) -> bool {
         let request = NewSessionRequest::new(self.cwd(), Vec::<McpServer>::new());
-        match self.agent.new_session(request).await {
+        match self.call(self.agent.new_session(request)).await {
             Ok(response) => {
                 let id = response.session_id.clone();
                 self.remember(&id, response.config_options.clone());
@@ -238,10 +307,7 @@ impl Runner {
                 );
                 true
             }
-            Err(error) => {
-                self.fail("session/new", &error);
-                false
-            }
+            Err(failure) => self.fail("session/new", &failure).await,
         }
     }
 
@@ -257,9 +323,9 @@ impl Runner {
         let Some(session) = self.session.clone() else {
             let message = "no current session (:new creates one)";
             self.failures += 1;
-            self.shared.output.event(
+            self.shared.output.error(
                 json!({ "event": "error", "during": "session/prompt", "message": message }),
-                Some(self.shared.output.style().red(&format!("error: {message}"))),
+                &format!("error: {message}"),
             );
             return;
         };
@@ -285,20 +351,34 @@ impl Runner {
         let mut input = self.input.take();
         let prompt = agent.prompt(PromptRequest::new(session.clone(), blocks));
         tokio::pin!(prompt);
-        let mut cancelled = false;
+        // When the turn was cancelled: it then has `--timeout` to end.
+        let mut cancelled: Option<Instant> = None;
+        let timeout = self.timeout;
         let result = loop {
             let trigger = async {
                 match cancel {
-                    _ if cancelled => std::future::pending().await,
+                    _ if cancelled.is_some() => std::future::pending().await,
                     CancelWhen::Never => std::future::pending().await,
                     CancelWhen::After(after) => tokio::time::sleep(after).await,
                     CancelWhen::AfterChunks(n) => shared.chunks_reached(n).await,
                 }
             };
+            let give_up = async {
+                match (cancelled, timeout) {
+                    (Some(at), Some(limit)) => tokio::time::sleep_until(at + limit).await,
+                    _ => std::future::pending().await,
+                }
+            };
             tokio::select! {
-                result = &mut prompt => break result,
+                result = &mut prompt => break result.map_err(Failure::Call),
+                () = give_up => break Err(Failure::TurnNotEnded(timeout.unwrap_or_default())),
+                // A signal: cancel the turn, and let it end (the caller bounds the wait).
+                () = shared.stopped(), if cancelled.is_none() => {
+                    cancelled = Some(Instant::now());
+                    send_cancel(&agent, &shared, &session).await;
+                }
                 () = trigger => {
-                    cancelled = true;
+                    cancelled = Some(Instant::now());
                     send_cancel(&agent, &shared, &session).await;
                 }
                 line = next_line(&mut input) => match line {
@@ -306,8 +386,8 @@ impl Runner {
                         if shared.answer(line.clone()) {
                             continue;
                         }
-                        if line.trim() == ":cancel" && !cancelled {
-                            cancelled = true;
+                        if line.trim() == ":cancel" && cancelled.is_none() {
+                            cancelled = Some(Instant::now());
                             send_cancel(&agent, &shared, &session).await;
                         } else {
                             shared.output.event(
@@ -319,8 +399,8 @@ impl Runner {
                     // The keyboard is gone: stop the turn rather than wait for answers.
                     None => {
                         input = None;
-                        if !cancelled {
-                            cancelled = true;
+                        if cancelled.is_none() {
+                            cancelled = Some(Instant::now());
                             send_cancel(&agent, &shared, &session).await;
                         }
                     }
@@ -336,31 +416,89 @@ impl Runner {
                     Some(s.dim(&format!("  [turn ended: {reason}]"))),
                 );
             }
-            Err(error) => {
-                self.fail("session/prompt", &error);
+            Err(failure) => {
+                self.fail("session/prompt", &failure).await;
             }
         }
     }
 
-    /// Reports a failed call; returns false (for `?`-less chaining).
-    fn fail(&mut self, during: &str, error: &acp_client::Error) -> bool {
-        self.failures += 1;
-        let (code, message, data, shown) = match error.remote() {
-            Some(remote) => (
-                Some(remote.code),
-                remote.message.clone(),
-                remote.data.clone(),
-                remote.to_string(),
-            ),
-            None => (None, error.to_string(), None, error.to_string()),
+    /// Reports a failed call; returns false (for `?`-less chaining). A call given up because
+    /// the client is stopping is not reported (the signal was).
+    pub(crate) async fn fail(&mut self, during: &str, failure: &Failure) -> bool {
+        let (code, message, data, shown) = match failure {
+            Failure::Call(error) => match error.remote() {
+                Some(remote) => (
+                    Some(remote.code),
+                    remote.message.clone(),
+                    remote.data.clone(),
+                    remote.to_string(),
+                ),
+                None => {
+                    let gone =
+                        matches!(error, acp_client::Error::Rpc(e) if e.is_connection_closed());
+                    let how = match gone {
+                        true => self.agent_exit().await,
+                        false => None,
+                    };
+                    self.gone |= gone;
+                    let message = match how {
+                        Some(how) => format!("{error}: {how}"),
+                        None => error.to_string(),
+                    };
+                    (None, message.clone(), None, message)
+                }
+            },
+            Failure::Timeout(limit) => {
+                let message =
+                    format!("the agent did not answer {during} within {limit:?} (see --timeout)");
+                (None, message.clone(), None, message)
+            }
+            Failure::TurnNotEnded(limit) => {
+                let message = format!(
+                    "the agent did not end the turn within {limit:?} of session/cancel \
+                     (see --timeout)"
+                );
+                (None, message.clone(), None, message)
+            }
+            Failure::Interrupted => return false,
         };
+        self.failures += 1;
         let out = &self.shared.output;
-        out.event(
+        out.error(
             json!({ "event": "error", "during": during, "code": code, "message": message, "data": data }),
-            Some(out.style().red(&format!("error: {during} failed: {shown}"))),
+            &format!("error: {during} failed: {shown}"),
         );
         false
     }
+
+    /// How the spawned agent ended, if it did (waiting a moment for its exit to be noticed:
+    /// the connection closes as the agent exits).
+    async fn agent_exit(&self) -> Option<String> {
+        let mut exit = self.exit.clone()?;
+        let status = {
+            let seen = tokio::time::timeout(EXIT_NOTICE, exit.wait_for(Option::is_some))
+                .await
+                .ok()?
+                .ok()?;
+            (*seen)?
+        };
+        Some(describe_exit(&status))
+    }
+}
+
+/// `the agent exited with code 3`, `the agent exited with signal 9 (SIGKILL)`.
+pub(crate) fn describe_exit(status: &ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("the agent exited with code {code}");
+    }
+    #[cfg(unix)]
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(status) {
+        return format!(
+            "the agent exited with signal {signal} ({})",
+            super::terminals::signal_name(signal)
+        );
+    }
+    format!("the agent exited ({status})")
 }
 
 async fn send_cancel(agent: &AgentHandle, shared: &Shared, session: &SessionId) {
