@@ -202,6 +202,7 @@ impl AgentProcess {
     /// other than Unix, step 2 kills the agent.
     ///
     /// ```no_run
+    /// # #[allow(dead_code)]
     /// # async fn f(spawned: acp_client::SpawnedAgent) -> std::io::Result<()> {
     /// use std::time::Duration;
     ///

@@ -18,6 +18,7 @@ use tokio::process::{Child, Command};
 /// commands it runs for the agent's `terminal/create`:
 ///
 /// ```no_run
+/// # #[allow(dead_code)]
 /// # async fn f() -> std::io::Result<()> {
 /// use std::time::Duration;
 /// use acp_client::ProcessGroup;
