@@ -14,12 +14,24 @@
 //!
 //! Like `bench_agent`, it runs on tokio's current-thread runtime (`ACP_BENCH_RUNTIME=multi`
 //! for the multi-thread one).
+//!
+//! With `--listen ADDR` (BENCH.md S5) it serves the same agent over Streamable HTTP and
+//! WebSocket instead, with `acp_http::server::serve` on `ADDR` (`127.0.0.1:0` picks a free
+//! port): one agent per connection, default [`ServerOptions`]. It then writes nothing on
+//! stdout; the line `listening on http://ADDR/acp` goes to stderr once the socket is bound, and
+//! SIGTERM or ctrl-c stops it (every connection ends). The server runs on tokio's multi-thread
+//! runtime (`ACP_BENCH_RUNTIME=current` for the current-thread one).
+//!
+//! ```text
+//! target/release/examples/bench_trait_agent --listen 127.0.0.1:0
+//! ```
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use acp_agent::{Agent, AgentOptions, ClientHandle, PromptContext, async_trait, serve};
 use acp_examples::bench::{self, Command};
+use acp_http::server::{AcpServer, ServerOptions};
 use acp_types::{
     AgentCapabilities, ContentBlock, ContentChunk, ErrorObject, InitializeRequest,
     InitializeResponse, NewSessionRequest, NewSessionResponse, PermissionOption,
@@ -28,19 +40,69 @@ use acp_types::{
 };
 
 fn main() -> std::process::ExitCode {
-    acp_examples::bench::agent_main("bench_trait_agent", async {
-        let (stdin, stdout) = acp_rpc::stdio();
-        let (_client, driver) = serve(
-            |client| BenchAgent {
-                client,
-                sessions: AtomicU64::new(0),
-            },
-            stdin,
-            stdout,
-            AgentOptions::default(),
-        );
-        driver.await
-    })
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => acp_examples::bench::agent_main("bench_trait_agent", serve_stdio()),
+        [flag, addr] if flag == "--listen" => listen(addr),
+        _ => {
+            #[allow(clippy::print_stderr)] // A command-line program's usage message.
+            {
+                eprintln!("usage: bench_trait_agent [--listen ADDR]");
+            }
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+/// One agent on stdin/stdout.
+async fn serve_stdio() -> Result<(), acp_rpc::Error> {
+    let (stdin, stdout) = acp_rpc::stdio();
+    let (_client, driver) = serve(BenchAgent::new, stdin, stdout, AgentOptions::default());
+    driver.await
+}
+
+/// Serves agents over HTTP and WebSocket on `addr` until SIGTERM or ctrl-c.
+#[allow(clippy::print_stderr)] // Stdout stays silent: the address and errors go to stderr.
+fn listen(addr: &str) -> std::process::ExitCode {
+    let runtime = match std::env::var("ACP_BENCH_RUNTIME").as_deref() {
+        Ok("current") => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    }
+    .enable_io()
+    .enable_time()
+    .build()
+    .expect("a tokio runtime");
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        let server = AcpServer::new(BenchAgent::new, ServerOptions::default());
+        eprintln!("listening on http://{local}/acp");
+        acp_http::server::serve(listener, server, stop_signal()).await
+    });
+    match served {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("bench_trait_agent: {addr}: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Resolves on SIGTERM or ctrl-c (SIGINT).
+async fn stop_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let terminated = async {
+        match term.as_mut() {
+            Some(term) => {
+                term.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminated => {}
+    }
 }
 
 /// The agent: the handle to the client, and the number of sessions created so far.
@@ -116,6 +178,14 @@ async fn send_chunk(cx: &PromptContext, i: u64) -> Result<(), ErrorObject> {
 }
 
 impl BenchAgent {
+    /// A new agent talking to `client`, with no sessions yet.
+    fn new(client: ClientHandle) -> Self {
+        Self {
+            client,
+            sessions: AtomicU64::new(0),
+        }
+    }
+
     /// Makes permission request `j` of the turn's session; returns its latency in microseconds.
     async fn ask(&self, cx: &PromptContext, j: u64) -> Result<u64, ErrorObject> {
         let tool_call = ToolCallUpdate::new(format!("call-{j}"))
