@@ -95,6 +95,8 @@ impl Future for RemoteDriver {
         let rpc_result = this.rpc_result.take().unwrap_or(Ok(()));
         Poll::Ready(match (this.link.take_fatal(), rpc_result) {
             (Some(fatal), _) => Err(fatal),
+            // Closed: the driver may have seen the transport stop before the end of input.
+            (None, _) if this.link.closed_cleanly() => Ok(()),
             (None, Ok(())) => Ok(()),
             (None, Err(e)) => Err(Error::Rpc(e)),
         })

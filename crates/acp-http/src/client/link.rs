@@ -24,6 +24,9 @@ pub(crate) struct Link {
     fatal: Mutex<Option<Error>>,
     /// True once the transport should stop.
     stopping: AtomicBool,
+    /// True once the connection was closed cleanly (by [`Connection::close`], or by the agent
+    /// closing the WebSocket): errors of the driver after that are the transport stopping.
+    closed: AtomicBool,
     stop: Notify,
 }
 
@@ -40,6 +43,7 @@ impl Link {
             connection_id: Mutex::new(None),
             fatal: Mutex::new(None),
             stopping: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
             stop: Notify::new(),
         }
     }
@@ -73,8 +77,16 @@ impl Link {
     /// Ends the connection cleanly: the driver's incoming stream ends, and the transport
     /// stops (sending `DELETE`, or a WebSocket close frame).
     pub(crate) fn close(&self) {
+        if !self.is_stopping() {
+            self.closed.store(true, Ordering::Release);
+        }
         self.inbox.close();
         self.request_stop();
+    }
+
+    /// True when the connection was closed cleanly, before anything failed.
+    pub(crate) fn closed_cleanly(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     /// The error that ended the connection, if one did.

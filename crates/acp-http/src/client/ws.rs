@@ -137,7 +137,7 @@ pub(crate) async fn run(
                 Err(e) => return fail(e),
             }
         }
-        link.inbox.close();
+        link.close();
     };
     let write = async {
         while let Some(message) = outgoing.next().await {
