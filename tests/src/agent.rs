@@ -116,6 +116,10 @@ pub(crate) struct SessionState {
     pub(crate) closed: bool,
 }
 
+/// The sessions (and authentication) of scripted agents, shareable between instances.
+#[derive(Debug, Clone, Default)]
+pub struct SharedState(Arc<Mutex<AgentState>>);
+
 #[derive(Debug, Default)]
 struct AgentState {
     next_session: u64,
@@ -127,7 +131,7 @@ struct AgentState {
 pub struct ScriptedAgent {
     client: ClientHandle,
     pub(crate) config: AgentConfig,
-    state: Mutex<AgentState>,
+    state: SharedState,
     pub(crate) detached: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -145,10 +149,16 @@ pub const LIST_PAGE_SIZE: usize = 2;
 impl ScriptedAgent {
     /// An agent calling `client`, behaving as `config` says.
     pub fn new(client: ClientHandle, config: AgentConfig) -> Self {
+        Self::with_state(client, config, SharedState::default())
+    }
+
+    /// An agent whose sessions live in `state`, shared with other instances: the agents of a
+    /// server's connections, so that a session outlives its connection.
+    pub fn with_state(client: ClientHandle, config: AgentConfig, state: SharedState) -> Self {
         Self {
             client,
             config,
-            state: Mutex::new(AgentState::default()),
+            state,
             detached: Mutex::new(Vec::new()),
         }
     }
@@ -164,7 +174,7 @@ impl ScriptedAgent {
     }
 
     fn state(&self) -> MutexGuard<'_, AgentState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.state.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(crate) fn emit(&self, event: AgentEvent) {

@@ -23,6 +23,8 @@
 //! - [`Duplex`]: both ends in one process over in-memory pipes, tapped both ways.
 //! - [`RawPeer`]: a hand-driven peer facing one real end, for answers only a foreign peer
 //!   gives and requests only a hostile one sends.
+//! - [`RemoteServer`] / [`RemoteClient`]: both ends over the network transports of `acp-http`
+//!   (Streamable HTTP and WebSocket), every message checked by the server's tap.
 //! - [`ChildAgent`]: the `e2e_agent` program as a real child process, started with
 //!   `acp_client::spawn` through the `e2e_relay` program, which records both directions for
 //!   the tap.
@@ -34,11 +36,12 @@ mod child;
 mod client;
 mod duplex;
 mod raw;
+mod remote;
 pub mod script;
 mod turns;
 pub mod wire;
 
-pub use agent::{AgentConfig, AgentEvent, AgentEvents, LIST_PAGE_SIZE, ScriptedAgent};
+pub use agent::{AgentConfig, AgentEvent, AgentEvents, LIST_PAGE_SIZE, ScriptedAgent, SharedState};
 pub use child::{
     AGENT_TO_CLIENT_LOG, CLIENT_TO_AGENT_LOG, ChildAgent, ChildEnded, ChildOptions, EVENTS_LOG,
 };
@@ -48,6 +51,7 @@ pub use duplex::{
     all_client_capabilities, within,
 };
 pub use raw::RawPeer;
+pub use remote::{RemoteClient, RemoteServer, Transport};
 pub use turns::{ELICITATION_ID, block_kind, elicitation_form};
 pub use wire::{Checker, Direction, Seen, Wire};
 

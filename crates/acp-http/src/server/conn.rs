@@ -61,9 +61,10 @@ impl fmt::Display for Ended {
     }
 }
 
-/// The bounds of one connection.
-#[derive(Debug, Clone)]
+/// The bounds of one connection, and its tap.
+#[derive(Clone)]
 pub(crate) struct Limits {
+    pub(crate) tap: Option<crate::server::Tap>,
     pub(crate) max_buffered_bytes: usize,
     pub(crate) stall_timeout: Duration,
     pub(crate) idle_timeout: Duration,
@@ -350,17 +351,27 @@ impl Connection {
                 state.routes.insert(id.clone(), route);
             }
         }
+        self.tap(crate::server::Direction::ToAgent, &body);
         self.to_agent.send(body).await.map_err(|_| Refusal::Gone)
+    }
+
+    /// Shows a message to the tap, if there is one.
+    pub(crate) fn tap(&self, direction: crate::server::Direction, message: &[u8]) {
+        if let Some(tap) = &self.limits.tap {
+            tap(direction, message);
+        }
     }
 
     /// Hands a client message to the agent as it is (the WebSocket profile routes nothing).
     pub(crate) async fn forward(&self, body: Bytes) -> Result<(), Refusal> {
         self.touch();
+        self.tap(crate::server::Direction::ToAgent, &body);
         self.to_agent.send(body).await.map_err(|_| Refusal::Gone)
     }
 
     /// Puts one of the agent's messages where it belongs, waiting while the buffer is full.
     async fn route(&self, message: Bytes) {
+        self.tap(crate::server::Direction::ToClient, &message);
         let shape = message::shape(&message).unwrap_or_default();
         loop {
             let notified = self.changed.notified();

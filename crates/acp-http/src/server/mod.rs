@@ -51,6 +51,20 @@ pub enum AuthDecision {
     Forbidden,
 }
 
+/// Which way a message goes, for a [`Tap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Direction {
+    /// From the remote client to the agent.
+    ToAgent,
+    /// From the agent to the remote client.
+    ToClient,
+}
+
+/// Sees every JSON-RPC message of every connection, both ways, as it passes (before routing):
+/// for logging, metrics or validation. It runs on the connection's path: keep it quick.
+pub type Tap = Arc<dyn Fn(Direction, &[u8]) + Send + Sync>;
+
 /// An authentication hook: it sees every request's headers (POST, GET, DELETE, WebSocket
 /// upgrade) before anything is allocated for it.
 pub type AuthHook = Arc<dyn Fn(&HeaderMap) -> AuthDecision + Send + Sync>;
@@ -102,6 +116,8 @@ pub struct ServerOptions {
     /// request to the server that owns its connection by the `Acp-Connection-Id` header alone.
     /// Empty by default.
     pub connection_id_prefix: String,
+    /// Sees every message of every connection (see [`Tap`]). `None` by default.
+    pub tap: Option<Tap>,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -137,6 +153,7 @@ impl Default for ServerOptions {
             max_waiting_streams: 1024,
             client_id_profile: false,
             connection_id_prefix: String::new(),
+            tap: None,
         }
     }
 }
@@ -238,6 +255,13 @@ impl ServerOptions {
         self
     }
 
+    /// Sets a tap that sees every message (see [`Tap`]).
+    #[must_use]
+    pub fn tap(mut self, tap: impl Fn(Direction, &[u8]) + Send + Sync + 'static) -> Self {
+        self.tap = Some(Arc::new(tap));
+        self
+    }
+
     /// Sets the SSE keep-alive interval.
     #[must_use]
     pub fn keep_alive(mut self, interval: Duration) -> Self {
@@ -247,6 +271,7 @@ impl ServerOptions {
 
     fn limits(&self) -> Limits {
         Limits {
+            tap: self.tap.clone(),
             max_buffered_bytes: self.max_buffered_bytes,
             stall_timeout: self.stall_timeout,
             idle_timeout: self.idle_timeout,

@@ -78,6 +78,7 @@ async fn run(
             }
             out = from_agent.recv() => match out {
                 Some(message) => {
+                    conn.tap(crate::server::Direction::ToClient, &message);
                     let text = match Utf8Bytes::try_from(message) {
                         Ok(text) => text,
                         Err(_) => {
