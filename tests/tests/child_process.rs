@@ -1,8 +1,8 @@
 //! Shows the agent crate and the client crate talking across a real process boundary: the
 //! scripted agent served on stdio (`serve_stdio`) in a child started with `acp_client::spawn`,
 //! in every framing, with the bytes recorded by a relay and checked against the schema. Also
-//! cancellation, the one-prompt rule, an agent crashing or killed mid-prompt, and a client
-//! vanishing while the agent waits for it.
+//! cancellation, the one-prompt rule, an agent crashing or killed mid-prompt, a client
+//! vanishing while the agent waits for it, and closing the agent gracefully.
 
 mod common;
 
@@ -373,5 +373,56 @@ async fn a_vanishing_client_fails_the_child_agents_pending_call() {
         "{:?}",
         ended.events
     );
+    ended.wire.assert_clean(5);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn shutdown_closes_a_child_agent_through_its_stdin() {
+    let mut c = ChildAgent::spawn(child(Wiring::NDJSON, &[], PermissionPolicy::Allow));
+    within(
+        "initialize",
+        c.agent
+            .initialize(InitializeRequest::new(ProtocolVersion::V1)),
+    )
+    .await
+    .expect("initialize");
+    let session = within(
+        "session/new",
+        c.agent
+            .new_session(NewSessionRequest::new("/work", Vec::<McpServer>::new())),
+    )
+    .await
+    .expect("session/new")
+    .session_id;
+    // A running turn is cancelled and awaited first: closing drops what is still queued.
+    let mut updates = c.agent.session_updates(session.clone());
+    let agent = c.agent.clone();
+    let request = prompt(&session, script::WAIT_FOR_CANCEL);
+    let turn = tokio::spawn(async move { agent.prompt(request).await });
+    within("the first update", updates.next())
+        .await
+        .expect("the turn runs");
+    within(
+        "session/cancel",
+        c.agent.cancel(CancelNotification::new(session.clone())),
+    )
+    .await
+    .expect("session/cancel");
+    let done = within("the cancelled turn", turn)
+        .await
+        .expect("task")
+        .expect("the turn ends");
+    assert_eq!(done.stop_reason, StopReason::Cancelled);
+    // The agent exits at the end of its input: no signal is needed.
+    let stopped = within(
+        "the shutdown",
+        c.process.shutdown(std::time::Duration::from_secs(20)),
+    )
+    .await
+    .expect("shutdown");
+    assert_eq!(stopped.stage, acp_client::StopStage::Exited, "{stopped}");
+    assert!(stopped.status.success(), "{stopped}");
+    let ended = c.ended(checker()).await;
+    assert!(matches!(ended.driver, Ok(Ok(()))), "{:?}", ended.driver);
     ended.wire.assert_clean(5);
 }
