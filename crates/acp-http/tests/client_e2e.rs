@@ -1,0 +1,317 @@
+//! The client against this crate's own server, end to end, over every profile: Streamable HTTP
+//! (HTTP/1.1 and h2c), WebSocket, and the `client_id` profile; authentication; and a reconnect
+//! that loads the session on a new connection.
+
+#![cfg(all(feature = "client", feature = "server"))]
+
+mod client_support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use acp_agent::{Agent, ClientHandle, PromptContext};
+use acp_client::AgentHandle;
+use acp_http::client::{ConnectOptions, Error, Profile, RemoteDriver, connect};
+use acp_http::server::{AcpServer, ServerOptions, serve};
+use acp_types::*;
+use serde_json::Value;
+
+use client_support::*;
+
+/// A small agent: sessions `s-1`, `s-2`...; `ask` asks permission first; `wait` runs until
+/// cancelled; anything else is echoed; `session/load` replays one update.
+struct Echo {
+    client: ClientHandle,
+    sessions: AtomicUsize,
+}
+
+fn internal(e: impl std::fmt::Display) -> ErrorObject {
+    ErrorObject::internal_error(e)
+}
+
+#[acp_agent::async_trait]
+impl Agent for Echo {
+    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
+        Ok(InitializeResponse::new(ProtocolVersion::LATEST)
+            .agent_capabilities(AgentCapabilities::new().load_session(true)))
+    }
+
+    async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
+        let n = self.sessions.fetch_add(1, Ordering::Relaxed) + 1;
+        Ok(NewSessionResponse::new(format!("s-{n}")))
+    }
+
+    async fn load_session(
+        &self,
+        request: LoadSessionRequest,
+    ) -> Result<LoadSessionResponse, ErrorObject> {
+        self.client
+            .session(request.session_id.clone())
+            .message("replayed")
+            .await
+            .map_err(internal)?;
+        Ok(LoadSessionResponse::new())
+    }
+
+    async fn prompt(
+        &self,
+        request: PromptRequest,
+        cx: PromptContext,
+    ) -> Result<PromptResponse, ErrorObject> {
+        let text = request
+            .prompt
+            .first()
+            .and_then(ContentBlock::as_text)
+            .unwrap_or_default()
+            .to_owned();
+        match text.as_str() {
+            "ask" => {
+                let outcome = cx
+                    .request_permission(
+                        ToolCallUpdate::new("call-1").title("Write a file"),
+                        vec![PermissionOption::new(
+                            "allow",
+                            "Allow",
+                            PermissionOptionKind::AllowOnce,
+                        )],
+                    )
+                    .await
+                    .map_err(internal)?;
+                let said = match outcome {
+                    RequestPermissionOutcome::Selected(s) => format!("selected {}", s.option_id),
+                    _ => "cancelled".to_owned(),
+                };
+                cx.message(said).await.map_err(internal)?;
+            }
+            "wait" => cx.cancelled().await,
+            _ => cx
+                .message(format!("echo: {text}"))
+                .await
+                .map_err(internal)?,
+        }
+        Ok(PromptResponse::new(if cx.is_cancelled() {
+            StopReason::Cancelled
+        } else {
+            StopReason::EndTurn
+        }))
+    }
+}
+
+/// A server on 127.0.0.1 whose every message, both ways, is checked against the schema.
+async fn start(options: ServerOptions) -> (AcpServer, String) {
+    let options = options.tap(|_, bytes| {
+        if let Ok(message) = serde_json::from_slice::<Value>(bytes) {
+            check(&message);
+        }
+    });
+    let server = AcpServer::new(
+        |client| Echo {
+            client,
+            sessions: AtomicUsize::new(0),
+        },
+        options,
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(serve(listener, server.clone(), std::future::pending()));
+    (server, format!("{addr}"))
+}
+
+async fn connected(
+    url: &str,
+    editor: &Editor,
+    options: ConnectOptions,
+) -> (AgentHandle, RemoteDriver) {
+    within("connect", connect(url, editor.factory(), options))
+        .await
+        .unwrap()
+}
+
+/// initialize, a session, a prompt with a permission request, an echo, a cancelled turn, and
+/// a clean close, over one connection.
+async fn a_full_session(url: &str, options: ConnectOptions, server: &AcpServer) {
+    let editor = Editor::default();
+    let (agent, driver) = connected(url, &editor, options).await;
+    let connection = driver.connection();
+    let running = tokio::spawn(driver);
+    within(
+        "initialize",
+        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
+    )
+    .await
+    .unwrap();
+    assert!(connection.connection_id().is_some());
+    let session = within("session/new", agent.new_session(new_session()))
+        .await
+        .unwrap()
+        .session_id;
+    let done = within("ask", agent.prompt(prompt(&session, "ask")))
+        .await
+        .unwrap();
+    assert_eq!(done.stop_reason, StopReason::EndTurn);
+    let done = within("hello", agent.prompt(prompt(&session, "hello")))
+        .await
+        .unwrap();
+    assert_eq!(done.stop_reason, StopReason::EndTurn);
+    assert_eq!(editor.texts(), ["selected allow", "echo: hello"]);
+
+    let waiting = tokio::spawn({
+        let agent = agent.clone();
+        let session = session.clone();
+        async move { agent.prompt(prompt(&session, "wait")).await }
+    });
+    // Cancel once the turn runs (an early cancel would be for no turn at all).
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    within(
+        "cancel",
+        agent.cancel(CancelNotification::new(session.clone())),
+    )
+    .await
+    .unwrap();
+    let done = within("the cancelled turn", waiting)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(done.stop_reason, StopReason::Cancelled);
+
+    connection.close();
+    within("the driver", running).await.unwrap().unwrap();
+    if connection.profile() == Profile::ClientId {
+        // The profile has no goodbye: the server forgets idle clients on its own.
+        return;
+    }
+    // The server let the connection go (DELETE, or the WebSocket's close).
+    within("the server to drop the connection", async {
+        while server.connection_count() > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn streamable_http_over_http1() {
+    let (server, addr) = start(ServerOptions::default()).await;
+    a_full_session(
+        &format!("http://{addr}/acp"),
+        ConnectOptions::default(),
+        &server,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn streamable_http_over_h2c() {
+    let (server, addr) = start(ServerOptions::default()).await;
+    let options = ConnectOptions::default().http2_prior_knowledge(true);
+    a_full_session(&format!("http://{addr}/acp"), options, &server).await;
+}
+
+#[tokio::test]
+async fn websocket() {
+    let (server, addr) = start(ServerOptions::default()).await;
+    a_full_session(
+        &format!("ws://{addr}/acp"),
+        ConnectOptions::default(),
+        &server,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn the_client_id_profile() {
+    let (server, addr) = start(ServerOptions::default().client_id_profile(true)).await;
+    let options = ConnectOptions::default().profile(Profile::ClientId);
+    a_full_session(&format!("http://{addr}"), options, &server).await;
+}
+
+#[tokio::test]
+async fn a_bearer_token_on_every_request_and_the_handshake() {
+    let (server, addr) = start(ServerOptions::default().bearer_token("s3cret")).await;
+    let with_token = || ConnectOptions::default().bearer_token("s3cret").unwrap();
+    a_full_session(&format!("http://{addr}/acp"), with_token(), &server).await;
+    a_full_session(&format!("ws://{addr}/acp"), with_token(), &server).await;
+
+    // Without it: initialize fails with the 401, and so does the connection.
+    let (agent, driver) = connected(
+        &format!("http://{addr}/acp"),
+        &Editor::default(),
+        ConnectOptions::default(),
+    )
+    .await;
+    let running = tokio::spawn(driver);
+    let e = within(
+        "initialize",
+        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
+    )
+    .await
+    .unwrap_err();
+    let (_, data, _) = remote_error(&e);
+    assert_eq!(data["status"], 401);
+    let end = within("the driver", running).await.unwrap().unwrap_err();
+    assert!(matches!(end, Error::Status { status: 401, .. }), "{end:?}");
+    let e = connect(
+        &format!("ws://{addr}/acp"),
+        Editor::default().factory(),
+        ConnectOptions::default(),
+    )
+    .await
+    .map(|_| ())
+    .unwrap_err();
+    assert!(matches!(e, Error::Status { status: 401, .. }), "{e:?}");
+}
+
+#[tokio::test]
+async fn a_new_connection_loads_the_session_of_an_old_one() {
+    let (_server, addr) = start(ServerOptions::default()).await;
+    let url = format!("http://{addr}/acp");
+    let first = Editor::default();
+    let (agent, driver) = connected(&url, &first, ConnectOptions::default()).await;
+    let connection = driver.connection();
+    let running = tokio::spawn(driver);
+    within(
+        "initialize",
+        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
+    )
+    .await
+    .unwrap();
+    let session = within("session/new", agent.new_session(new_session()))
+        .await
+        .unwrap()
+        .session_id;
+    connection.close();
+    within("the first driver", running).await.unwrap().unwrap();
+
+    // The session stream opens before `session/load` (the server lets a client listen to a
+    // session it does not know yet), so the replay arrives on it.
+    let second = Editor::default();
+    let (agent, driver) = connected(&url, &second, ConnectOptions::default()).await;
+    let running = tokio::spawn(driver);
+    within(
+        "initialize",
+        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
+    )
+    .await
+    .unwrap();
+    within(
+        "session/load",
+        agent.load_session(LoadSessionRequest::new(
+            Vec::<McpServer>::new(),
+            "/tmp",
+            session.clone(),
+        )),
+    )
+    .await
+    .unwrap();
+    within("the replayed update", async {
+        while second.texts().is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(second.texts(), ["replayed"]);
+    let done = within("hello", agent.prompt(prompt(&session, "hello")))
+        .await
+        .unwrap();
+    assert_eq!(done.stop_reason, StopReason::EndTurn);
+    assert!(!running.is_finished());
+}
