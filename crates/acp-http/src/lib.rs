@@ -2,7 +2,89 @@
 //! and WebSocket, or reach a remote agent with any [`acp_client::Client`], with the same trait
 //! API as over stdio.
 //!
-//! (Crate docs with a runnable example: written once the server and client are in place.)
+//! An agent served on 127.0.0.1 and an editor reaching it, in one program:
+//!
+//! ```
+//! use acp_agent::{Agent, ClientHandle, PromptContext};
+//! use acp_client::{AgentHandle, Client};
+//! use acp_http::{client, server};
+//! use acp_types::*;
+//!
+//! struct Echo;
+//!
+//! #[acp_agent::async_trait]
+//! impl Agent for Echo {
+//!     async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
+//!         Ok(InitializeResponse::new(ProtocolVersion::LATEST))
+//!     }
+//!     async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
+//!         Ok(NewSessionResponse::new("session-1"))
+//!     }
+//!     async fn prompt(&self, req: PromptRequest, cx: PromptContext) -> Result<PromptResponse, ErrorObject> {
+//!         for block in req.prompt {
+//!             cx.message(block).await?;
+//!         }
+//!         Ok(PromptResponse::new(StopReason::EndTurn))
+//!     }
+//! }
+//!
+//! struct Editor;
+//!
+//! #[acp_client::async_trait]
+//! impl Client for Editor {
+//!     async fn request_permission(
+//!         &self,
+//!         req: RequestPermissionRequest,
+//!     ) -> Result<RequestPermissionResponse, ErrorObject> {
+//!         Ok(RequestPermissionResponse::selected(req.options[0].option_id.clone()))
+//!     }
+//!     async fn session_notification(&self, _: SessionNotification) -> Result<(), ErrorObject> {
+//!         Ok(())
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The agent side: one `Echo` per connection, on 127.0.0.1.
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let url = format!("http://{}/acp", listener.local_addr()?);
+//! let served = server::AcpServer::new(|_: ClientHandle| Echo, server::ServerOptions::default());
+//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! let serving = tokio::spawn(server::serve(listener, served, async { let _ = stopped.await; }));
+//!
+//! // The editor side: `http://` for Streamable HTTP, `ws://` for WebSocket.
+//! for url in [url.clone(), url.replacen("http://", "ws://", 1)] {
+//!     let (agent, driver) =
+//!         client::connect(&url, |_: AgentHandle| Editor, client::ConnectOptions::default()).await?;
+//!     let connection = driver.connection();
+//!     let running = tokio::spawn(driver);
+//!     agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)).await?;
+//!     let session = agent.new_session(NewSessionRequest::new("/tmp", Vec::<McpServer>::new())).await?;
+//!     let mut updates = agent.session_updates(session.session_id.clone());
+//!     let done = agent.prompt(PromptRequest::new(session.session_id, vec!["Hello".into()])).await?;
+//!     assert_eq!(done.stop_reason, StopReason::EndTurn);
+//!     let echoed = updates.try_next().expect("the echo came before the answer");
+//!     assert!(matches!(echoed.update, SessionUpdate::AgentMessageChunk(_)));
+//!     connection.close();
+//!     running.await??;
+//! }
+//! let _ = stop.send(());
+//! serving.await??;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! - [`server`]: [`server::AcpServer`] serves agents (made per connection by a factory, or a
+//!   stdio agent program through [`server::AcpServer::bridge`]) on one endpoint, `/acp`, with
+//!   safe defaults: origin allow-list, authentication hook, body, buffer, stall, idle and
+//!   connection limits. Mount [`server::AcpServer::router`] in an axum application, or run
+//!   [`server::serve`].
+//! - [`client`]: [`client::connect`] reaches a remote agent at an `http(s)://` (Streamable
+//!   HTTP), `ws(s)://` (WebSocket) or `client_id`-profile URL and gives the same
+//!   [`acp_client::AgentHandle`] as over stdio.
+//!
+//! Features: `server` and `client` (both default); `tls` for `https://` and `wss://` URLs in
+//! the client.
 
 #![doc(test(attr(deny(warnings))))]
 

@@ -80,6 +80,7 @@ impl AcpServer {
     /// reached over HTTP and WebSocket.
     ///
     /// ```no_run
+    /// # #[allow(dead_code)]
     /// # async fn f() -> std::io::Result<()> {
     /// use acp_http::server::{AcpServer, BridgeOptions, ServerOptions, serve};
     ///
