@@ -383,9 +383,6 @@ async fn boolean_options_only_reach_clients_that_advertise_them() {
 
 #[test]
 fn the_checker_rejects_what_the_schema_rejects() {
-    if acp_testkit::Spec::load_or_skip().is_none() {
-        return;
-    }
     let check = common::checker();
     // A prompt without its `prompt` field, and a session update of an unknown kind.
     let bad = [

@@ -6,8 +6,12 @@
 //!
 //! The specification is looked up in the directory named by the `ACP_SPEC_DIR` environment
 //! variable, by default `../shared/spec` relative to the workspace root. When it is absent,
-//! [`Spec::load_or_skip`] prints a notice and returns `None` so the calling test can skip;
-//! under CI (`CI=true`) absence is a failure instead.
+//! [`Spec::load`] falls back to the repository's own generated schema (`schema/acp.schema.json`
+//! and `schema/meta.json`, which the `acp-types` tests prove equivalent to the official one)
+//! and says so once, so that a fresh clone's `cargo test` still checks every message; under
+//! CI (`CI=true`) the official specification is required. Tests that need the official
+//! documents themselves (the chapters' examples, the comparison of the two schemas) use
+//! [`Spec::official_or_skip`].
 
 #![allow(clippy::print_stderr)] // Skip notices go to the test output on purpose.
 
@@ -44,23 +48,58 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
-/// The loaded official specification.
+/// The loaded specification: the official one, or the repository's generated schema.
 #[derive(Debug)]
 pub struct Spec {
     dir: PathBuf,
+    official: bool,
     schema: Value,
     meta: Value,
     validators: Mutex<HashMap<String, &'static Validator>>,
 }
 
 impl Spec {
-    /// Loads the specification once per process, or returns `None` (after printing why) when it
-    /// is absent outside CI.
+    /// The specification to validate against, loaded once per process: the official one when
+    /// it is there, else (outside CI, with a notice printed once) the repository's generated
+    /// schema.
+    ///
+    /// # Panics
+    ///
+    /// Under CI when the official specification is missing; when neither it nor the
+    /// repository's `schema/` is there; and whenever a schema file is not valid JSON.
+    pub fn load() -> &'static Spec {
+        static SPEC: OnceLock<Spec> = OnceLock::new();
+        SPEC.get_or_init(|| {
+            if let Some(official) = Self::official_or_skip() {
+                return Self::read(official.dir.clone(), "schema.json", "meta.json", true);
+            }
+            let dir = workspace_root().join("schema");
+            eprintln!(
+                "notice: the official ACP specification was not found: validating against the \
+                 repository's generated schema ({}) instead",
+                dir.join("acp.schema.json").display()
+            );
+            Self::read(dir, "acp.schema.json", "meta.json", false)
+        })
+    }
+
+    /// The specification to validate against; always `Some` since the fallback to the
+    /// repository's schema (kept for callers written when absence meant skipping).
+    ///
+    /// # Panics
+    ///
+    /// As [`load`](Self::load).
+    pub fn load_or_skip() -> Option<&'static Spec> {
+        Some(Self::load())
+    }
+
+    /// The official specification only, for tests about the official documents themselves;
+    /// `None` (after printing why, once) when it is absent outside CI.
     ///
     /// # Panics
     ///
     /// Under CI when the specification is missing, and whenever its files are not valid JSON.
-    pub fn load_or_skip() -> Option<&'static Spec> {
+    pub fn official_or_skip() -> Option<&'static Spec> {
         static SPEC: OnceLock<Option<Spec>> = OnceLock::new();
         SPEC.get_or_init(|| {
             let dir = spec_dir();
@@ -73,26 +112,37 @@ impl Spec {
                     schema_path.display()
                 );
                 eprintln!(
-                    "notice: skipping spec-dependent checks: {} not found (set {SPEC_DIR_ENV})",
+                    "notice: skipping checks against the official specification documents: {} \
+                     not found (set {SPEC_DIR_ENV})",
                     schema_path.display()
                 );
                 return None;
             }
-            let read = |name: &str| -> Value {
-                let path = dir.join(name);
-                let text = std::fs::read_to_string(&path)
-                    .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-                serde_json::from_str(&text)
-                    .unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
-            };
-            Some(Spec {
-                schema: read("schema.json"),
-                meta: read("meta.json"),
-                dir,
-                validators: Mutex::new(HashMap::new()),
-            })
+            Some(Self::read(dir, "schema.json", "meta.json", true))
         })
         .as_ref()
+    }
+
+    fn read(dir: PathBuf, schema: &str, meta: &str, official: bool) -> Spec {
+        let read = |name: &str| -> Value {
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))
+        };
+        Spec {
+            schema: read(schema),
+            meta: read(meta),
+            dir,
+            official,
+            validators: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// True when this is the official specification, false for the repository's fallback.
+    pub fn is_official(&self) -> bool {
+        self.official
     }
 
     /// The directory the specification was loaded from.
@@ -195,8 +245,15 @@ impl Spec {
         }
     }
 
-    /// The params and result definitions of `method` (by the schema's `x-method`).
+    /// The params and result definitions of `method` (by the schema's `x-method`, or, for a
+    /// schema without those annotations such as the generated one, by the official names).
     pub fn method_defs(&self, method: &str) -> (Option<&str>, Option<&str>) {
+        if !self.official {
+            return METHOD_DEFS
+                .iter()
+                .find(|(m, _, _)| *m == method)
+                .map_or((None, None), |(_, params, result)| (*params, *result));
+        }
         let mut found = (None, None);
         for (name, def) in self.schema["$defs"].as_object().into_iter().flatten() {
             if def.get("x-method").and_then(Value::as_str) == Some(method) {
@@ -233,3 +290,117 @@ fn collect_errors(validator: &Validator, doc: &Value) -> Result<(), String> {
         Err(errors.join("; "))
     }
 }
+
+/// The definitions of each method's params and result, under their official names (the
+/// official schema marks them with `x-method`; the generated one does not).
+const METHOD_DEFS: &[(&str, Option<&str>, Option<&str>)] = &[
+    ("$/cancel_request", Some("CancelRequestNotification"), None),
+    (
+        "authenticate",
+        Some("AuthenticateRequest"),
+        Some("AuthenticateResponse"),
+    ),
+    (
+        "elicitation/complete",
+        Some("CompleteElicitationNotification"),
+        None,
+    ),
+    (
+        "elicitation/create",
+        Some("CreateElicitationRequest"),
+        Some("CreateElicitationResponse"),
+    ),
+    (
+        "fs/read_text_file",
+        Some("ReadTextFileRequest"),
+        Some("ReadTextFileResponse"),
+    ),
+    (
+        "fs/write_text_file",
+        Some("WriteTextFileRequest"),
+        Some("WriteTextFileResponse"),
+    ),
+    (
+        "initialize",
+        Some("InitializeRequest"),
+        Some("InitializeResponse"),
+    ),
+    ("logout", Some("LogoutRequest"), Some("LogoutResponse")),
+    ("session/cancel", Some("CancelNotification"), None),
+    (
+        "session/close",
+        Some("CloseSessionRequest"),
+        Some("CloseSessionResponse"),
+    ),
+    (
+        "session/delete",
+        Some("DeleteSessionRequest"),
+        Some("DeleteSessionResponse"),
+    ),
+    (
+        "session/list",
+        Some("ListSessionsRequest"),
+        Some("ListSessionsResponse"),
+    ),
+    (
+        "session/load",
+        Some("LoadSessionRequest"),
+        Some("LoadSessionResponse"),
+    ),
+    (
+        "session/new",
+        Some("NewSessionRequest"),
+        Some("NewSessionResponse"),
+    ),
+    (
+        "session/prompt",
+        Some("PromptRequest"),
+        Some("PromptResponse"),
+    ),
+    (
+        "session/request_permission",
+        Some("RequestPermissionRequest"),
+        Some("RequestPermissionResponse"),
+    ),
+    (
+        "session/resume",
+        Some("ResumeSessionRequest"),
+        Some("ResumeSessionResponse"),
+    ),
+    (
+        "session/set_config_option",
+        Some("SetSessionConfigOptionRequest"),
+        Some("SetSessionConfigOptionResponse"),
+    ),
+    (
+        "session/set_mode",
+        Some("SetSessionModeRequest"),
+        Some("SetSessionModeResponse"),
+    ),
+    ("session/update", Some("SessionNotification"), None),
+    (
+        "terminal/create",
+        Some("CreateTerminalRequest"),
+        Some("CreateTerminalResponse"),
+    ),
+    (
+        "terminal/kill",
+        Some("KillTerminalRequest"),
+        Some("KillTerminalResponse"),
+    ),
+    (
+        "terminal/output",
+        Some("TerminalOutputRequest"),
+        Some("TerminalOutputResponse"),
+    ),
+    (
+        "terminal/release",
+        Some("ReleaseTerminalRequest"),
+        Some("ReleaseTerminalResponse"),
+    ),
+    (
+        "terminal/wait_for_exit",
+        Some("WaitForTerminalExitRequest"),
+        Some("WaitForTerminalExitResponse"),
+    ),
+];

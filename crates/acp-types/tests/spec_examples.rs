@@ -154,7 +154,7 @@ struct Counts {
 
 #[test]
 fn specification_examples_decode_and_round_trip() {
-    let Some(spec) = Spec::load_or_skip() else {
+    let Some(spec) = Spec::official_or_skip() else {
         return;
     };
     let dir = spec.dir().join("protocol");
