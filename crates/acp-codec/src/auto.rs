@@ -11,8 +11,10 @@ use crate::{
 
 /// Decodes whichever framing the peer uses, and answers in the same one.
 ///
-/// The first bytes that are not whitespace decide, as [`Framing::detect`] describes: an ASCII
-/// letter starts a `Content-Length` header section, anything else (normally `{`) is NDJSON.
+/// The first bytes that are not whitespace decide, as [`Framing::detect`] describes: a
+/// `Content-Length` or `Content-Type` header starts a Content-Length stream, anything else
+/// (normally `{`, but also a first line that is not JSON) is NDJSON, where a line that is not
+/// JSON is one bad message rather than a broken stream.
 /// [`framing`](Self::framing) reports the choice once it is made.
 /// This is how agents that accept both framings behave: whatever framing the client's first message
 /// uses, the replies use too.
@@ -151,7 +153,8 @@ impl Decoder for AutoCodec {
     type Item = Frame;
     type Error = CodecError;
 
-    /// Returns the next message or oversized report, or `None` when more bytes are needed.
+    /// Returns the next message, oversized or malformed report, or `None` when more bytes are
+    /// needed.
     ///
     /// # Errors
     ///
@@ -180,7 +183,13 @@ impl Decoder for AutoCodec {
         }
         match self.framing {
             // Only whitespace arrived, and it has been dropped already.
-            None => Ok(None),
+            None if src.is_empty() => Ok(None),
+            // The stream ended inside what could have been a header name: it was not one, so
+            // it is a (final, unterminated) NDJSON line.
+            None => {
+                self.framing = Some(Framing::Ndjson);
+                self.decode_eof(src)
+            }
             Some(Framing::Ndjson) => Ok(self.ndjson.finish_eof(src)),
             Some(Framing::ContentLength) => self.content_length.finish_eof(src).map(|()| None),
         }

@@ -1,7 +1,7 @@
 //! LSP-style framing: a `Content-Length` header section, a blank line, then the body.
 
 use bytes::{Buf, BufMut, BytesMut};
-use memchr::memchr;
+use memchr::{memchr, memchr2};
 use tokio_util::codec::{Decoder, Encoder};
 
 use crate::frame::{Step, is_blank, is_whitespace};
@@ -14,8 +14,28 @@ use crate::{CodecError, DEFAULT_MAX_FRAME_LEN, Frame, FrameEncoder, FrameStart, 
 /// that is not Content-Length framed at all from being read as one endless header.
 pub const MAX_HEADER_LEN: usize = 8 * 1024;
 
+/// How many times the frame limit a declared body may be and still be skipped by count: 64.
+///
+/// A `Content-Length` over the limit is normally reported as [`Frame::Oversized`] and its body
+/// skipped as it arrives, which keeps the connection usable.
+/// A declaration beyond this factor (2 GiB with the default limit) is not a message anyone
+/// means to send: skipping that many bytes would swallow every later message without a word, so
+/// the decoder gives up on the stream instead ([`CodecError::ImplausibleLength`]).
+pub const MAX_SKIP_FACTOR: usize = 64;
+
 /// The header this framing is about, in the lowercase we compare against.
 const CONTENT_LENGTH: &[u8] = b"content-length";
+
+/// Why a header line cannot be part of a header section: the stream is not Content-Length
+/// framed here, and nothing says where a frame starts.
+const NO_COLON: &str =
+    "header line without `:`: not a header, so the stream cannot be read as Content-Length framed";
+/// As [`NO_COLON`], for a line whose name is not an HTTP token.
+const BAD_NAME: &str =
+    "invalid header name: not a header, so the stream cannot be read as Content-Length framed";
+/// Why a header section without an end is fatal.
+const TOO_LONG: &str = "header section longer than 8 KiB without the empty line that ends it: \
+     the next frame cannot be found";
 
 /// Frames messages with `Content-Length` headers, as the Language Server Protocol does.
 ///
@@ -31,12 +51,18 @@ const CONTENT_LENGTH: &[u8] = b"content-length";
 /// - The length is checked against [`max_len`](Self::max_len) *before* any memory is reserved.
 ///   A longer body is reported once as [`Frame::Oversized`] and then skipped by count as it
 ///   arrives, so it is never buffered.
-/// - A header section that is malformed or longer than [`MAX_HEADER_LEN`] is fatal
-///   ([`CodecError::InvalidHeader`], [`CodecError::ConflictingLengths`]): without a trustworthy
-///   length there is no reliable way to find the next frame.
-///   This covers a missing `Content-Length`, an empty, negative, non-numeric or out-of-range
-///   value, two different lengths in one section, a line without `:` and an invalid header name.
-///   The same length given twice is accepted.
+/// - A longer body whose length is absurd (over [`MAX_SKIP_FACTOR`] times the limit) is fatal
+///   ([`CodecError::ImplausibleLength`]) rather than skipped.
+/// - A complete header section (ended by its empty line) that gives no usable length is
+///   reported once as [`Frame::Malformed`]: a missing `Content-Length`, an empty, negative,
+///   non-numeric or out-of-range value, or two different lengths (the same length given twice is
+///   accepted). The body that may follow it has no known length, so the decoder then drops bytes
+///   up to the next `Content-Length` header name (compared without regard to case) and resumes
+///   there. Memory stays bounded while it searches.
+/// - A line that is not a header at all (no `:`, or an invalid header name) is fatal
+///   ([`CodecError::InvalidHeader`]): the stream is not Content-Length framed, typically a peer
+///   speaking NDJSON, and nothing says where a frame would start. So is a header section that no
+///   empty line ends within [`MAX_HEADER_LEN`] bytes.
 /// - End of file inside a frame is [`CodecError::UnexpectedEof`].
 ///   End of file between frames, or while skipping an oversized body, is a clean end.
 ///
@@ -62,11 +88,17 @@ enum State {
         scanned: usize,
         /// The length declared by the lines parsed so far.
         length: Option<usize>,
+        /// The first thing found wrong with the section so far; it is reported once the
+        /// section is complete.
+        problem: Option<Problem>,
     },
     /// Waiting for a body of this many bytes (within the limit, so reserved).
     Body(usize),
     /// Dropping this many more bytes of an oversized body that was already reported.
     Skip(usize),
+    /// Dropping bytes up to the next `Content-Length` header name, after a malformed header
+    /// section that was already reported (its body, if any, has no known length).
+    Seek,
 }
 
 impl State {
@@ -74,7 +106,40 @@ impl State {
         line_start: 0,
         scanned: 0,
         length: None,
+        problem: None,
     };
+}
+
+/// Why a complete header section gives no usable length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Problem {
+    /// A `Content-Length` value that is not a length, or no `Content-Length` at all.
+    Value(&'static str),
+    /// Two different lengths.
+    Conflict { first: usize, second: usize },
+}
+
+impl Problem {
+    /// The reason carried by the [`Frame::Malformed`] report.
+    fn reason(self) -> String {
+        match self {
+            Problem::Value(reason) => reason.to_owned(),
+            Problem::Conflict { first, second } => {
+                format!("conflicting Content-Length headers: {first} and {second}")
+            }
+        }
+    }
+}
+
+/// What one header line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeaderLine {
+    /// A `Content-Length` header with this value.
+    Length(usize),
+    /// A `Content-Length` header whose value is not a length, and why.
+    BadLength(&'static str),
+    /// Another header, which this framing ignores.
+    Other,
 }
 
 impl ContentLengthCodec {
@@ -115,32 +180,36 @@ impl ContentLengthCodec {
                 mut line_start,
                 mut scanned,
                 mut length,
+                mut problem,
             } => loop {
                 // The whole section, final empty line included, must fit in `MAX_HEADER_LEN`.
                 let window = src.len().min(MAX_HEADER_LEN);
                 let Some(offset) = memchr(b'\n', &src[scanned.min(window)..window]) else {
                     if src.len() >= MAX_HEADER_LEN {
-                        return Err(CodecError::InvalidHeader {
-                            reason: "header section longer than 8 KiB",
-                        });
+                        return Err(CodecError::InvalidHeader { reason: TOO_LONG });
                     }
                     self.state = State::Head {
                         line_start,
                         scanned: src.len(),
                         length,
+                        problem,
                     };
                     return Ok(Step::NeedMore);
                 };
                 let newline = scanned + offset;
                 let line = trim_cr(&src[line_start..newline]);
                 if !is_blank(line) {
-                    if let Some(len) = parse_header_line(line)? {
-                        length = match length {
+                    match parse_header_line(line)? {
+                        HeaderLine::Length(len) => match length {
                             Some(first) if first != len => {
-                                return Err(CodecError::ConflictingLengths { first, second: len });
+                                problem.get_or_insert(Problem::Conflict { first, second: len });
                             }
-                            _ => Some(len),
-                        };
+                            _ => length = Some(len),
+                        },
+                        HeaderLine::BadLength(reason) => {
+                            problem.get_or_insert(Problem::Value(reason));
+                        }
+                        HeaderLine::Other => {}
                     }
                     line_start = newline + 1;
                     scanned = line_start;
@@ -153,13 +222,21 @@ impl ContentLengthCodec {
                     return Ok(Step::Skipped);
                 }
                 // The empty line that ends the section.
-                let Some(len) = length else {
-                    return Err(CodecError::InvalidHeader {
-                        reason: "missing Content-Length header",
-                    });
-                };
                 src.advance(newline + 1);
+                let len = match (problem, length) {
+                    (None, Some(len)) => len,
+                    (Some(problem), _) => return Ok(self.malformed(problem)),
+                    (None, None) => {
+                        return Ok(self.malformed(Problem::Value("missing Content-Length header")));
+                    }
+                };
                 if len > self.max_len {
+                    if len > self.max_len.saturating_mul(MAX_SKIP_FACTOR) {
+                        return Err(CodecError::ImplausibleLength {
+                            len,
+                            limit: self.max_len,
+                        });
+                    }
                     self.state = State::Skip(len);
                     return Ok(Step::Frame(Frame::Oversized {
                         limit: self.max_len,
@@ -190,7 +267,32 @@ impl ContentLengthCodec {
                     Ok(Step::NeedMore)
                 }
             }
+            // Looking for the next header section after a malformed one.
+            State::Seek => match find_content_length(src) {
+                Some(at) => {
+                    src.advance(at);
+                    self.state = State::START;
+                    Ok(Step::Skipped)
+                }
+                None => {
+                    // Keep only what could be the start of the name, cut off by the end of the
+                    // buffer; everything before it is dropped.
+                    let keep = CONTENT_LENGTH.len() - 1;
+                    if src.len() > keep {
+                        src.advance(src.len() - keep);
+                    }
+                    Ok(Step::NeedMore)
+                }
+            },
         }
+    }
+
+    /// Reports a malformed header section (already consumed) and starts looking for the next.
+    fn malformed(&mut self, problem: Problem) -> Step {
+        self.state = State::Seek;
+        Step::Frame(Frame::Malformed {
+            reason: problem.reason(),
+        })
     }
 
     /// Handles what is left in `src` at end of file, once `step` can do nothing more.
@@ -202,8 +304,8 @@ impl ContentLengthCodec {
                 src.clear();
                 Ok(())
             }
-            // The rest of an oversized body that was already reported.
-            State::Skip(_) => {
+            // The rest of an oversized body, or of a malformed frame, that was already reported.
+            State::Skip(_) | State::Seek => {
                 src.clear();
                 Ok(())
             }
@@ -255,23 +357,43 @@ fn is_token_char(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
 }
 
-/// Parses one non-blank header line; returns the length if it is a `Content-Length` header.
-fn parse_header_line(line: &[u8]) -> Result<Option<usize>, CodecError> {
-    let invalid = |reason| Err(CodecError::InvalidHeader { reason });
+/// Where the next `Content-Length` header name starts in `bytes`, compared without regard to
+/// ASCII case.
+fn find_content_length(bytes: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(offset) = memchr2(b'c', b'C', &bytes[from..]) {
+        let at = from + offset;
+        let candidate = bytes.get(at..at + CONTENT_LENGTH.len())?;
+        if candidate.eq_ignore_ascii_case(CONTENT_LENGTH) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// Parses one non-blank header line.
+///
+/// # Errors
+///
+/// [`CodecError::InvalidHeader`] when the line is not a header at all (no `:`, or an invalid
+/// name). A `Content-Length` header with a bad value is not an error here: the section it
+/// belongs to is reported as malformed once complete.
+fn parse_header_line(line: &[u8]) -> Result<HeaderLine, CodecError> {
     let Some(colon) = memchr(b':', line) else {
-        return invalid("header line without `:`");
+        return Err(CodecError::InvalidHeader { reason: NO_COLON });
     };
     let name = trim_whitespace(&line[..colon]);
     if name.is_empty() || !name.iter().all(|&b| is_token_char(b)) {
-        return invalid("invalid header name");
+        return Err(CodecError::InvalidHeader { reason: BAD_NAME });
     }
     if !name.eq_ignore_ascii_case(CONTENT_LENGTH) {
-        return Ok(None);
+        return Ok(HeaderLine::Other);
     }
-    match trim_whitespace(&line[colon + 1..]) {
-        [] => invalid("empty Content-Length value"),
+    Ok(match trim_whitespace(&line[colon + 1..]) {
+        [] => HeaderLine::BadLength("empty Content-Length value"),
         [b'-', digits @ ..] if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) => {
-            invalid("negative Content-Length value")
+            HeaderLine::BadLength("negative Content-Length value")
         }
         digits if digits.iter().all(u8::is_ascii_digit) => {
             let mut value: usize = 0;
@@ -281,13 +403,13 @@ fn parse_header_line(line: &[u8]) -> Result<Option<usize>, CodecError> {
                     .and_then(|v| v.checked_add(usize::from(digit - b'0')))
                 {
                     Some(v) => v,
-                    None => return invalid("Content-Length value out of range"),
+                    None => return Ok(HeaderLine::BadLength("Content-Length value out of range")),
                 };
             }
-            Ok(Some(value))
+            HeaderLine::Length(value)
         }
-        _ => invalid("Content-Length value is not a decimal number"),
-    }
+        _ => HeaderLine::BadLength("Content-Length value is not a decimal number"),
+    })
 }
 
 /// Writes the header for a body of `len` bytes into `buf`; returns how many bytes it used.
@@ -318,12 +440,14 @@ impl Decoder for ContentLengthCodec {
     type Item = Frame;
     type Error = CodecError;
 
-    /// Returns the next message or oversized report, or `None` when more bytes are needed.
+    /// Returns the next message, oversized or malformed report, or `None` when more bytes are
+    /// needed.
     ///
     /// # Errors
     ///
-    /// [`CodecError::InvalidHeader`] or [`CodecError::ConflictingLengths`] for a malformed header
-    /// section, as described on the type; both are fatal.
+    /// [`CodecError::InvalidHeader`] for bytes that are not a header section, or
+    /// [`CodecError::ImplausibleLength`] for an absurd length, as described on the type; both are
+    /// fatal.
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Frame>, CodecError> {
         loop {
             match self.step(src)? {
@@ -396,61 +520,65 @@ impl FrameEncoder for ContentLengthCodec {
 mod tests {
     use super::*;
 
-    fn reason(result: Result<Option<usize>, CodecError>) -> &'static str {
+    fn fatal(result: Result<HeaderLine, CodecError>) -> &'static str {
         match result {
             Err(CodecError::InvalidHeader { reason }) => reason,
             other => panic!("expected InvalidHeader, got {other:?}"),
         }
     }
 
-    #[test]
-    fn header_lines_parse_by_case_insensitive_name() {
-        assert_eq!(parse_header_line(b"Content-Length: 12").unwrap(), Some(12));
-        assert_eq!(parse_header_line(b"content-length:12").unwrap(), Some(12));
-        assert_eq!(
-            parse_header_line(b"CONTENT-LENGTH: \t007 ").unwrap(),
-            Some(7)
-        );
-        assert_eq!(
-            parse_header_line(b"Content-Type: application/vscode-jsonrpc; charset=utf-8").unwrap(),
-            None
-        );
-        assert_eq!(parse_header_line(b"X-Other:").unwrap(), None);
+    fn bad_length(line: &[u8]) -> &'static str {
+        match parse_header_line(line) {
+            Ok(HeaderLine::BadLength(reason)) => reason,
+            other => panic!("expected a bad length, got {other:?}"),
+        }
     }
 
     #[test]
-    fn bad_header_lines_have_distinct_reasons() {
+    fn header_lines_parse_by_case_insensitive_name() {
+        let length = |line: &[u8]| parse_header_line(line).unwrap();
+        assert_eq!(length(b"Content-Length: 12"), HeaderLine::Length(12));
+        assert_eq!(length(b"content-length:12"), HeaderLine::Length(12));
+        assert_eq!(length(b"CONTENT-LENGTH: \t007 "), HeaderLine::Length(7));
         assert_eq!(
-            reason(parse_header_line(b"Content-Length")),
-            "header line without `:`"
+            length(b"Content-Type: application/vscode-jsonrpc; charset=utf-8"),
+            HeaderLine::Other
         );
-        assert_eq!(reason(parse_header_line(b": 1")), "invalid header name");
+        assert_eq!(length(b"X-Other:"), HeaderLine::Other);
+    }
+
+    #[test]
+    fn lines_that_are_not_headers_are_fatal_and_bad_values_are_not() {
+        assert_eq!(fatal(parse_header_line(b"Content-Length")), NO_COLON);
+        assert_eq!(fatal(parse_header_line(b": 1")), BAD_NAME);
+        assert_eq!(fatal(parse_header_line(b"{\"jsonrpc\":\"2.0\"}")), BAD_NAME);
+        assert_eq!(bad_length(b"Content-Length:"), "empty Content-Length value");
         assert_eq!(
-            reason(parse_header_line(b"{\"jsonrpc\":\"2.0\"}")),
-            "invalid header name"
-        );
-        assert_eq!(
-            reason(parse_header_line(b"Content-Length:")),
-            "empty Content-Length value"
-        );
-        assert_eq!(
-            reason(parse_header_line(b"Content-Length: -5")),
+            bad_length(b"Content-Length: -5"),
             "negative Content-Length value"
         );
         for value in ["abc", "+5", "5 5", "0x10", "-", "1.0", "١٢"] {
             let line = format!("Content-Length: {value}");
             assert_eq!(
-                reason(parse_header_line(line.as_bytes())),
+                bad_length(line.as_bytes()),
                 "Content-Length value is not a decimal number",
                 "{value}"
             );
         }
         assert_eq!(
-            reason(parse_header_line(
-                b"Content-Length: 99999999999999999999999"
-            )),
+            bad_length(b"Content-Length: 99999999999999999999999"),
             "Content-Length value out of range"
         );
+    }
+
+    #[test]
+    fn the_next_content_length_is_found_in_any_case() {
+        assert_eq!(find_content_length(b"content-length"), Some(0));
+        assert_eq!(find_content_length(b"}cCONTENT-LENGTH: 1"), Some(2));
+        assert_eq!(find_content_length(b"{\"c\":1}Content-Length"), Some(7));
+        assert_eq!(find_content_length(b"Content-Lengt"), None);
+        assert_eq!(find_content_length(b"Content-Type: x"), None);
+        assert_eq!(find_content_length(b""), None);
     }
 
     #[test]

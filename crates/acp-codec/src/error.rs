@@ -8,10 +8,12 @@ use std::io;
 ///
 /// - A **decode** error is fatal to the connection.
 ///   `tokio_util::codec::FramedRead` ends its stream after the first `Decoder::Error`, and this crate
-///   only returns one when the byte stream cannot be resynchronised (a broken header section, a
-///   frame cut off by end of file, or a transport error).
-///   Recoverable problems, such as an oversized message, are reported as
-///   [`Frame::Oversized`](crate::Frame::Oversized) items instead.
+///   only returns one when the byte stream cannot be resynchronised (bytes that are not a header
+///   where a header section should start, a header section without an end, an absurd declared
+///   length, a frame cut off by end of file, or a transport error).
+///   Recoverable problems are reported as items instead: an oversized message as
+///   [`Frame::Oversized`](crate::Frame::Oversized), a malformed header section as
+///   [`Frame::Malformed`](crate::Frame::Malformed).
 /// - An **encode** error concerns one outgoing message only.
 ///   The encoder leaves the output buffer as it was before that message, so the caller can report
 ///   the problem and go on writing other messages.
@@ -55,30 +57,39 @@ pub enum CodecError {
     #[error("outgoing message is empty or blank, which NDJSON framing cannot carry")]
     EmptyMessage,
 
-    /// The header section of an incoming Content-Length frame is malformed.
+    /// The incoming stream is not Content-Length framed where a header section should start,
+    /// so there is no way to find the next frame.
     ///
     /// Produced by the Content-Length decoder (and so by auto-detection once it chose that
-    /// framing) when the `Content-Length` header is missing, empty, negative or not a decimal
-    /// number, when a header line has no `:` or an invalid name, or when the header section is
-    /// longer than [`MAX_HEADER_LEN`](crate::MAX_HEADER_LEN).
-    /// The stream cannot be resynchronised after that, so this error is fatal.
-    #[error("malformed Content-Length header section: {reason}")]
+    /// framing) when a header line has no `:` or an invalid header name (the bytes are not a
+    /// header at all: typically a peer speaking NDJSON), or when no line break or empty line ends
+    /// the header section within [`MAX_HEADER_LEN`](crate::MAX_HEADER_LEN) bytes.
+    /// A complete header section that is merely unusable (no `Content-Length`, a value that is
+    /// not a number) is not an error but a [`Frame::Malformed`](crate::Frame::Malformed) item.
+    /// This error is fatal.
+    #[error("unreadable Content-Length framing: {reason}")]
     InvalidHeader {
-        /// What was wrong, in a few words.
+        /// What was wrong and why the stream cannot be resynchronised, in a few words.
         reason: &'static str,
     },
 
-    /// An incoming Content-Length frame declares two different lengths.
+    /// An incoming Content-Length frame declares a body so far over the frame limit (more than
+    /// [`MAX_SKIP_FACTOR`](crate::MAX_SKIP_FACTOR) times it) that the stream is given up.
     ///
     /// Produced by the Content-Length decoder.
-    /// Repeating the same length is accepted; two different ones make the frame's end ambiguous,
-    /// which is fatal.
-    #[error("conflicting Content-Length headers: {first} and {second}")]
-    ConflictingLengths {
-        /// The first length declared.
-        first: usize,
-        /// The next, different, length declared.
-        second: usize,
+    /// A body over the limit but within that factor is skipped by count and reported as
+    /// [`Frame::Oversized`](crate::Frame::Oversized); skipping a body of, say, a terabyte would
+    /// swallow everything the peer sends afterwards without a word, so this error is fatal.
+    #[error(
+        "declared Content-Length of {len} bytes is more than {factor} times the {limit}-byte frame \
+         limit: giving up on the stream rather than skipping that many bytes",
+        factor = crate::MAX_SKIP_FACTOR
+    )]
+    ImplausibleLength {
+        /// The declared body length, in bytes.
+        len: usize,
+        /// The codec's frame limit, in bytes.
+        limit: usize,
     },
 
     /// The stream ended in the middle of a Content-Length frame.
@@ -120,9 +131,9 @@ mod tests {
         assert!(!CodecError::EmptyMessage.is_fatal());
         assert!(CodecError::InvalidHeader { reason: "x" }.is_fatal());
         assert!(
-            CodecError::ConflictingLengths {
-                first: 1,
-                second: 2
+            CodecError::ImplausibleLength {
+                len: 1 << 40,
+                limit: 1024,
             }
             .is_fatal()
         );
@@ -136,6 +147,15 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "outgoing message of 10 bytes exceeds the 4-byte frame limit"
+        );
+        let e = CodecError::ImplausibleLength {
+            len: 1 << 40,
+            limit: 1024,
+        };
+        assert_eq!(
+            e.to_string(),
+            "declared Content-Length of 1099511627776 bytes is more than 64 times the 1024-byte \
+             frame limit: giving up on the stream rather than skipping that many bytes"
         );
     }
 }

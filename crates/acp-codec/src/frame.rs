@@ -21,8 +21,10 @@ pub const DEFAULT_MAX_FRAME_LEN: usize = 32 * 1024 * 1024;
 
 /// One unit produced by a decoder.
 ///
-/// Both variants are ordinary items of the stream: a frame that is too large is *reported*, not
-/// treated as an error, because the codec can skip it and keep the connection usable.
+/// Every variant is an ordinary item of the stream: a frame that is too large or malformed is
+/// *reported*, not treated as an error, because the codec can skip it and keep the connection
+/// usable. (Only what leaves no way to find the next frame is a decode error; see
+/// [`CodecError`](crate::CodecError).)
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Frame {
@@ -39,6 +41,18 @@ pub enum Frame {
         /// The limit the message exceeded, in bytes.
         limit: usize,
     },
+    /// A frame whose framing was malformed was skipped; decoding goes on at the next frame.
+    ///
+    /// Produced by the Content-Length decoder for a complete header section (ended by its empty
+    /// line) that is unusable: no `Content-Length` header, a value that is not a number (or not
+    /// one a `usize` can hold), or two different lengths. The body that may follow such a
+    /// section has no known length, so the decoder drops bytes up to the next `Content-Length`
+    /// header and resumes there.
+    /// The layer above answers it as a JSON-RPC parse error (`-32700`, id `null`).
+    Malformed {
+        /// What was wrong, in a few words (for example `missing Content-Length header`).
+        reason: String,
+    },
 }
 
 impl Frame {
@@ -47,7 +61,7 @@ impl Frame {
     pub fn into_message(self) -> Option<Bytes> {
         match self {
             Frame::Message(bytes) => Some(bytes),
-            Frame::Oversized { .. } => None,
+            Frame::Oversized { .. } | Frame::Malformed { .. } => None,
         }
     }
 }
@@ -98,5 +112,9 @@ mod tests {
         let body = Bytes::from_static(b"{}");
         assert_eq!(Frame::Message(body.clone()).into_message(), Some(body));
         assert_eq!(Frame::Oversized { limit: 1 }.into_message(), None);
+        let malformed = Frame::Malformed {
+            reason: "missing Content-Length header".into(),
+        };
+        assert_eq!(malformed.into_message(), None);
     }
 }

@@ -5,6 +5,9 @@ use std::str::FromStr;
 
 use crate::frame::is_whitespace;
 
+/// The headers of the LSP base protocol, one of which starts every Content-Length stream.
+const HEADER_NAMES: [&[u8]; 2] = [b"content-length", b"content-type"];
+
 /// One of the two ways ACP messages are framed on a byte stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Framing {
@@ -18,26 +21,41 @@ impl Framing {
     /// Guesses the framing of a stream from its first bytes.
     ///
     /// Leading whitespace is ignored.
-    /// The first other byte decides: an ASCII letter starts a header (`Content-Length`, or another
-    /// header such as `Content-Type` placed first), so it means [`Framing::ContentLength`]; anything
-    /// else, normally `{`, means [`Framing::Ndjson`].
-    /// Returns `None` while `prefix` holds nothing but whitespace.
+    /// The stream is [`Framing::ContentLength`] when it starts with one of the two headers of the
+    /// LSP base protocol, `Content-Length` or `Content-Type` (in any case), followed by `:` (or
+    /// spaces before it); anything else is [`Framing::Ndjson`], the framing of the ACP
+    /// specification, whose decoder then reports a line that is not JSON to the layer above
+    /// instead of failing the stream.
+    /// Returns `None` while `prefix` holds nothing but whitespace, or only the start of one of
+    /// those header names (at most 15 bytes after the whitespace are needed to decide).
     ///
     /// ```
     /// use acp_codec::Framing;
     ///
     /// assert_eq!(Framing::detect(b"\r\n{\"jsonrpc\":\"2.0\"}"), Some(Framing::Ndjson));
     /// assert_eq!(Framing::detect(b"Content-Length: 2\r\n\r\n{}"), Some(Framing::ContentLength));
+    /// assert_eq!(Framing::detect(b"this is not json\n"), Some(Framing::Ndjson));
     /// assert_eq!(Framing::detect(b"  \n"), None);
+    /// assert_eq!(Framing::detect(b"Content-"), None);
     /// ```
     #[must_use]
     pub fn detect(prefix: &[u8]) -> Option<Framing> {
-        let first = prefix.iter().copied().find(|&b| !is_whitespace(b))?;
-        Some(if first.is_ascii_alphabetic() {
-            Framing::ContentLength
-        } else {
-            Framing::Ndjson
-        })
+        let start = prefix.iter().position(|&b| !is_whitespace(b))?;
+        let rest = &prefix[start..];
+        let mut undecided = false;
+        for name in HEADER_NAMES {
+            let n = rest.len().min(name.len());
+            if !rest[..n].eq_ignore_ascii_case(&name[..n]) {
+                continue;
+            }
+            match rest.get(name.len()) {
+                Some(b':' | b' ' | b'\t') => return Some(Framing::ContentLength),
+                Some(_) => {}
+                // The name so far, or the whole name: the next byte decides.
+                None => undecided = true,
+            }
+        }
+        (!undecided).then_some(Framing::Ndjson)
     }
 
     /// The lowercase name also accepted by [`FramingMode::from_str`].
@@ -144,13 +162,37 @@ mod tests {
         assert_eq!(Framing::detect(b"\n\n{"), Some(Framing::Ndjson));
         assert_eq!(Framing::detect(b"["), Some(Framing::Ndjson));
         assert_eq!(
-            Framing::detect(b"content-length"),
+            Framing::detect(b"content-length:"),
             Some(Framing::ContentLength)
         );
         assert_eq!(
-            Framing::detect(b"Content-Type"),
+            Framing::detect(b"\r\nCONTENT-TYPE :"),
             Some(Framing::ContentLength)
         );
+    }
+
+    #[test]
+    fn only_a_content_length_or_content_type_header_means_content_length() {
+        for ndjson in [
+            &b"this is not json\n"[..],
+            b"Error: something went wrong\n",
+            b"Content-Lengthy: 5",
+            b"Content-Range: 5",
+            b"contents",
+            b"C\n",
+            b"null",
+        ] {
+            assert_eq!(
+                Framing::detect(ndjson),
+                Some(Framing::Ndjson),
+                "{:?}",
+                String::from_utf8_lossy(ndjson)
+            );
+        }
+        // Undecided while the bytes are the start of a header name, or the whole name.
+        for undecided in [&b"c"[..], b"Content", b"content-t", b"Content-Length"] {
+            assert_eq!(Framing::detect(undecided), None);
+        }
     }
 
     #[test]

@@ -50,7 +50,8 @@
 //!
 //! Every codec has a frame limit, on by default ([`DEFAULT_MAX_FRAME_LEN`], 32 MiB, large enough
 //! for base64 images in prompts), so memory stays bounded whatever the peer sends.
-//! A frame over the limit is skipped and reported as [`Frame::Oversized`]; the connection goes on.
+//! A frame over the limit is skipped and reported as [`Frame::Oversized`], and a Content-Length
+//! header section that gives no usable length as [`Frame::Malformed`]; the connection goes on.
 //! Only conditions that make the stream unreadable are decode errors, because a decode error ends
 //! a `FramedRead`; see [`CodecError`].
 //!
@@ -73,7 +74,7 @@ mod ndjson;
 
 pub use any::AnyCodec;
 pub use auto::AutoCodec;
-pub use content_length::{ContentLengthCodec, MAX_HEADER_LEN};
+pub use content_length::{ContentLengthCodec, MAX_HEADER_LEN, MAX_SKIP_FACTOR};
 pub use encoder::{FrameEncoder, FrameStart};
 pub use error::CodecError;
 pub use frame::{DEFAULT_MAX_FRAME_LEN, Frame};

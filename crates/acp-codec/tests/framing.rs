@@ -450,56 +450,124 @@ fn oversized_content_length_body_is_skipped_by_count_then_the_next_arrives() {
 #[test]
 fn an_oversized_content_length_is_never_buffered_or_reserved() {
     let mut codec = ContentLengthCodec::with_max_len(1024);
-    let mut buf = BytesMut::from(&b"Content-Length: 1000000000\r\n\r\n"[..]);
+    let mut buf = BytesMut::from(&b"Content-Length: 65536\r\n\r\n"[..]);
     assert_eq!(codec.decode(&mut buf).unwrap(), Some(oversized(1024)));
     assert!(buf.capacity() < 4096);
-    for _ in 0..100 {
+    for _ in 0..16 {
         buf.extend_from_slice(&[b'z'; 4096]);
         assert_eq!(codec.decode(&mut buf).unwrap(), None);
         assert!(buf.is_empty());
     }
+    buf.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
+    assert_eq!(codec.decode(&mut buf).unwrap(), Some(msg(b"{}")));
 }
 
 #[test]
-fn content_length_missing_length_is_fatal() {
-    assert_error(
-        &ContentLengthCodec::new(),
-        b"Content-Type: application/json\r\n\r\n{}",
-        "missing Content-Length header",
+fn an_absurd_declared_length_is_fatal_instead_of_swallowing_the_stream() {
+    // Skipping a terabyte by count would drop every later message without a word.
+    let run = decode_every_split(
+        &ContentLengthCodec::with_max_len(1024),
+        b"Content-Length: 2\r\n\r\n{}Content-Length: 1099511627776\r\n\r\n{}Content-Length: 2\r\n\r\n[]",
     );
+    assert_eq!(run.frames, [msg(b"{}")]);
+    let error = run.error.expect("a fatal error");
+    assert!(
+        error.contains("1099511627776") && error.contains("1024-byte frame limit"),
+        "{error}"
+    );
+    // 64 times the limit is still skipped; one byte more is not.
+    let mut input = b"Content-Length: 65536\r\n\r\n".to_vec();
+    input.resize(input.len() + 65536, b'z');
+    input.extend_from_slice(b"Content-Length: 2\r\n\r\n[]");
+    let run = run_chunks(&ContentLengthCodec::with_max_len(1024), [&input[..]]);
+    assert_eq!(run.frames, [oversized(1024), msg(b"[]")]);
+    assert_eq!(run.error, None);
+    let mut codec = ContentLengthCodec::with_max_len(1024);
+    let mut buf = BytesMut::from(&b"Content-Length: 65537\r\n\r\n"[..]);
+    assert!(matches!(
+        codec.decode(&mut buf),
+        Err(CodecError::ImplausibleLength {
+            len: 65537,
+            limit: 1024
+        })
+    ));
 }
 
-#[test]
-fn content_length_bad_values_are_fatal_with_their_reason() {
-    for (value, reason) in [
-        ("", "empty Content-Length value"),
-        ("-2", "negative Content-Length value"),
-        ("two", "not a decimal number"),
-        ("2a", "not a decimal number"),
-        ("+2", "not a decimal number"),
-        ("184467440737095516160", "out of range"),
-    ] {
-        let input = format!("Content-Length: {value}\r\n\r\n{{}}");
-        assert_error(&ContentLengthCodec::new(), input.as_bytes(), reason);
+fn malformed(reason: &str) -> Frame {
+    Frame::Malformed {
+        reason: reason.to_owned(),
     }
 }
 
 #[test]
-fn content_length_conflicting_lengths_are_fatal() {
-    let mut codec = ContentLengthCodec::new();
-    let mut buf = BytesMut::from(&b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{} "[..]);
-    assert!(matches!(
-        codec.decode(&mut buf),
-        Err(CodecError::ConflictingLengths {
-            first: 2,
-            second: 3
-        })
-    ));
-    assert_error(
+fn a_header_section_without_content_length_is_reported_and_the_next_frame_arrives() {
+    // With a body (whose length nobody knows) and without one.
+    assert_frames(
         &ContentLengthCodec::new(),
-        b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{} ",
-        "conflicting",
+        b"Content-Type: application/json\r\n\r\n{\"jsonrpc\":\"2.0\"}Content-Length: 2\r\n\r\n{}",
+        &[malformed("missing Content-Length header"), msg(b"{}")],
     );
+    assert_frames(
+        &ContentLengthCodec::new(),
+        b"Content-Type: application/json\r\n\r\ncontent-length: 2\r\n\r\n{}",
+        &[malformed("missing Content-Length header"), msg(b"{}")],
+    );
+    // A stream that ends while looking for the next frame ends cleanly.
+    assert_frames(
+        &ContentLengthCodec::new(),
+        b"Content-Type: application/json\r\n\r\n{\"a\":\"Content-Lengt",
+        &[malformed("missing Content-Length header")],
+    );
+}
+
+#[test]
+fn content_length_bad_values_are_reported_with_their_reason_then_skipped() {
+    for (value, reason) in [
+        ("", "empty Content-Length value"),
+        ("-2", "negative Content-Length value"),
+        ("two", "Content-Length value is not a decimal number"),
+        ("2a", "Content-Length value is not a decimal number"),
+        ("+2", "Content-Length value is not a decimal number"),
+        ("184467440737095516160", "Content-Length value out of range"),
+    ] {
+        let input = format!(
+            "Content-Length: {value}\r\nContent-Type: x\r\n\r\n{{\"id\":1}}Content-Length: 2\r\n\r\n{{}}"
+        );
+        assert_frames(
+            &ContentLengthCodec::new(),
+            input.as_bytes(),
+            &[malformed(reason), msg(b"{}")],
+        );
+    }
+}
+
+#[test]
+fn content_length_conflicting_lengths_are_reported_then_skipped() {
+    assert_frames(
+        &ContentLengthCodec::new(),
+        b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{} Content-Length: 2\r\n\r\n[]",
+        &[
+            malformed("conflicting Content-Length headers: 2 and 3"),
+            msg(b"[]"),
+        ],
+    );
+}
+
+#[test]
+fn looking_for_the_next_frame_holds_only_a_few_bytes() {
+    let mut codec = ContentLengthCodec::new();
+    let mut buf = BytesMut::from(&b"Content-Length: x\r\n\r\n"[..]);
+    assert_eq!(
+        codec.decode(&mut buf).unwrap(),
+        Some(malformed("Content-Length value is not a decimal number"))
+    );
+    for _ in 0..100 {
+        buf.extend_from_slice(&[b'c'; 4096]);
+        assert_eq!(codec.decode(&mut buf).unwrap(), None);
+        assert!(buf.len() < 16, "{} bytes held", buf.len());
+    }
+    buf.extend_from_slice(b"ONTENT-LENGTH: 2\r\n\r\n{}");
+    assert_eq!(codec.decode(&mut buf).unwrap(), Some(msg(b"{}")));
 }
 
 #[test]
@@ -517,7 +585,7 @@ fn content_length_malformed_header_lines_are_fatal() {
     let frames = assert_error(
         &ContentLengthCodec::new(),
         b"Content-Length: 2\r\n\r\n{}{\"jsonrpc\":\"2.0\"}\n",
-        "invalid header name",
+        "not a header, so the stream cannot be read as Content-Length framed",
     );
     assert_eq!(frames, [msg(b"{}")], "frames before the error are kept");
 }
@@ -541,6 +609,27 @@ fn content_length_header_sections_are_capped() {
     assert_eq!(
         ContentLengthCodec::new().decode(&mut buf).unwrap(),
         Some(msg(b"{}"))
+    );
+}
+
+#[test]
+fn a_megabyte_header_line_is_fatal_with_its_reason_and_never_buffered() {
+    let mut codec = ContentLengthCodec::new();
+    let mut buf = BytesMut::from(&b"Content-Type: "[..]);
+    let mut result = Ok(None);
+    for _ in 0..256 {
+        buf.extend_from_slice(&[b'x'; 4096]);
+        result = codec.decode(&mut buf);
+        if result.is_err() {
+            break;
+        }
+        assert!(buf.len() <= MAX_HEADER_LEN, "{} bytes held", buf.len());
+    }
+    let error = result.expect_err("a fatal error").to_string();
+    assert!(
+        error.contains("header section longer than 8 KiB")
+            && error.contains("the next frame cannot be found"),
+        "{error}"
     );
 }
 
@@ -652,6 +741,43 @@ fn auto_detects_a_header_section_that_does_not_start_with_content_length() {
         &AutoCodec::new(),
         b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
         &[msg(b"{}")],
+    );
+}
+
+#[test]
+fn auto_reads_a_first_line_that_is_not_a_header_as_ndjson() {
+    // As NDJSON mode does, so that the layer above answers it with a parse error and goes on.
+    for first in [
+        &b"this is not json"[..],
+        b"Error: not a header we know",
+        b"Content",
+        b"null",
+    ] {
+        let mut input = first.to_vec();
+        input.extend_from_slice(b"\n{\"a\":1}\n");
+        let expected = [
+            Frame::Message(Bytes::copy_from_slice(first)),
+            msg(b"{\"a\":1}"),
+        ];
+        assert_frames(&AutoCodec::new(), &input, &expected);
+        let mut codec = AutoCodec::new();
+        let mut buf = BytesMut::from(&input[..]);
+        codec.decode(&mut buf).unwrap();
+        assert_eq!(codec.framing(), Some(Framing::Ndjson));
+    }
+    // Even when the stream ends inside what could have been a header name.
+    assert_frames(&AutoCodec::new(), b"\n Content-Le", &[msg(b"Content-Le")]);
+}
+
+#[test]
+fn auto_reports_a_malformed_header_section_and_goes_on() {
+    assert_frames(
+        &AutoCodec::new(),
+        b"Content-Length: 1x\r\n\r\n{}Content-Length: 2\r\n\r\n[]",
+        &[
+            malformed("Content-Length value is not a decimal number"),
+            msg(b"[]"),
+        ],
     );
 }
 
@@ -837,7 +963,7 @@ async fn a_fatal_decode_error_ends_the_framed_stream() {
     let (mut writer, reader) = tokio::io::duplex(64);
     let write = async {
         writer
-            .write_all(b"Content-Length: 2\r\n\r\n{}Content-Length: x\r\n\r\n{}")
+            .write_all(b"Content-Length: 2\r\n\r\n{}Content-Length x\r\n\r\n{}")
             .await
             .unwrap();
         drop(writer);
