@@ -24,8 +24,8 @@ use crate::wire::{with_lenient, with_strict};
 pub enum DecodeErrorKind {
     /// The bytes are not JSON (or end too early). JSON-RPC code `-32700`.
     Syntax,
-    /// JSON, but not a valid JSON-RPC 2.0 message (wrong `jsonrpc`, a batch, a null request id,
-    /// both `result` and `error`, ...). JSON-RPC code `-32600`.
+    /// JSON, but not a valid JSON-RPC 2.0 message (wrong `jsonrpc`, a batch, both `result` and
+    /// `error`, a member given twice, ...). JSON-RPC code `-32600`.
     InvalidMessage,
     /// A request or notification for a method this crate does not know (and not an extension
     /// method). JSON-RPC code `-32601`.
@@ -54,7 +54,7 @@ impl DecodeError {
         Self {
             kind,
             path: path.into(),
-            message: message.into(),
+            message: plain_message(message.into()),
         }
     }
 
@@ -102,6 +102,29 @@ impl DecodeError {
     pub fn message(&self) -> &str {
         &self.message
     }
+}
+
+/// `serde_json`'s messages that name its parser's state rather than the problem in the input,
+/// and what they mean.
+const PLAIN_MESSAGES: [(&str, &str); 2] = [
+    // A `\uD800`-`\uDBFF` escape not followed by a `\u` escape of the second half.
+    ("unexpected end of hex escape", "lone surrogate in string"),
+    // A second half without a first, or a first half followed by another escape.
+    (
+        "lone leading surrogate in hex escape",
+        "lone surrogate in string",
+    ),
+];
+
+/// Rewords the messages of [`PLAIN_MESSAGES`] (keeping the rest: the path, line and column).
+fn plain_message(message: String) -> String {
+    let mut message = message;
+    for (from, to) in PLAIN_MESSAGES {
+        if message.contains(from) {
+            message = message.replace(from, to);
+        }
+    }
+    message
 }
 
 impl fmt::Display for DecodeError {

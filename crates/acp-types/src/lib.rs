@@ -44,6 +44,7 @@
 
 mod wire;
 mod wire_enum;
+mod wire_value;
 
 mod auth;
 mod config;

@@ -227,14 +227,17 @@ impl<'de> serde::Deserialize<'de> for RequestPermissionOutcome {
                     Some(Key::Known(_)) => match map.next_value_seed(TagSeed { any: false })? {
                         Tag::Other(_) => unreachable!("TagSeed without `any` yields strings"),
                         tag if tag.as_str() == "selected" => {
-                            crate::wire::from_rest(map).map(RequestPermissionOutcome::Selected)
+                            let selected: SelectedPermissionOutcome = crate::wire::from_rest(map)?;
+                            if crate::wire::WireFields::extras(&selected).has_unknown("outcome") {
+                                return Err(crate::wire::duplicate("outcome"));
+                            }
+                            Ok(RequestPermissionOutcome::Selected(selected))
                         }
                         tag if tag.as_str() == "cancelled" => {
-                            let mut fields = serde_json::Map::new();
-                            crate::wire::drain_map(&mut map, &mut fields)?;
                             let mut extras = Extras::default();
-                            for (k, v) in fields {
-                                extras.insert_unknown(k, v);
+                            crate::wire::drain_unknown(&mut map, &mut extras)?;
+                            if extras.has_unknown("outcome") {
+                                return Err(crate::wire::duplicate("outcome"));
                             }
                             Ok(RequestPermissionOutcome::Cancelled(extras))
                         }
@@ -248,7 +251,7 @@ impl<'de> serde::Deserialize<'de> for RequestPermissionOutcome {
                     // Slow path: the tag is not first; decode the buffered object.
                     Some(Key::Unknown(first)) => {
                         let mut object = serde_json::Map::new();
-                        let value = map.next_value::<serde_json::Value>()?;
+                        let value = map.next_value::<crate::wire::UniqueValue>()?.0;
                         object.insert(first, value);
                         crate::wire::drain_map(&mut map, &mut object)?;
                         RequestPermissionOutcome::decode(object.into())

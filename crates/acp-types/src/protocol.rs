@@ -554,7 +554,9 @@ where
             result: None,
             error: None,
         };
+        let mut seen = 0_u8;
         while let Some(key) = map.next_key_seed(crate::wire::KeySeed(KEYS))? {
+            check_once(&key, &mut seen, KEYS)?;
             match key {
                 crate::wire::Key::Known(0) => c.jsonrpc = Some(map.next_value::<CowStr<'de>>()?.0),
                 crate::wire::Key::Known(1) => c.id = Some(map.next_value()?),
@@ -590,6 +592,23 @@ where
         }
         Ok(c)
     }
+}
+
+/// Refuses an envelope member given twice (`seen` has one bit per member of `keys`): the
+/// connection layer ([`RawMessage`]) and [`Message::decode`] must not pick different ones.
+/// Other members are ignored, as JSON-RPC says, duplicates included.
+fn check_once<E: de::Error>(
+    key: &crate::wire::Key,
+    seen: &mut u8,
+    keys: &'static [&'static str],
+) -> Result<(), E> {
+    if let crate::wire::Key::Known(index) = *key {
+        if *seen & (1 << index) != 0 {
+            return Err(crate::wire::duplicate(keys[index]));
+        }
+        *seen |= 1 << index;
+    }
+    Ok(())
 }
 
 /// Decodes `null` as `None` and anything else as the union member of `method`.
@@ -640,6 +659,10 @@ impl<'de, U: MethodUnion> DeserializeSeed<'de> for TypedSeed<'_, U> {
 impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not> {
     /// Decodes one message. `method_of` tells the method of the request a response answers
     /// (`None` when no such request is pending).
+    ///
+    /// A key given twice is refused at every depth (see [`RawMessage::parse`] for the
+    /// envelope), so a message has one meaning whichever way it is read; a request's id may be
+    /// `null`.
     ///
     /// # Errors
     ///
@@ -708,7 +731,8 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
                 ));
             }
             return match c.id {
-                Some(RequestId::Null) => Err(invalid("a request id cannot be null")),
+                // A `null` id is an id like any other (the schema allows it, and the reference
+                // SDKs answer such requests, echoing `null`).
                 Some(id) => {
                     if !Req::accepts(&method) {
                         return Err(unknown_method(&method));
@@ -716,8 +740,14 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
                     let params = match c.params {
                         Some(Part::Typed(Either::Request(p))) => p,
                         Some(Part::Raw(raw)) => decode_raw::<Req>(&method, &raw, "params")?,
-                        Some(Part::Typed(Either::Notification(_))) => {
-                            unreachable!("params are typed as a request only when an id was read")
+                        // Typed as a notification's before the id came (after `params`): the
+                        // method is one both sides accept, such as an extension method. Decode
+                        // them again as a request's, from their (exact) encoding.
+                        Some(Part::Typed(Either::Notification(p))) => {
+                            let raw = serde_json::value::to_raw_value(&p).map_err(|e| {
+                                DecodeError::from_json(&e, String::new()).within("params")
+                            })?;
+                            decode_raw::<Req>(&method, &raw, "params")?
                         }
                         None => params_when_missing::<Req>(&method).map_err(|e| {
                             DecodeError::from_json(&e, String::new()).within("params")
@@ -738,7 +768,9 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
                         Some(Part::Typed(Either::Notification(p))) => p,
                         Some(Part::Raw(raw)) => decode_raw::<Not>(&method, &raw, "params")?,
                         Some(Part::Typed(Either::Request(_))) => {
-                            unreachable!("params are typed as a notification only without an id")
+                            unreachable!(
+                                "params are typed as a request only once an id was read, and an id is never removed"
+                            )
                         }
                         None => params_when_missing::<Not>(&method).map_err(|e| {
                             DecodeError::from_json(&e, String::new()).within("params")
@@ -855,7 +887,13 @@ where
         error.classify(),
         Category::Syntax | Category::Eof | Category::Io
     ) {
-        return DecodeError::from_json(error, String::new());
+        // Where in the document the text broke (`params.prompt[0].text` for a lone surrogate).
+        let mut de = serde_json::Deserializer::from_slice(json);
+        let path = match serde_path_to_error::deserialize::<_, serde_json::Value>(&mut de) {
+            Err(e) => e.path().to_string(),
+            Ok(_) => String::new(),
+        };
+        return DecodeError::from_json(error, path);
     }
     let raw: RawMessage<'_> = match serde_json::from_slice(json) {
         Ok(raw) => raw,
@@ -921,7 +959,9 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for RawMessage<'a> {
             fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 const KEYS: &[&str] = &["jsonrpc", "id", "method", "params", "result", "error"];
                 let mut m = RawMessage::default();
+                let mut seen = 0_u8;
                 while let Some(key) = map.next_key_seed(crate::wire::KeySeed(KEYS))? {
+                    check_once(&key, &mut seen, KEYS)?;
                     match key {
                         crate::wire::Key::Known(0) => {
                             m.jsonrpc = Some(map.next_value::<CowStr<'de>>()?.0)
@@ -965,10 +1005,15 @@ impl<'de> serde::Deserialize<'de> for CowStr<'de> {
 impl<'a> RawMessage<'a> {
     /// Reads a message from JSON bytes, checking only the JSON-RPC envelope.
     ///
+    /// A request may have a `null` id (the schema allows it, discouraged): it is a request like
+    /// any other, answered with `"id": null`.
+    ///
     /// # Errors
     ///
     /// [`DecodeErrorKind::Syntax`] when the bytes are not JSON, [`DecodeErrorKind::InvalidMessage`]
-    /// when they are not one JSON-RPC 2.0 message object.
+    /// when they are not one JSON-RPC 2.0 message object, including when a member of the
+    /// envelope (`jsonrpc`, `id`, `method`, `params`, `result`, `error`) is given twice
+    /// ([`Message::decode`] refuses the same messages).
     pub fn parse(json: &'a [u8]) -> Result<Self, DecodeError> {
         let parsed = match crate::decode::utf8(json) {
             Some(text) => serde_json::from_str::<RawMessage<'a>>(text),
@@ -1002,7 +1047,6 @@ impl<'a> RawMessage<'a> {
             None => return invalid("`jsonrpc` is missing"),
         }
         match (&self.method, &self.id) {
-            (Some(_), Some(RequestId::Null)) => invalid("a request id cannot be null"),
             (Some(_), _) if self.result.is_some() || self.error.is_some() => {
                 invalid("a message cannot have both `method` and `result`/`error`")
             }

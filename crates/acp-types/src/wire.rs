@@ -23,7 +23,12 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+pub(crate) use crate::wire_value::{
+    BufferSeed, Buffered, UniqueValue, UnknownSeed, UnknownValue, duplicate, unique_value,
+};
 
 /// Field flag: the schema marks the field `x-deserialize-default-on-error`.
 pub(crate) const DOE: u8 = 1;
@@ -75,15 +80,41 @@ pub type Meta = Map<String, Value>;
 ///
 /// Both are written back when the value is encoded, so decoding and re-encoding a document
 /// yields the same JSON. A freshly built value has none; the common case costs one null pointer.
+///
+/// Unknown fields are [`Value`]s, whose numbers are `u64`, `i64` or `f64`. When a number of a
+/// field decoded from text would not be written back as it was received (an integer beyond
+/// 64 bits, more digits than an `f64` keeps, `-0`, `1.50`, `1E5`, or `1e400`, which no `f64`
+/// holds and which the [`Value`] shows as the largest `f64`), the field's exact text is kept
+/// too, and written back for as long as the field's value is unchanged. (Serializing such a
+/// value into a [`Value`] with `serde_json::to_value` cannot keep that text, and fails for a
+/// number beyond `f64`.) Fields of the few objects that are decoded through a buffered
+/// [`Value`] (those whose shape needs a look at several fields first, and values decoded with
+/// [`from_value`](crate::from_value)) have no text to keep.
 #[derive(Clone, Default, PartialEq)]
 pub struct Extras(Option<Box<ExtrasInner>>);
 
-#[derive(Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 struct ExtrasInner {
     fields: Map<String, Value>,
     nulls: Vec<&'static str>,
     /// Number fields received in the other literal form (see `NumberForm`).
     number_forms: Vec<&'static str>,
+    /// The exact text of unknown fields whose numbers a [`Value`] does not keep.
+    exact: Vec<(String, Box<RawValue>)>,
+}
+
+impl PartialEq for ExtrasInner {
+    fn eq(&self, other: &Self) -> bool {
+        self.fields == other.fields
+            && self.nulls == other.nulls
+            && self.number_forms == other.number_forms
+            && self.exact.len() == other.exact.len()
+            && self
+                .exact
+                .iter()
+                .zip(&other.exact)
+                .all(|((k1, v1), (k2, v2))| k1 == k2 && v1.get() == v2.get())
+    }
 }
 
 impl Extras {
@@ -109,6 +140,34 @@ impl Extras {
 
     pub(crate) fn insert_unknown(&mut self, key: String, value: Value) {
         self.unknown_fields_mut().insert(key, value);
+    }
+
+    /// Records an unknown field read from the wire, with its exact text if it has one.
+    ///
+    /// # Errors
+    ///
+    /// When the field was already recorded: a key given twice.
+    pub(crate) fn insert_unknown_checked<E: de::Error>(
+        &mut self,
+        key: String,
+        value: UnknownValue,
+    ) -> Result<(), E> {
+        let inner = self.0.get_or_insert_with(Default::default);
+        if inner.fields.contains_key(&key) {
+            return Err(duplicate(&key));
+        }
+        if let Some(exact) = value.exact {
+            inner.exact.push((key.clone(), exact));
+        }
+        inner.fields.insert(key, value.value);
+        Ok(())
+    }
+
+    /// True when `key` is one of the unknown fields.
+    pub(crate) fn has_unknown(&self, key: &str) -> bool {
+        self.0
+            .as_deref()
+            .is_some_and(|inner| inner.fields.contains_key(key))
     }
 
     pub(crate) fn mark_null(&mut self, field: &'static str) {
@@ -167,14 +226,30 @@ impl Extras {
         Ok(())
     }
 
-    /// Writes the unmodelled fields after the modelled ones.
+    /// Writes the unmodelled fields after the modelled ones: as received, for a field whose
+    /// exact text was kept and whose value is unchanged.
     pub(crate) fn serialize_unknown<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         if let Some(inner) = self.0.as_deref() {
             for (k, v) in &inner.fields {
-                map.serialize_entry(k, v)?;
+                match inner.exact_text(k, v) {
+                    Some(exact) => map.serialize_entry(k, exact)?,
+                    None => map.serialize_entry(k, v)?,
+                }
             }
         }
         Ok(())
+    }
+}
+
+impl ExtrasInner {
+    /// The exact text kept for the unknown field `key`, if its value is still `value`.
+    fn exact_text(&self, key: &str, value: &Value) -> Option<&RawValue> {
+        if self.exact.is_empty() {
+            return None;
+        }
+        let (_, exact) = self.exact.iter().find(|(k, _)| k == key)?;
+        let received = crate::wire_value::unknown_from_text(exact.get()).ok()?;
+        (received.value == *value).then_some(&**exact)
     }
 }
 
@@ -187,6 +262,7 @@ impl fmt::Debug for Extras {
                 .field("unknown_fields", &inner.fields)
                 .field("nulls", &inner.nulls)
                 .field("number_forms", &inner.number_forms)
+                .field("exact", &inner.exact)
                 .finish(),
         }
     }
@@ -271,7 +347,7 @@ where
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(T, bool), D::Error> {
         if F & (DOE | SKIP) != 0 && lenient_mode() {
-            let value = Value::deserialize(deserializer)?;
+            let value = unique_value(deserializer)?;
             match from_buffered::<T>(value, F) {
                 Ok(v) => Ok(v),
                 // The schema prescribes the default for an invalid value.
@@ -284,7 +360,7 @@ where
             let number = serde_json::Number::deserialize(deserializer)?;
             from_number::<T, D::Error>(&number)
         } else {
-            T::deserialize(deserializer).map(|v| (v, false))
+            T::deserialize_checked(deserializer).map(|v| (v, false))
         }
     }
 }
@@ -333,7 +409,7 @@ where
             )
         };
         if F & (DOE | SKIP) != 0 && lenient_mode() {
-            let value = Value::deserialize(deserializer)?;
+            let value = unique_value(deserializer)?;
             if value.is_null() {
                 return if F & NULLABLE != 0 {
                     Ok(Slot::Null)
@@ -357,12 +433,35 @@ where
                 None => Err(not_nullable()),
             }
         } else {
-            match Option::<T>::deserialize(deserializer)? {
+            match deserializer.deserialize_option(OptionVisitor::<T>(PhantomData))? {
                 Some(v) => Ok(Slot::Value(v, false)),
                 None if F & NULLABLE != 0 => Ok(Slot::Null),
                 None => Err(not_nullable()),
             }
         }
+    }
+}
+
+/// Reads `null` as `None` and anything else with [`LenientValue::deserialize_checked`].
+struct OptionVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de> + LenientValue> Visitor<'de> for OptionVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value or null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        T::deserialize_checked(d).map(Some)
     }
 }
 
@@ -396,6 +495,15 @@ pub(crate) trait LenientValue: Sized {
     /// `5_u32`).
     fn other_form(&self) -> Option<serde_json::Number> {
         None
+    }
+
+    /// Decodes the value as `Deserialize` does, except that the JSON objects and maps held
+    /// directly (a [`Value`], `_meta`, a map field) refuse duplicate keys, as the wire types do.
+    fn deserialize_checked<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>
+    where
+        Self: Deserialize<'de>,
+    {
+        Self::deserialize(deserializer)
     }
 }
 
@@ -537,12 +645,75 @@ macro_rules! lenient_no_default {
 }
 pub(crate) use lenient_no_default;
 
-lenient_plain!(
-    String,
-    bool,
-    Value,
-    Map<String, Value>,
-);
+lenient_plain!(String, bool);
+
+impl LenientValue for Value {
+    fn from_lenient(value: Value, _flags: u8) -> Result<Self, serde_json::Error> {
+        Ok(value)
+    }
+
+    fn lenient_default() -> Option<Self> {
+        Some(Value::Null)
+    }
+
+    fn deserialize_checked<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        unique_value(deserializer)
+    }
+}
+
+impl LenientValue for Map<String, Value> {
+    fn from_lenient(value: Value, _flags: u8) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+
+    fn lenient_default() -> Option<Self> {
+        Some(Map::new())
+    }
+
+    fn deserialize_checked<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(UniqueObject)
+    }
+}
+
+/// Reads a JSON object into a [`Map`], refusing duplicate keys at every depth.
+struct UniqueObject;
+
+impl<'de> Visitor<'de> for UniqueObject {
+    type Value = Map<String, Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = Map::new();
+        crate::wire_value::unique_entries(&mut map, &mut object)?;
+        Ok(object)
+    }
+}
+
+/// Reads a JSON object into a `BTreeMap`, refusing duplicate keys.
+struct UniqueBTreeMap<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for UniqueBTreeMap<T> {
+    type Value = std::collections::BTreeMap<String, T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = std::collections::BTreeMap::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(duplicate(&key));
+            }
+            let value = map.next_value::<T>()?;
+            out.insert(key, value);
+        }
+        Ok(out)
+    }
+}
 
 impl<T> LenientValue for Vec<T>
 where
@@ -577,6 +748,10 @@ where
 
     fn lenient_default() -> Option<Self> {
         Some(Self::new())
+    }
+
+    fn deserialize_checked<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(UniqueBTreeMap::<T>(PhantomData))
     }
 }
 
@@ -813,28 +988,52 @@ impl<'de> Visitor<'de> for TagSeed {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Tag<'de>, D::Error> {
-        Value::deserialize(d).map(Tag::Other)
+        unique_value(d).map(Tag::Other)
     }
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Tag<'de>, A::Error> {
-        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Tag::Other)
+        unique_value(de::value::SeqAccessDeserializer::new(seq)).map(Tag::Other)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Tag<'de>, A::Error> {
-        Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(Tag::Other)
+        unique_value(de::value::MapAccessDeserializer::new(map)).map(Tag::Other)
     }
 }
 
-/// Reads the rest of a map into a JSON object (used for unknown variants and the slow path).
+/// Reads the rest of a map into a JSON object (used for unknown variants and the slow path),
+/// refusing a key already in it.
 pub(crate) fn drain_map<'de, A: MapAccess<'de>>(
     map: &mut A,
     into: &mut Map<String, Value>,
 ) -> Result<(), A::Error> {
+    crate::wire_value::unique_entries(map, into)
+}
+
+/// Reads the rest of a map into `extras` as unknown fields (keeping exact numbers), refusing
+/// a key given twice.
+pub(crate) fn drain_unknown<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    extras: &mut Extras,
+) -> Result<(), A::Error> {
     while let Some(key) = map.next_key::<String>()? {
-        let value = map.next_value::<Value>()?;
-        into.insert(key, value);
+        let value = map.next_value_seed(UnknownSeed)?;
+        extras.insert_unknown_checked(key, value)?;
     }
     Ok(())
+}
+
+/// The entries buffered before a union's tag, as a JSON object, refusing a key given twice.
+pub(crate) fn collect_buffered<E: de::Error>(
+    buffered: Vec<(String, Buffered<'_>)>,
+) -> Result<Map<String, Value>, E> {
+    let mut object = Map::new();
+    for (key, value) in buffered {
+        if object.contains_key(&key) {
+            return Err(duplicate(&key));
+        }
+        object.insert(key, value.into_value()?);
+    }
+    Ok(object)
 }
 
 /// Skips the rest of a map.
@@ -1001,15 +1200,22 @@ macro_rules! wire_object {
 
                     #[allow(unused_mut, unused_variables, unused_assignments)]
                     fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        const { assert!(FIELDS.len() <= 64, "one bit per field in `seen`") };
                         $( let mut $field: $crate::wire::wire_field_ty!(@slot $kind $($ty)?) = None; )*
                         let mut extras = $crate::wire::Extras::default();
+                        // The known fields read so far: a field given twice is refused.
+                        let mut seen = 0_u64;
                         while let Some(key) = map.next_key_seed($crate::wire::KeySeed(FIELDS))? {
                             match key {
                                 $crate::wire::Key::Unknown(name) => {
-                                    let value = map.next_value::<::serde_json::Value>()?;
-                                    extras.insert_unknown(name, value);
+                                    let value = map.next_value_seed($crate::wire::UnknownSeed)?;
+                                    extras.insert_unknown_checked(name, value)?;
                                 }
                                 $crate::wire::Key::Known(index) => {
+                                    if seen & (1 << index) != 0 {
+                                        return Err($crate::wire::duplicate(FIELDS[index]));
+                                    }
+                                    seen |= 1 << index;
                                     $(
                                         if index == const { $crate::wire::field_index(FIELDS, $json) } {
                                             $crate::wire::wire_object!(
@@ -1155,7 +1361,7 @@ macro_rules! wire_object {
         }
     };
     (@de raw $map:ident $extras:ident $field:ident $json:literal () ($flags:expr)) => {
-        $field = Some($map.next_value::<::serde_json::Value>()?);
+        $field = Some($map.next_value::<$crate::wire::UniqueValue>()?.0);
     };
 
     // Checks after the last key.
@@ -1345,7 +1551,7 @@ macro_rules! deserialize_via_value {
             fn deserialize<D: ::serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> Result<Self, D::Error> {
-                let value = ::serde_json::Value::deserialize(deserializer)?;
+                let value = $crate::wire::unique_value(deserializer)?;
                 $decode(value).map_err(<D::Error as ::serde::de::Error>::custom)
             }
         }
@@ -1355,20 +1561,21 @@ macro_rules! deserialize_via_value {
 }
 pub(crate) use deserialize_via_value;
 
-/// A map whose first entries were already read (and buffered as JSON values) before the tag
-/// of a union was found: it replays them, then goes on with the rest of the live map.
+/// A map whose first entries were already read (and buffered) before the tag of a union was
+/// found: it replays them, then goes on with the rest of the live map.
 ///
 /// This keeps the slow path of a union (tag not first) close to the fast one: only the entries
-/// before the tag are buffered, the rest streams straight into the variant.
-pub(crate) struct Replay<A> {
-    buffered: std::vec::IntoIter<(String, Value)>,
+/// before the tag are buffered, as slices of the input text when decoding from text, and the
+/// rest streams straight into the variant.
+pub(crate) struct Replay<'de, A> {
+    buffered: std::vec::IntoIter<(String, Buffered<'de>)>,
     /// The buffered value of the key just replayed, with that key (for error paths).
-    value: Option<(String, Value)>,
+    value: Option<(String, Buffered<'de>)>,
     live: A,
 }
 
-impl<A> Replay<A> {
-    pub(crate) fn new(buffered: Vec<(String, Value)>, live: A) -> Self {
+impl<'de, A> Replay<'de, A> {
+    pub(crate) fn new(buffered: Vec<(String, Buffered<'de>)>, live: A) -> Self {
         Self {
             buffered: buffered.into_iter(),
             value: None,
@@ -1377,7 +1584,7 @@ impl<A> Replay<A> {
     }
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for Replay<A> {
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Replay<'de, A> {
     type Error = A::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -1395,14 +1602,18 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Replay<A> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        // The caller's path tracker does not see replayed entries: track the path inside the
+        // value here and put it, with the key, into the error (see `error_at`).
+        let mut track = serde_path_to_error::Track::new();
         match self.value.take() {
-            // The caller's path tracker does not see replayed entries: track the path inside
-            // the value here and put it, with the key, into the error (see `error_at`).
-            Some((key, value)) => {
-                let mut track = serde_path_to_error::Track::new();
-                seed.deserialize(serde_path_to_error::Deserializer::new(value, &mut track))
+            Some((key, Buffered::Text(text))) => {
+                let mut de = serde_json::Deserializer::from_str(text);
+                seed.deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track))
                     .map_err(|e| error_at(&join_path(&key, &track.path().to_string()), e))
             }
+            Some((key, Buffered::Value(value))) => seed
+                .deserialize(serde_path_to_error::Deserializer::new(value, &mut track))
+                .map_err(|e| error_at(&join_path(&key, &track.path().to_string()), e)),
             None => self.live.next_value_seed(seed),
         }
     }

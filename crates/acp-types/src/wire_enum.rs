@@ -67,10 +67,22 @@ macro_rules! tagged_union {
                 mut map: A,
             ) -> Result<Self, A::Error> {
                 match tag {
-                    $( $vtag => Ok(Self::$var($crate::wire::from_rest::<$vty, A>(map)?.into())), )*
+                    $(
+                        $vtag => {
+                            let inner = $crate::wire::from_rest::<$vty, A>(map)?;
+                            // The tag again among the rest: a key given twice.
+                            if $crate::wire::WireFields::extras(&inner).has_unknown($tag) {
+                                return Err($crate::wire::duplicate($tag));
+                            }
+                            Ok(Self::$var(inner.into()))
+                        }
+                    )*
                     $(
                         $dtag => {
                             let mut inner: $dty = $crate::wire::from_rest(map)?;
+                            if $crate::wire::WireFields::extras(&inner).has_unknown($tag) {
+                                return Err($crate::wire::duplicate($tag));
+                            }
                             $crate::wire::WireFields::extras_mut(&mut inner)
                                 .insert_unknown($tag.to_owned(), ::serde_json::Value::from($dtag));
                             Ok(Self::$dvar(inner))
@@ -197,15 +209,16 @@ macro_rules! tagged_union {
                                     tag => $name::from_tag_rest(tag.as_str(), map),
                                 }
                             }
-                            // Slow path: buffer the entries before the tag, then replay them
-                            // to the variant, which reads the rest from the live map.
+                            // Slow path: buffer the entries before the tag (as slices of the
+                            // input text, when decoding from text), then replay them to the
+                            // variant, which reads the rest from the live map.
                             Some($crate::wire::Key::Unknown(first)) => {
-                                let value = map.next_value::<::serde_json::Value>()?;
+                                let value = map.next_value_seed($crate::wire::BufferSeed)?;
                                 let mut buffered = vec![(first, value)];
                                 loop {
                                     match map.next_key_seed($crate::wire::KeySeed(&[$tag]))? {
                                         Some($crate::wire::Key::Known(_)) => {
-                                            match map.next_value::<::serde_json::Value>()? {
+                                            match map.next_value::<$crate::wire::UniqueValue>()?.0 {
                                                 ::serde_json::Value::String(tag) => {
                                                     return $name::from_tag_rest(
                                                         &tag,
@@ -214,8 +227,10 @@ macro_rules! tagged_union {
                                                 }
                                                 // Not a string: decide on the whole object.
                                                 other => {
-                                                    let mut object: ::serde_json::Map<String, ::serde_json::Value> =
-                                                        buffered.into_iter().collect();
+                                                    let mut object = $crate::wire::collect_buffered(buffered)?;
+                                                    if object.contains_key($tag) {
+                                                        return Err($crate::wire::duplicate($tag));
+                                                    }
                                                     object.insert($tag.to_owned(), other);
                                                     $crate::wire::drain_map(&mut map, &mut object)?;
                                                     return $name::from_object(object)
@@ -224,12 +239,12 @@ macro_rules! tagged_union {
                                             }
                                         }
                                         Some($crate::wire::Key::Unknown(key)) => {
-                                            let value = map.next_value::<::serde_json::Value>()?;
+                                            let value = map.next_value_seed($crate::wire::BufferSeed)?;
                                             buffered.push((key, value));
                                         }
                                         // No tag at all.
                                         None => {
-                                            return $name::from_object(buffered.into_iter().collect())
+                                            return $name::from_object($crate::wire::collect_buffered(buffered)?)
                                                 .map_err($crate::wire::json_err);
                                         }
                                     }

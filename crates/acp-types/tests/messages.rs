@@ -59,7 +59,6 @@ fn batches_are_rejected_as_invalid_messages() {
 fn envelope_violations_are_invalid_messages() {
     for json in [
         r#"{"jsonrpc":"1.0","method":"session/cancel","params":{"sessionId":"s"}}"#,
-        r#"{"jsonrpc":"2.0","id":null,"method":"session/cancel","params":{"sessionId":"s"}}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"logout","result":{}}"#,
         r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
         r#"{"jsonrpc":"2.0","id":1}"#,
@@ -274,4 +273,319 @@ fn request_ids_keep_their_form() {
     assert_eq!(RequestId::from("7").to_string(), "\"7\"");
     let value: Value = serde_json::to_value(RequestId::Null).unwrap();
     assert!(value.is_null());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hardening: null ids, keys given twice, exact numbers in unknown fields, surrogates.
+
+#[test]
+fn a_request_with_a_null_id_is_a_request_on_every_path() {
+    let json = br#"{"jsonrpc":"2.0","id":null,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}"#;
+    let raw = RawMessage::parse(json).unwrap();
+    assert!(raw.is_request(), "{raw:?}");
+    assert_eq!(raw.id, Some(RequestId::Null));
+    let Message::Request(request) = ClientMessage::decode(json, no_pending).unwrap() else {
+        panic!("a request")
+    };
+    assert_eq!(request.id, RequestId::Null);
+    assert_eq!(request.method(), "session/new");
+    assert_eq!(serde_json::to_vec(&request).unwrap(), json);
+    let request = ClientRequest::decode(json).unwrap();
+    assert!(request.id.is_null());
+    // A notification and a response are still told apart from it by `method` and `id`.
+    let response =
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    assert!(RawMessage::parse(response).unwrap().is_response());
+}
+
+#[test]
+fn an_extension_request_whose_id_comes_after_its_params_decodes() {
+    // The params are read before the id says it is a request (this used to panic).
+    let json = br#"{"jsonrpc":"2.0","method":"_x/y","params":{"b":1.50,"a":[1]},"id":7}"#;
+    let Message::Request(request) = ClientMessage::decode(json, no_pending).unwrap() else {
+        panic!("a request")
+    };
+    assert_eq!(request.id, RequestId::Number(7));
+    let ClientRequestParams::Ext(ext) = &request.params else {
+        panic!("extension params")
+    };
+    assert_eq!(ext.get(), r#"{"b":1.50,"a":[1]}"#);
+    let Message::Request(request) = AgentMessage::decode(json, no_pending).unwrap() else {
+        panic!("a request")
+    };
+    assert_eq!(request.method(), "_x/y");
+}
+
+/// The envelope members, each given twice, in messages the connection layer and the typed
+/// decoders must refuse alike.
+const ENVELOPES_WITH_A_MEMBER_TWICE: [(&str, &str); 6] = [
+    (
+        r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/a","mcpServers":[]},"params":{"cwd":"/b","mcpServers":[]}}"#,
+        "params",
+    ),
+    (
+        r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"a"},"method":"_x"}"#,
+        "method",
+    ),
+    (
+        r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/a","mcpServers":[]},"id":null}"#,
+        "id",
+    ),
+    (
+        r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"a"}}"#,
+        "jsonrpc",
+    ),
+    (
+        r#"{"jsonrpc":"2.0","id":3,"result":{},"result":null}"#,
+        "result",
+    ),
+    (
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"a"},"error":{"code":2,"message":"b"}}"#,
+        "error",
+    ),
+];
+
+#[test]
+fn an_envelope_member_given_twice_is_refused_on_every_path() {
+    for (json, member) in ENVELOPES_WITH_A_MEMBER_TWICE {
+        let needle = format!("duplicate field `{member}`");
+        let err = RawMessage::parse(json.as_bytes()).expect_err(json);
+        assert_eq!(err.kind(), DecodeErrorKind::InvalidMessage, "{json}: {err}");
+        assert!(err.message().contains(&needle), "{json}: {err}");
+        for method in [None, Some("session/prompt")] {
+            let err = ClientMessage::decode(json.as_bytes(), |_| method).expect_err(json);
+            assert_eq!(err.kind(), DecodeErrorKind::InvalidMessage, "{json}: {err}");
+            assert!(err.message().contains(&needle), "{json}: {err}");
+            let err = AgentMessage::decode(json.as_bytes(), |_| method).expect_err(json);
+            assert_eq!(err.kind(), DecodeErrorKind::InvalidMessage, "{json}: {err}");
+        }
+    }
+    // Members JSON-RPC does not define are ignored, twice or not.
+    let json =
+        br#"{"jsonrpc":"2.0","x":1,"x":2,"method":"session/cancel","params":{"sessionId":"a"}}"#;
+    assert!(RawMessage::parse(json).is_ok());
+    assert!(ClientMessage::decode(json, no_pending).is_ok());
+}
+
+/// Objects with a key given twice, at some depth, and the path of the object that has it.
+const OBJECTS_WITH_A_KEY_TWICE: [(&str, &str, &str); 10] = [
+    // A known field of a wire object.
+    (r#"{"cwd":"/a","mcpServers":[],"cwd":"/b"}"#, "", "cwd"),
+    // An unknown field.
+    (r#"{"cwd":"/a","mcpServers":[],"x":1,"x":2}"#, "", "x"),
+    // The tag of a union, first and later.
+    (
+        r#"{"sessionId":"s","prompt":[{"type":"text","text":"a","type":"image"}]}"#,
+        "prompt[0]",
+        "type",
+    ),
+    // A union whose tag is not first.
+    (
+        r#"{"sessionId":"s","prompt":[{"text":"a","text":"b","type":"text"}]}"#,
+        "prompt[0]",
+        "text",
+    ),
+    (
+        r#"{"sessionId":"s","prompt":[{"x":1,"x":2,"type":"text","text":"a"}]}"#,
+        "prompt[0]",
+        "x",
+    ),
+    // Inside `_meta`, and inside a JSON value kept in an unknown field.
+    (
+        r#"{"cwd":"/a","mcpServers":[],"_meta":{"k":1,"k":2}}"#,
+        "_meta",
+        "k",
+    ),
+    (
+        r#"{"cwd":"/a","mcpServers":[],"x":{"deep":[{"k":1,"k":2}]}}"#,
+        "x",
+        "k",
+    ),
+    // Deeper inside `_meta`.
+    (
+        r#"{"cwd":"/a","mcpServers":[],"_meta":{"a":{"b":{},"b":{}}}}"#,
+        "_meta",
+        "b",
+    ),
+    // Inside an object decoded through a buffered value (tag not first, then nested).
+    (
+        r#"{"sessionId":"s","prompt":[{"resource":{"uri":"u","text":"t","uri":"v"},"type":"resource"}]}"#,
+        "prompt[0]",
+        "uri",
+    ),
+    (
+        r#"{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"u","text":"t","uri":"v"}}]}"#,
+        "prompt[0]",
+        "uri",
+    ),
+];
+
+#[test]
+fn a_key_given_twice_in_a_map_field_is_refused_even_where_invalid_values_default() {
+    // `env` falls back to its default when invalid; a key given twice is not "invalid", it
+    // makes the document ambiguous.
+    let doc = r#"{"id":"t","name":"T","env":{"A":"1","A":"2"}}"#;
+    let err = acp_types::from_str::<AuthMethodTerminal>(doc).unwrap_err();
+    assert!(err.to_string().contains("duplicate field `A`"), "{err}");
+    let doc = r#"{"content":{"a":"x","a":"y"}}"#;
+    let err = acp_types::from_str::<ElicitationAcceptAction>(doc).unwrap_err();
+    assert!(err.to_string().contains("duplicate field `a`"), "{err}");
+}
+
+#[test]
+fn a_key_given_twice_is_refused_at_every_depth_on_every_path() {
+    for (params, within, key) in OBJECTS_WITH_A_KEY_TWICE {
+        let needle = format!("duplicate field `{key}`");
+        let method = if params.contains("prompt") {
+            "session/prompt"
+        } else {
+            "session/new"
+        };
+        // The params on their own, through every decoder of the crate.
+        let check = |what: &str, err: Option<String>| {
+            let err = err.unwrap_or_else(|| panic!("{what} accepted {params}"));
+            assert!(err.contains(&needle), "{what}: {params}: {err}");
+        };
+        let message =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#);
+        let typed = ClientMessage::decode(message.as_bytes(), no_pending).map(|_| ());
+        let err = typed.expect_err(params);
+        assert_eq!(err.kind(), DecodeErrorKind::InvalidData, "{params}: {err}");
+        let object = format!("params.{within}");
+        assert!(
+            err.path().starts_with(object.trim_end_matches('.')),
+            "{params}: {err}"
+        );
+        check("Message::decode", Some(err.to_string()));
+        let raw = RawMessage::parse(message.as_bytes()).unwrap();
+        check(
+            "RawMessage::decode_params",
+            raw.decode_params::<ClientRequestParams>()
+                .err()
+                .map(|e| e.to_string()),
+        );
+        if method == "session/prompt" {
+            check(
+                "from_str",
+                acp_types::from_str::<PromptRequest>(params)
+                    .err()
+                    .map(|e| e.to_string()),
+            );
+            check(
+                "serde_json",
+                serde_json::from_str::<PromptRequest>(params)
+                    .err()
+                    .map(|e| e.to_string()),
+            );
+        } else {
+            check(
+                "from_slice",
+                acp_types::from_slice::<NewSessionRequest>(params.as_bytes())
+                    .err()
+                    .map(|e| e.to_string()),
+            );
+            check(
+                "serde_json",
+                serde_json::from_str::<NewSessionRequest>(params)
+                    .err()
+                    .map(|e| e.to_string()),
+            );
+        }
+    }
+}
+
+/// Number literals that a `serde_json::Value` would write back differently (or not at all).
+const NUMBERS_A_VALUE_CHANGES: [&str; 10] = [
+    "123456789012345678901234567890",
+    "-123456789012345678901234567890",
+    "18446744073709551616",
+    "1e400",
+    "-1e400",
+    "-0",
+    "1.0000000000000000001",
+    "1.50",
+    "1E5",
+    "1e-400",
+];
+
+#[test]
+fn unknown_fields_keep_the_exact_text_of_their_numbers() {
+    for number in NUMBERS_A_VALUE_CHANGES {
+        for doc in [
+            format!(r#"{{"type":"text","text":"a","x":{number}}}"#),
+            format!(r#"{{"x":[{number},{{"y":{number}}}],"type":"text","text":"a"}}"#),
+            format!(r#"{{"type":"resource_link","name":"n","uri":"u","x":{{"deep":[{number}]}}}}"#),
+        ] {
+            let block: ContentBlock =
+                acp_types::from_str(&doc).unwrap_or_else(|e| panic!("{doc}: {e}"));
+            let again = serde_json::to_string(&block).unwrap();
+            let again: ContentBlock = acp_types::from_str(&again).unwrap();
+            assert_eq!(again, block, "{doc}");
+            // Key order aside (unknown fields come last), the text is the same.
+            let text = serde_json::to_string(&block).unwrap();
+            assert!(text.contains(number), "{doc} -> {text}");
+            let plain: ContentBlock = serde_json::from_str(&doc).unwrap();
+            assert_eq!(serde_json::to_string(&plain).unwrap(), text, "{doc}");
+        }
+        // In a message, through the typed envelope decoder.
+        let json = format!(
+            r#"{{"jsonrpc":"2.0","method":"session/cancel","params":{{"sessionId":"s","x":{number}}}}}"#
+        );
+        let message = ClientMessage::decode(json.as_bytes(), no_pending).unwrap();
+        assert_eq!(serde_json::to_string(&message).unwrap(), json);
+    }
+    // A changed value is written from the value; an unchanged one keeps its text.
+    let mut block: TextContent = acp_types::from_str(r#"{"text":"a","x":1.50,"y":-0}"#).unwrap();
+    block
+        .extras_mut()
+        .unknown_fields_mut()
+        .insert("x".into(), json!(2));
+    assert_eq!(
+        serde_json::to_string(&block).unwrap(),
+        r#"{"text":"a","x":2,"y":-0}"#
+    );
+    // The value shows the nearest number a `Value` holds.
+    let block: TextContent = acp_types::from_str(r#"{"text":"a","x":1e400}"#).unwrap();
+    assert_eq!(
+        block.extras().unknown_fields().unwrap()["x"],
+        json!(f64::MAX)
+    );
+    // Two texts of the same value are different values.
+    let a: TextContent = acp_types::from_str(r#"{"text":"a","x":1.50}"#).unwrap();
+    let b: TextContent = acp_types::from_str(r#"{"text":"a","x":1.5}"#).unwrap();
+    assert_ne!(a, b);
+}
+
+#[test]
+fn a_lone_surrogate_is_named_as_such_with_its_path() {
+    for text in [
+        r#""\ud800""#,
+        r#""a\ud800b""#,
+        r#""\udc00""#,
+        r#""\ud800\u0041""#,
+    ] {
+        let doc = format!(r#"{{"sessionId":"s","prompt":[{{"type":"text","text":{text}}}]}}"#);
+        let err = acp_types::from_str::<PromptRequest>(&doc).unwrap_err();
+        assert!(
+            err.message().starts_with("lone surrogate in string"),
+            "{doc}: {err}"
+        );
+        assert_eq!(err.path(), "prompt[0].text", "{doc}: {err}");
+        let message =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{doc}}}"#);
+        let err = ClientMessage::decode(message.as_bytes(), no_pending).unwrap_err();
+        assert!(
+            err.message().starts_with("lone surrogate in string"),
+            "{message}: {err}"
+        );
+        assert_eq!(err.path(), "params.prompt[0].text", "{message}: {err}");
+    }
+    let err = RawMessage::parse(br#"{"jsonrpc":"2.0","method":"\ud800"}"#).unwrap_err();
+    assert!(
+        err.message().starts_with("lone surrogate in string"),
+        "{err}"
+    );
+    // A surrogate pair is a character.
+    let doc = r#"{"type":"text","text":"\ud83d\ude00"}"#;
+    assert!(acp_types::from_str::<ContentBlock>(doc).is_ok());
 }

@@ -747,3 +747,57 @@ proptest! {
         round_trip(&response)?;
     }
 }
+
+/// A JSON number literal of any form: integers of up to 40 digits, decimals with more digits
+/// than an `f64` keeps, exponents beyond the range of `f64`, zeros with a sign.
+fn number_literal() -> impl Strategy<Value = String> {
+    let digits = |n: std::ops::Range<usize>| {
+        proptest::string::string_regex(&format!("[1-9][0-9]{{{},{}}}", n.start, n.end)).unwrap()
+    };
+    let sign = prop_oneof![Just(""), Just("-")];
+    prop_oneof![
+        (sign.clone(), digits(0..40)).prop_map(|(s, d)| format!("{s}{d}")),
+        (sign.clone(), digits(0..3), digits(0..25)).prop_map(|(s, i, f)| format!("{s}{i}.{f}")),
+        (
+            sign.clone(),
+            digits(0..3),
+            prop_oneof![Just("e"), Just("E")],
+            prop_oneof![Just(""), Just("+"), Just("-")],
+            0u32..500
+        )
+            .prop_map(|(s, m, e, es, x)| format!("{s}{m}{e}{es}{x}")),
+        prop_oneof![
+            Just("0"),
+            Just("-0"),
+            Just("0.0"),
+            Just("-0.0"),
+            Just("0e0"),
+            Just("1.50")
+        ]
+        .prop_map(String::from),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn numbers_in_unknown_fields_are_written_back_as_received(
+        literal in number_literal(),
+        before_tag in any::<bool>(),
+    ) {
+        let doc = if before_tag {
+            format!(r#"{{"extra":[{literal},{{"n":{literal}}}],"type":"text","text":"t"}}"#)
+        } else {
+            format!(r#"{{"type":"text","text":"t","extra":[{literal},{{"n":{literal}}}]}}"#)
+        };
+        let block: ContentBlock = acp_types::from_str(&doc).map_err(|e| TestCaseError::fail(format!("{doc}: {e}")))?;
+        let text = serde_json::to_string(&block).expect("encodes");
+        prop_assert_eq!(
+            &text,
+            &format!(r#"{{"type":"text","text":"t","extra":[{literal},{{"n":{literal}}}]}}"#)
+        );
+        let again: ContentBlock = acp_types::from_str(&text).expect("decodes again");
+        prop_assert_eq!(&again, &block);
+    }
+}
