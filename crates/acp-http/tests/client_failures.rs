@@ -382,6 +382,8 @@ async fn connect_refuses_urls_it_cannot_use() {
     for (url, profile) in [
         ("not a url", None),
         ("ftp://127.0.0.1/acp", None),
+        ("https://127.0.0.1/acp", None),
+        ("wss://127.0.0.1/acp", None),
         (
             "ws://127.0.0.1/acp",
             Some(acp_http::client::Profile::StreamableHttp),
@@ -399,5 +401,33 @@ async fn connect_refuses_urls_it_cannot_use() {
             .unwrap_err();
         assert!(matches!(e, Error::InvalidUrl { .. }), "{url}: {e:?}");
         assert!(e.to_string().contains(url), "{e}");
+    }
+}
+
+#[tokio::test]
+async fn a_silent_stream_counts_as_lost_after_the_idle_timeout() {
+    let fake = Fake::start(agent(|_, _| Reply::accepted())).await;
+    let options =
+        ConnectOptions::default().stream_idle_timeout(Some(std::time::Duration::from_millis(300)));
+    let (agent, driver) = connect(&fake.url(), Editor::default().factory(), options)
+        .await
+        .unwrap();
+    let running = tokio::spawn(driver);
+    within(
+        "initialize",
+        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
+    )
+    .await
+    .unwrap();
+    // Keep-alive comments keep it alive...
+    for _ in 0..4 {
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        fake.streams().raw("", ":\n\n");
+    }
+    assert!(!running.is_finished());
+    // ...silence does not.
+    match driver_error(running).await {
+        Error::Timeout { action, .. } => assert_eq!(action, "GET (stream idle)"),
+        other => panic!("{other:?}"),
     }
 }

@@ -385,3 +385,39 @@ async fn dropping_the_driver_sends_delete() {
         .unwrap_err();
     assert!(e.remote().is_none(), "{e:?}");
 }
+
+#[tokio::test]
+async fn an_event_over_the_message_limit_is_skipped() {
+    let fake = Fake::start(agent(|request, streams| {
+        if request.method_name() == Some("session/prompt") {
+            streams.send("s-1", &chunk("s-1", &"x".repeat(2000)));
+            streams.send("s-1", &chunk("s-1", "small"));
+            streams.send("s-1", &stop(&request.id(), "end_turn"));
+        }
+        Reply::accepted()
+    }))
+    .await;
+    let editor = Editor::default();
+    let options = ConnectOptions::default().max_message_len(1024);
+    let (agent, driver) = connect(&fake.url(), editor.factory(), options)
+        .await
+        .unwrap();
+    tokio::spawn(driver);
+    within(
+        "initialize",
+        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
+    )
+    .await
+    .unwrap();
+    let session = within("session/new", agent.new_session(new_session()))
+        .await
+        .unwrap();
+    let done = within(
+        "the prompt",
+        agent.prompt(prompt(&session.session_id, "hi")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(done.stop_reason, StopReason::EndTurn);
+    assert_eq!(editor.texts(), ["small"]);
+}

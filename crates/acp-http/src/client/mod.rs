@@ -111,8 +111,8 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(30);
 /// Connects to the agent at `url` and runs `make_client`'s [`Client`] against it.
 ///
 /// The profile comes from [`ConnectOptions::profile`], or else from the URL's scheme:
-/// `http://` and `https://` for Streamable HTTP, `ws://` and `wss://` for WebSocket (`https`
-/// and `wss` need the `tls` feature). What is checked before this returns: the URL and the
+/// `http://` for Streamable HTTP, `ws://` for WebSocket (`https://` and `wss://` are refused:
+/// this build has no TLS). What is checked before this returns: the URL and the
 /// options; for WebSocket, the handshake; for the `client_id` profile, the opening of its
 /// event stream. Over Streamable HTTP nothing is sent before the first call,
 /// [`AgentHandle::initialize`].
@@ -158,7 +158,13 @@ pub async fn connect<C: Client>(
             )));
         }
     };
-    // TLS_CHECK
+    // No TLS in this build (see the crate's features): say so now, not as an obscure error of
+    // the first request.
+    if matches!(parsed.scheme(), "https" | "wss") {
+        return Err(invalid(
+            "https:// and wss:// need TLS, which this build of acp-http does not include",
+        ));
+    }
     let jar = options.cookie_jar.clone().unwrap_or_default();
     let link = Arc::new(Link::new(parsed.to_string(), profile));
     let (outgoing, outgoing_rx) = pipe::outgoing();

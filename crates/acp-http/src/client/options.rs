@@ -88,8 +88,7 @@ pub struct ConnectOptions {
     /// ignored. 5 seconds by default.
     pub close_timeout: Duration,
     /// Speak HTTP/2 without negotiating it (h2c "prior knowledge") on `http://` URLs, for
-    /// servers that offer it. By default `http://` uses HTTP/1.1 and `https://` negotiates
-    /// HTTP/2 through ALPN (with the `tls` feature).
+    /// servers that offer it (this crate's server does). By default `http://` uses HTTP/1.1.
     pub http2_prior_knowledge: bool,
     /// The cookie jar: the cookies the agent sets are returned on every later request of the
     /// connection (which load balancers use for affinity), and on the WebSocket handshake.
