@@ -343,7 +343,17 @@ where
                     break Ok(());
                 }
                 Some(Err(error)) => {
-                    tracing::warn!(%error, "the incoming stream failed");
+                    // Nothing more can be read: say why before closing (the codec's error,
+                    // carried as the source of the one returned, names the reason).
+                    match &error {
+                        CodecError::Io(e) => {
+                            tracing::warn!(error = %e, "reading the transport failed; closing");
+                        }
+                        unreadable => tracing::error!(
+                            reason = %unreadable,
+                            "the incoming byte stream cannot be read any further; closing"
+                        ),
+                    }
                     break Err(match error {
                         CodecError::Io(e) => Error::Io(e),
                         other => Error::Codec(other),
@@ -448,6 +458,17 @@ impl<H: Handler> Dispatcher<H> {
                     &ErrorObject::invalid_request(format_args!(
                         "message exceeds the {limit}-byte frame limit"
                     )),
+                );
+                return;
+            }
+            // A Content-Length header section without a usable length, skipped up to the
+            // next header: the message (if any) is lost, so answer as for bytes that are not
+            // JSON, and go on.
+            Frame::Malformed { reason } => {
+                tracing::warn!(%reason, "skipped a frame with a malformed header");
+                self.reply_now(
+                    &RequestId::Null,
+                    &ErrorObject::parse_error(format_args!("malformed frame header: {reason}")),
                 );
                 return;
             }

@@ -15,7 +15,7 @@ use acp_types::{
     RequestPermissionRequest, StopReason, ToolCallUpdate,
 };
 use common::{
-    RawWire, chunk, chunk_text, error_code, guard, notification, ping, request, response,
+    PIPE, RawWire, chunk, chunk_text, error_code, guard, notification, ping, request, response,
 };
 use futures::FutureExt;
 use serde_json::{Value, json};
@@ -119,14 +119,6 @@ async fn malformed_input_gets_the_reply_of_its_table_row() {
         Row {
             name: "JSON that is not an object",
             input: line("42"),
-            reply: Some((-32600, Value::Null)),
-            check: no_check,
-        },
-        Row {
-            name: "a request with a null id",
-            input: line(
-                r#"{"jsonrpc":"2.0","id":null,"method":"initialize","params":{"protocolVersion":1}}"#,
-            ),
             reply: Some((-32600, Value::Null)),
             check: no_check,
         },
@@ -941,5 +933,265 @@ async fn content_length_frames_over_the_limit_are_refused_and_skipped() {
 
     t.raw.send_content_length(ping("after")).await;
     assert_eq!(t.raw.recv().await["id"], "after");
+    t.shutdown().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hardening (issue 10): null ids, framing errors, keys given twice, surrogates.
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_request_with_a_null_id_is_answered_with_a_null_id() {
+    let mut t = RawWire::new(|_| ping_router(), Config::default());
+    t.raw.send(ping(Value::Null)).await;
+    let pong = t.raw.recv().await;
+    assert_eq!(pong["id"], Value::Null, "{pong}");
+    assert_eq!(pong["result"]["protocolVersion"], 1, "{pong}");
+    assert_alive(&mut t, "after").await;
+    t.shutdown().await;
+}
+
+/// A `null` id is an id like any other: one request at a time may use it (a second one while
+/// the first runs is refused, as for any id in use), and `$/cancel_request` can name it.
+#[tokio::test(flavor = "current_thread")]
+async fn a_null_id_names_one_running_request_at_a_time() {
+    let gate = Arc::new(Semaphore::new(0));
+    let router = {
+        let gate = gate.clone();
+        ping_router().request::<SessionPrompt, _, _>(move |_req| {
+            let gate = gate.clone();
+            async move {
+                // Each permit lets one turn end.
+                gate.acquire().await.unwrap().forget();
+                Ok(PromptResponse::new(StopReason::EndTurn))
+            }
+        })
+    };
+    let mut t = RawWire::new(|_| router, Config::default());
+    t.raw
+        .send(request(Value::Null, "session/prompt", prompt_params("s")))
+        .await;
+    t.raw.send(ping(Value::Null)).await;
+    let refused = t.raw.recv().await;
+    assert_eq!(refused["id"], Value::Null, "{refused}");
+    assert_eq!(error_code(&refused), Some(-32600), "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already in use"),
+        "{refused}"
+    );
+    gate.add_permits(1);
+    let answered = t.raw.recv().await;
+    assert_eq!(answered["id"], Value::Null, "{answered}");
+    assert_eq!(answered["result"]["stopReason"], "end_turn", "{answered}");
+
+    // Once answered, the null id may be used again, and cancelled by name.
+    t.raw
+        .send(request(Value::Null, "session/prompt", prompt_params("s")))
+        .await;
+    assert_alive(&mut t, "between").await;
+    t.raw
+        .send(notification("$/cancel_request", json!({"requestId": null})))
+        .await;
+    let cancelled = t.raw.recv().await;
+    assert_eq!(cancelled["id"], Value::Null, "{cancelled}");
+    assert_eq!(error_code(&cancelled), Some(-32800), "{cancelled}");
+    assert_alive(&mut t, "after").await;
+    t.shutdown().await;
+}
+
+/// Content-Length header sections that give no usable length, each followed by a body the
+/// peer meant to send.
+const MALFORMED_HEADERS: [(&str, &str); 5] = [
+    (
+        "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n",
+        "missing Content-Length header",
+    ),
+    ("Content-Length: twelve\r\n\r\n", "not a decimal number"),
+    (
+        "Content-Length: 99999999999999999999999\r\n\r\n",
+        "out of range",
+    ),
+    ("Content-Length: -3\r\n\r\n", "negative"),
+    (
+        "Content-Length: 60\r\nContent-Length: 61\r\n\r\n",
+        "conflicting Content-Length headers: 60 and 61",
+    ),
+];
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_malformed_content_length_header_is_answered_32700_and_the_next_request_is_served() {
+    for mode in [FramingMode::ContentLength, FramingMode::Auto] {
+        let mut t = RawWire::new(|_| ping_router(), Config::default().framing(mode));
+        for (i, (header, reason)) in MALFORMED_HEADERS.iter().enumerate() {
+            let body = serde_json::to_string(&ping(i)).unwrap();
+            t.raw.send_raw(format!("{header}{body}")).await;
+            let ping_id = format!("after-{i}");
+            t.raw.send_content_length(ping(ping_id.as_str())).await;
+            let refused = t.raw.recv().await;
+            assert_eq!(
+                error_code(&refused),
+                Some(-32700),
+                "{mode} {header:?}: {refused}"
+            );
+            assert_eq!(refused["id"], Value::Null, "{mode} {header:?}: {refused}");
+            let message = refused["error"]["message"].as_str().unwrap();
+            assert!(message.contains(reason), "{mode} {header:?}: {refused}");
+            let pong = t.raw.recv().await;
+            assert_eq!(pong["id"], ping_id.as_str(), "{mode} {header:?}: {pong}");
+        }
+        assert_eq!(t.raw.framing(), Some(Framing::ContentLength));
+        t.shutdown().await;
+    }
+}
+
+/// Sends `bytes` to a fresh Content-Length connection and returns how its driver ended.
+async fn driver_end_after(bytes: Vec<u8>) -> Result<(), Error> {
+    // Pipes large enough for all of it, so that the writer never waits for the driver.
+    let mut t = RawWire::with_capacity(
+        |_| ping_router(),
+        Config::default().framing(FramingMode::ContentLength),
+        bytes.len() + PIPE,
+    );
+    t.raw.send_content_length(ping("before")).await;
+    assert_eq!(t.raw.recv().await["id"], "before");
+    t.raw.send_raw(&bytes).await;
+    let ended = t.end.join().await;
+    // Nothing was answered to the unreadable input; the driver's output ended.
+    assert_eq!(t.raw.recv_or_eof().await, None);
+    t.wire.cut();
+    t.wire.finish().await;
+    ended
+}
+
+/// The reason a connection ended with a framing error, from the error's source.
+fn framing_reason(ended: Result<(), Error>) -> String {
+    let error = ended.expect_err("the driver must fail");
+    assert!(matches!(error, Error::Codec(_)), "{error:?}");
+    assert!(error.is_connection_closed());
+    std::error::Error::source(&error)
+        .expect("the codec error is the source")
+        .to_string()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_header_line_of_a_megabyte_ends_the_connection_with_the_reason() {
+    let mut bytes = b"Content-Length: 2\r\nX-Padding: ".to_vec();
+    bytes.resize(1 << 20, b'p');
+    bytes.extend_from_slice(b"\r\n\r\n{}");
+    let reason = framing_reason(driver_end_after(bytes).await);
+    assert!(
+        reason.contains("header section longer than 8 KiB")
+            && reason.contains("the next frame cannot be found"),
+        "{reason}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_absurd_content_length_ends_the_connection_instead_of_swallowing_the_stream() {
+    // Skipping a terabyte by count would drop every later message without a word.
+    let mut bytes = b"Content-Length: 1099511627776\r\n\r\n{}".to_vec();
+    let body = serde_json::to_vec(&ping("lost")).unwrap();
+    bytes.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+    bytes.extend_from_slice(&body);
+    let reason = framing_reason(driver_end_after(bytes).await);
+    assert!(
+        reason.contains("1099511627776") && reason.contains("frame limit"),
+        "{reason}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn bytes_that_are_not_a_header_end_a_content_length_connection_with_the_reason() {
+    let line = serde_json::to_vec(&ping("nd")).unwrap();
+    let reason = framing_reason(driver_end_after([&line[..], b"\n"].concat()).await);
+    assert!(
+        reason.contains("not a header, so the stream cannot be read as Content-Length framed"),
+        "{reason}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn auto_framing_answers_a_first_line_that_is_not_json_as_ndjson_does() {
+    for first in ["this is not json", "Error: not a header either"] {
+        let mut t = RawWire::new(
+            |_| ping_router(),
+            Config::default().framing(FramingMode::Auto),
+        );
+        t.raw.send_raw(format!("{first}\n")).await;
+        let refused = t.raw.recv().await;
+        assert_eq!(error_code(&refused), Some(-32700), "{first}: {refused}");
+        assert_eq!(refused["id"], Value::Null, "{first}: {refused}");
+        assert_eq!(t.raw.framing(), Some(Framing::Ndjson));
+        assert_alive(&mut t, "after").await;
+        t.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_key_given_twice_is_refused_wherever_it_is() {
+    let mut t = RawWire::new(|_| ping_router(), Config::default());
+    // An envelope member: the message has no one meaning, so it is not a valid request.
+    t.raw
+        .send_raw(line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1},"params":{"protocolVersion":2}}"#,
+        ))
+        .await;
+    let refused = t.raw.recv().await;
+    assert_eq!(error_code(&refused), Some(-32600), "{refused}");
+    assert_eq!(refused["id"], 1, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate field `params`"),
+        "{refused}"
+    );
+    // Two ids: which one to echo is unknown.
+    t.raw
+        .send_raw(line(
+            r#"{"jsonrpc":"2.0","id":2,"id":3,"method":"initialize","params":{"protocolVersion":1}}"#,
+        ))
+        .await;
+    let refused = t.raw.recv().await;
+    assert_eq!(error_code(&refused), Some(-32600), "{refused}");
+    assert_eq!(refused["id"], Value::Null, "{refused}");
+    // A field of the params: they do not fit the method.
+    t.raw
+        .send_raw(line(
+            r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":1,"protocolVersion":2}}"#,
+        ))
+        .await;
+    let refused = t.raw.recv().await;
+    assert_eq!(error_code(&refused), Some(-32602), "{refused}");
+    assert_eq!(refused["id"], 4, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate field `protocolVersion`"),
+        "{refused}"
+    );
+    assert_alive(&mut t, "after").await;
+    t.shutdown().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_lone_surrogate_is_named_with_its_field() {
+    let mut t = RawWire::new(|_| ping_router(), Config::default());
+    t.raw
+        .send_raw(line(
+            r#"{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"\ud800","version":"1"}}}"#,
+        ))
+        .await;
+    let refused = t.raw.recv().await;
+    assert_eq!(refused["id"], 5, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("lone surrogate in string") && message.contains("clientInfo.name"),
+        "{refused}"
+    );
+    assert_alive(&mut t, "after").await;
     t.shutdown().await;
 }
