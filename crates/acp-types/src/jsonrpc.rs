@@ -13,13 +13,16 @@ pub const JSONRPC_VERSION: &str = "2.0";
 
 /// A JSON-RPC request id.
 ///
-/// Ids we send are numbers; ids we receive are echoed verbatim, whatever their form. `Null` only
-/// appears in error responses to messages whose id could not be read (JSON-RPC 2.0 §5); a
-/// request with a null id is a protocol error that the connection layer rejects.
+/// Ids we send are numbers; ids we receive are echoed verbatim, whatever their form. `Null`
+/// appears in error responses to messages whose id could not be read (JSON-RPC 2.0 §5), and,
+/// rarely, as the id of a request: JSON-RPC discourages it but the schema allows it, and such a
+/// request is answered like any other, with `"id": null` (as the reference SDKs do). Like any
+/// id, `null` names at most one running request at a time on a connection.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum RequestId {
-    /// `null`: only in error responses to unreadable messages.
+    /// `null`: in error responses to unreadable messages, and in the (discouraged) requests
+    /// that use it.
     Null,
     /// A numeric id.
     Number(i64),
@@ -181,7 +184,7 @@ impl schemars::JsonSchema for RequestId {
 
     fn json_schema(_generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "A JSON-RPC request id: an integer, a string, or null (only in some error responses).",
+            "description": "A JSON-RPC request id: an integer, a string, or null (in error responses to unreadable messages; discouraged in requests).",
             "anyOf": [
                 { "type": "null" },
                 { "type": "integer", "format": "int64" },
