@@ -19,6 +19,15 @@ use crate::message;
 use crate::server::conn::{Connection, Ended};
 use crate::server::{Inner, id_header};
 
+/// The read buffer of each socket. tungstenite's default (128 KiB) is zero-filled on every
+/// read, so it was resident for every idle connection; a client's frames are small, and a big
+/// one still grows the buffer as it needs.
+const READ_BUFFER_BYTES: usize = 8 * 1024;
+
+/// The most messages written to a socket in one burst (one flush, one system call for all of
+/// them) before the loop looks at the client's side again.
+const BURST_MESSAGES: usize = 64;
+
 /// Answers an upgrade: a new connection, its id in the `101` response.
 pub(crate) fn upgrade(inner: Arc<Inner>, upgrade: WebSocketUpgrade) -> Response {
     let opened = inner.open(Connection::start_socket, |(conn, _, _)| conn.clone());
@@ -32,6 +41,7 @@ pub(crate) fn upgrade(inner: Arc<Inner>, upgrade: WebSocketUpgrade) -> Response 
     let failed = (inner.clone(), id.clone());
     let mut response = upgrade
         .max_message_size(inner.options.max_body_bytes)
+        .read_buffer_size(READ_BUFFER_BYTES)
         .on_failed_upgrade(move |error| {
             tracing::debug!(%error, "a WebSocket upgrade failed");
             failed.0.remove(&failed.1, Ended::InitializeAbandoned);
@@ -78,15 +88,27 @@ async fn run(
             }
             out = from_agent.recv() => match out {
                 Some(message) => {
-                    conn.tap(crate::server::Direction::ToClient, &message);
-                    let text = match Utf8Bytes::try_from(message) {
-                        Ok(text) => text,
-                        Err(_) => {
-                            tracing::warn!(connection = %conn.id, "the agent sent a message that is not UTF-8: dropped");
-                            continue;
+                    // This message and those already waiting, fed to the socket and flushed
+                    // once: a stream of small updates is not one system call per message.
+                    let burst = async {
+                        let mut next = Some(message);
+                        let mut fed = 0;
+                        while let Some(message) = next.take() {
+                            conn.tap(crate::server::Direction::ToClient, &message);
+                            match Utf8Bytes::try_from(message) {
+                                Ok(text) => sink.feed(Message::Text(text)).await?,
+                                Err(_) => {
+                                    tracing::warn!(connection = %conn.id, "the agent sent a message that is not UTF-8: dropped");
+                                }
+                            }
+                            fed += 1;
+                            if fed < BURST_MESSAGES {
+                                next = from_agent.try_recv().ok();
+                            }
                         }
+                        sink.flush().await
                     };
-                    match tokio::time::timeout(stall, sink.send(Message::Text(text))).await {
+                    match tokio::time::timeout(stall, burst).await {
                         Ok(Ok(())) => {}
                         Ok(Err(_)) => break None,
                         Err(_) => {
