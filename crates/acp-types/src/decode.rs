@@ -4,7 +4,9 @@
 //! functions of this module are faster and say more when decoding fails:
 //!
 //! 1. They first decode in *strict* mode, where fields the schema lets fall back to a default
-//!    (`x-deserialize-default-on-error`) decode straight into their type, without buffering.
+//!    (`x-deserialize-default-on-error`) decode straight into their type, without buffering,
+//!    and the fields of a union read before its tag are parsed once rather than kept as text
+//!    (a float among them, whose text only the lenient pass keeps, sends the document on).
 //!    Valid documents, the overwhelming majority, succeed here.
 //! 2. On failure they decode again in *lenient* mode (what plain serde does), which applies the
 //!    schema's defaults and skips invalid array items where the schema says so. The result is

@@ -40,6 +40,8 @@ pub(crate) const NULLABLE: u8 = 4;
 thread_local! {
     /// When set, lenient fields decode straight into their type without buffering; an invalid
     /// value then fails the whole decode, and [`crate::decode`] retries in lenient mode.
+    /// Values read ahead or kept as unknown fields are parsed into `Value`s rather than kept as
+    /// text, and a float among them fails the decode the same way (see `wire_value`).
     static STRICT: Cell<bool> = const { Cell::new(false) };
 }
 
