@@ -81,6 +81,8 @@ struct State {
     initialized: OnceLock<InitializeRequest>,
     /// Our answer to it: what we advertised.
     advertised: OnceLock<InitializeResponse>,
+    /// Numbers the tool calls started through [`PromptContext::tool_call`].
+    next_tool_call: std::sync::atomic::AtomicU64,
     /// The running prompts of each session (one, unless the one-prompt rule is off), by their
     /// cancellation signals.
     prompts: Mutex<HashMap<SessionId, Vec<Signal>>>,
@@ -273,6 +275,62 @@ impl ClientHandle {
         self.client_initialize()?.client_capabilities.as_ref()
     }
 
+    /// True when the client advertised `fs.readTextFile`.
+    pub fn can_read_text_file(&self) -> bool {
+        self.client_initialize()
+            .is_some_and(InitializeRequest::can_read_text_file)
+    }
+
+    /// True when the client advertised `fs.writeTextFile`.
+    pub fn can_write_text_file(&self) -> bool {
+        self.client_initialize()
+            .is_some_and(InitializeRequest::can_write_text_file)
+    }
+
+    /// True when the client advertised `terminal`.
+    pub fn can_use_terminal(&self) -> bool {
+        self.client_initialize()
+            .is_some_and(InitializeRequest::can_use_terminal)
+    }
+
+    /// True when the client advertised form elicitation (`elicitation.form`).
+    pub fn can_elicit_form(&self) -> bool {
+        self.client_capabilities()
+            .and_then(|c| c.elicitation.as_ref())
+            .is_some_and(|e| e.form.is_some())
+    }
+
+    /// True when the client advertised URL elicitation (`elicitation.url`).
+    pub fn can_elicit_url(&self) -> bool {
+        self.client_capabilities()
+            .and_then(|c| c.elicitation.as_ref())
+            .is_some_and(|e| e.url.is_some())
+    }
+
+    /// Runs `request` in a client terminal (`terminal/create`) and returns its handle, which
+    /// releases the terminal when dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] without `terminal`; [`Error::Rpc`] when the client
+    /// fails it or the connection closes.
+    pub async fn terminal(
+        &self,
+        request: CreateTerminalRequest,
+    ) -> Result<crate::TerminalHandle, Error> {
+        crate::TerminalHandle::create(self, request).await
+    }
+
+    /// A tool call id unique on this connection: `call-1`, `call-2`...
+    pub(crate) fn next_tool_call_id(&self) -> ToolCallId {
+        let n = self
+            .state
+            .next_tool_call
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        ToolCallId::from(format!("call-{n}"))
+    }
+
     /// A context to push updates for `session_id` without repeating it (outside a prompt turn,
     /// for example while replaying history in `session/load`).
     pub fn session(&self, session_id: impl Into<SessionId>) -> PromptContext {
@@ -367,10 +425,7 @@ where
 fn serve_on<A: Agent>(
     make_agent: impl FnOnce(ClientHandle) -> A,
     options: AgentOptions,
-    connect: impl FnOnce(
-        Box<dyn FnOnce(Peer) -> AgentHandler<A> + '_>,
-        Config,
-    ) -> (Peer, Driver),
+    connect: impl FnOnce(Box<dyn FnOnce(Peer) -> AgentHandler<A> + '_>, Config) -> (Peer, Driver),
 ) -> (ClientHandle, Driver) {
     let state = Arc::new(State::default());
     let rpc = options.rpc.clone();

@@ -1,9 +1,32 @@
 //! What a running prompt turn gets: its session, the client, and the cancellation signal.
 
+use std::fmt;
+use std::path::Path;
+
 use acp_types::*;
 
 use crate::signal::Signal;
-use crate::{ClientHandle, Error};
+use crate::tools::{PlanHandle, ToolCallHandle, pending};
+use crate::{ClientHandle, Error, TerminalHandle};
+
+/// The turn was cancelled while waiting: see [`PromptContext::or_cancelled`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
+
+impl fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the prompt turn was cancelled")
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
+impl From<Cancelled> for ErrorObject {
+    /// `-32800`: the library ends a cancelled turn with `stopReason: "cancelled"` anyway.
+    fn from(_: Cancelled) -> Self {
+        ErrorObject::request_cancelled()
+    }
+}
 
 /// The context of one prompt turn: pushes updates for its session without repeating the
 /// session id, reaches the client, and tells when the client cancelled the turn.
@@ -47,6 +70,124 @@ impl PromptContext {
     /// Cancel safe.
     pub async fn cancelled(&self) {
         self.cancel.wait().await;
+    }
+
+    /// Awaits `work` unless the turn is cancelled first: `Err(Cancelled)` then, and `work` is
+    /// dropped (stopped). Use it around every long await of a turn; `?` turns [`Cancelled`]
+    /// into an error that ends the turn (the library answers `stopReason: "cancelled"`).
+    ///
+    /// ```no_run
+    /// # use acp_agent::{PromptContext};
+    /// # use acp_types::*;
+    /// # async fn turn(cx: PromptContext) -> Result<PromptResponse, ErrorObject> {
+    /// let answer = cx.or_cancelled(async { /* call the model */ "42" }).await?;
+    /// cx.message(answer).await?;
+    /// # Ok(PromptResponse::new(StopReason::EndTurn)) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Cancelled`] when the client cancelled the turn before `work` finished (or before it
+    /// started).
+    pub async fn or_cancelled<F: Future>(&self, work: F) -> Result<F::Output, Cancelled> {
+        if self.is_cancelled() {
+            return Err(Cancelled);
+        }
+        tokio::select! {
+            biased;
+            () = self.cancelled() => Err(Cancelled),
+            output = work => Ok(output),
+        }
+    }
+
+    /// Reads a text file through the client (`fs/read_text_file`), which sees unsaved editor
+    /// state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] without `fs.readTextFile`; [`Error::Rpc`] when the
+    /// client fails it (a missing file is `-32002`) or the connection closes.
+    pub async fn read_text_file(&self, path: impl AsRef<Path>) -> Result<String, Error> {
+        let request = ReadTextFileRequest::new(self.session_id.clone(), path_text(path));
+        Ok(self.client.read_text_file(request).await?.content)
+    }
+
+    /// Writes a text file through the client (`fs/write_text_file`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] without `fs.writeTextFile`; [`Error::Rpc`] when the
+    /// client fails it or the connection closes.
+    pub async fn write_text_file(
+        &self,
+        path: impl AsRef<Path>,
+        content: impl Into<String>,
+    ) -> Result<(), Error> {
+        let request =
+            WriteTextFileRequest::new(self.session_id.clone(), path_text(path), content.into());
+        self.client.write_text_file(request).await.map(drop)
+    }
+
+    /// Runs `command` with `args` in a client terminal of this session; see
+    /// [`TerminalHandle`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] without `terminal`; [`Error::Rpc`] when the client
+    /// fails it or the connection closes.
+    pub async fn terminal(
+        &self,
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Result<TerminalHandle, Error> {
+        let args: Vec<String> = args.into_iter().map(Into::into).collect();
+        let mut request = CreateTerminalRequest::new(self.session_id.clone(), command);
+        if !args.is_empty() {
+            request = request.args(args);
+        }
+        self.client.terminal(request).await
+    }
+
+    /// Starts a tool call (a `tool_call` update, `pending`) with a fresh id; see
+    /// [`ToolCallHandle`].
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn tool_call(
+        &self,
+        title: impl Into<String>,
+        kind: ToolKind,
+    ) -> Result<ToolCallHandle, Error> {
+        let call = ToolCall::new(self.client.next_tool_call_id(), title)
+            .kind(kind)
+            .status(ToolCallStatus::Pending);
+        self.start_tool_call(call).await
+    }
+
+    /// Starts the tool call `call` as given (its id, locations, raw input...).
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn start_tool_call(&self, call: ToolCall) -> Result<ToolCallHandle, Error> {
+        let id = call.tool_call_id.clone();
+        self.update(SessionUpdate::from(call)).await?;
+        Ok(ToolCallHandle::new(self.clone(), id))
+    }
+
+    /// Publishes a plan whose entries are all `pending`; see [`PlanHandle`].
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn plan(
+        &self,
+        entries: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Result<PlanHandle, Error> {
+        let entries: Vec<PlanEntry> = entries.into_iter().map(|e| pending(e.into())).collect();
+        self.update(Plan::new(entries.clone())).await?;
+        Ok(PlanHandle::new(self.clone(), entries))
     }
 
     /// Sends a `session/update` for this session.
@@ -98,4 +239,9 @@ impl PromptContext {
         let request = RequestPermissionRequest::new(self.session_id.clone(), tool_call, options);
         Ok(self.client.request_permission(request).await?.outcome)
     }
+}
+
+/// A path as the protocol carries it (text; non-UTF-8 bytes replaced).
+fn path_text(path: impl AsRef<Path>) -> String {
+    path.as_ref().to_string_lossy().into_owned()
 }

@@ -69,11 +69,15 @@ mod connection;
 mod context;
 mod error;
 mod signal;
+mod terminal;
+mod tools;
 
 pub use acp_rpc::{Config, Driver, FramingMode};
 pub use acp_types::ErrorObject;
 pub use agent::Agent;
 pub use async_trait::async_trait;
 pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_stdio};
-pub use context::PromptContext;
+pub use context::{Cancelled, PromptContext};
 pub use error::Error;
+pub use terminal::TerminalHandle;
+pub use tools::{Permission, PlanHandle, ToolCallHandle, permission_options};

@@ -58,6 +58,11 @@ pub struct Config {
     pub max_outgoing_bytes: usize,
     /// How many received notifications may wait for their handler before reading pauses.
     pub max_queued_notifications: usize,
+    /// How long a request we send may wait for its answer: past it the call fails with
+    /// [`Error::Timeout`](crate::Error::Timeout) and the peer gets `$/cancel_request`. `None`
+    /// (the default): no limit. [`Peer::request_with_timeout`](crate::Peer::request_with_timeout)
+    /// sets one per call.
+    pub request_timeout: Option<std::time::Duration>,
 }
 
 impl Default for Config {
@@ -69,6 +74,7 @@ impl Default for Config {
             max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
             max_outgoing_bytes: DEFAULT_MAX_OUTGOING_BYTES,
             max_queued_notifications: DEFAULT_MAX_QUEUED_NOTIFICATIONS,
+            request_timeout: None,
         }
     }
 }
@@ -106,6 +112,13 @@ impl Config {
     #[must_use]
     pub fn max_outgoing_bytes(mut self, max_outgoing_bytes: usize) -> Self {
         self.max_outgoing_bytes = max_outgoing_bytes.max(1);
+        self
+    }
+
+    /// Sets the connection-wide request timeout (`None`: no limit).
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
+        self.request_timeout = timeout;
         self
     }
 

@@ -105,7 +105,7 @@ where
         config.max_frame_len,
         config.max_outgoing_bytes,
     );
-    let shared = Arc::new(Shared::new(outbox));
+    let shared = Arc::new(Shared::new(outbox, config.request_timeout));
     let peer = Peer {
         shared: shared.clone(),
     };
@@ -141,7 +141,7 @@ where
     O: Sink<Bytes, Error = std::io::Error> + Send + Unpin + 'static,
 {
     let outbox = Outbox::for_messages(config.max_frame_len, config.max_outgoing_bytes);
-    let shared = Arc::new(Shared::new(outbox));
+    let shared = Arc::new(Shared::new(outbox, config.request_timeout));
     let peer = Peer {
         shared: shared.clone(),
     };

@@ -33,6 +33,15 @@ pub enum Error {
     #[error("the peer's answer does not fit the expected result type")]
     Decode(#[source] DecodeError),
 
+    /// The peer did not answer in time; the request was cancelled (`$/cancel_request`).
+    #[error("`{method}` was not answered within {after:?}")]
+    Timeout {
+        /// The method called.
+        method: &'static str,
+        /// The limit that passed.
+        after: std::time::Duration,
+    },
+
     /// Our own params or result could not be serialized; nothing was sent.
     #[error("the message could not be serialized")]
     Serialize(#[source] serde_json::Error),

@@ -99,6 +99,8 @@ impl PendingCall {
 
 pub(crate) struct Shared {
     pub(crate) outbox: Outbox,
+    /// The connection-wide limit on waiting for an answer.
+    request_timeout: Option<std::time::Duration>,
     next_id: AtomicI64,
     /// `None` once the connection is closed: new calls fail at once, waiters see the drop.
     pending: Mutex<Option<HashMap<i64, PendingCall>>>,
@@ -107,9 +109,10 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(outbox: Outbox) -> Self {
+    pub(crate) fn new(outbox: Outbox, request_timeout: Option<std::time::Duration>) -> Self {
         Self {
             outbox,
+            request_timeout,
             next_id: AtomicI64::new(0),
             pending: Mutex::new(Some(HashMap::new())),
             closed: AtomicBool::new(false),
@@ -180,9 +183,85 @@ impl Peer {
     /// Dropping the future before the answer forgets the call and sends `$/cancel_request` for
     /// it; a late answer is ignored.
     pub async fn request<M: Request>(&self, params: &M::Params) -> Result<M::Result, Error> {
-        self.call(Cow::Borrowed(M::METHOD), params)
-            .await?
-            .decode_method_result()
+        self.request_within::<M>(params, self.shared.request_timeout)
+            .await
+    }
+
+    /// Sends the request `M` and waits at most `timeout` for its answer (whatever the
+    /// connection's [`Config::request_timeout`](crate::Config::request_timeout)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`] when no answer came in time (the peer then gets
+    /// `$/cancel_request`); otherwise as [`request`](Self::request).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`request`](Self::request).
+    pub async fn request_with_timeout<M: Request>(
+        &self,
+        params: &M::Params,
+        timeout: std::time::Duration,
+    ) -> Result<M::Result, Error> {
+        self.request_within::<M>(params, Some(timeout)).await
+    }
+
+    async fn request_within<M: Request>(
+        &self,
+        params: &M::Params,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<M::Result, Error> {
+        let call = self.call(Cow::Borrowed(M::METHOD), params);
+        let answer = match timeout {
+            None => call.await?,
+            // Dropping the call on time-out forgets it and sends `$/cancel_request`.
+            Some(limit) => {
+                tokio::time::timeout(limit, call)
+                    .await
+                    .map_err(|_| Error::Timeout {
+                        method: M::METHOD,
+                        after: limit,
+                    })??
+            }
+        };
+        answer.decode_method_result()
+    }
+
+    /// Sends the request `M` without waiting for its answer, which is ignored when it comes:
+    /// for clean-up calls made where nothing can wait (a `Drop`). It never waits for room in
+    /// the outgoing buffer (it may go over the bound, as the reading loop's own replies do).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ConnectionClosed`] when the connection is closed, [`Error::Serialize`] /
+    /// [`Error::Frame`] when the params cannot be sent.
+    pub fn request_detached<M: Request>(&self, params: &M::Params) -> Result<(), Error> {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        // The answer goes to a receiver that no longer exists: the reading loop drops it.
+        let (tx, _rx) = oneshot::channel();
+        match self.shared.pending().as_mut() {
+            Some(map) => {
+                map.insert(
+                    id,
+                    PendingCall {
+                        method: Cow::Borrowed(M::METHOD),
+                        reply: tx,
+                    },
+                );
+            }
+            None => return Err(Error::ConnectionClosed),
+        }
+        tracing::debug!(id, method = M::METHOD, "sending a detached request");
+        let sent = self
+            .shared
+            .outbox
+            .send_now(|buf| write_request(buf, id, M::METHOD, params));
+        if sent.is_err() {
+            if let Some(map) = self.shared.pending().as_mut() {
+                map.remove(&id);
+            }
+        }
+        sent
     }
 
     /// Sends a request by method name with any params, and returns the raw result.

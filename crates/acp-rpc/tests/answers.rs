@@ -234,3 +234,59 @@ async fn an_unreadable_response_is_never_answered_and_fails_the_call_it_answers(
     assert_eq!(t.raw.recv().await["id"], "q");
     t.shutdown().await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_not_answered_in_time_fails_and_is_cancelled() {
+    use acp_types::methods::SessionRequestPermission;
+    use std::time::Duration;
+    let config = Config::default().request_timeout(Some(Duration::from_millis(200)));
+    let mut t = RawWire::new(|_| Router::new(), config);
+    let params: acp_types::RequestPermissionRequest = serde_json::from_value(json!({
+        "sessionId": "s", "toolCall": {"toolCallId": "c"},
+        "options": [{"optionId": "a", "name": "Allow", "kind": "allow_once"}],
+    }))
+    .unwrap();
+    // The connection-wide limit.
+    let peer = t.end.peer.clone();
+    let sent = params.clone();
+    let call = tokio::spawn(async move { peer.request::<SessionRequestPermission>(&sent).await });
+    let asked = t.raw.recv().await;
+    assert_eq!(asked["method"], "session/request_permission");
+    let failed = common::guard("the call", call)
+        .await
+        .unwrap()
+        .expect_err("timed out");
+    assert!(
+        matches!(
+            failed,
+            acp_rpc::Error::Timeout {
+                method: "session/request_permission",
+                ..
+            }
+        ),
+        "{failed:?}"
+    );
+    assert!(
+        failed.to_string().contains("not answered within"),
+        "{failed}"
+    );
+    let cancel = t.raw.recv().await;
+    assert_eq!(cancel["method"], "$/cancel_request");
+    assert_eq!(cancel["params"]["requestId"], asked["id"]);
+    // A per-call limit overrides it.
+    let peer = t.end.peer.clone();
+    let call = tokio::spawn(async move {
+        peer.request_with_timeout::<SessionRequestPermission>(&params, Duration::from_secs(5))
+            .await
+    });
+    let asked = t.raw.recv().await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    t.raw
+        .send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": {"outcome": "cancelled"}}}))
+        .await;
+    common::guard("the call", call)
+        .await
+        .unwrap()
+        .expect("answered in time");
+    t.shutdown().await;
+}

@@ -56,6 +56,13 @@ impl From<ContentBlock> for ToolCallContent {
     }
 }
 
+impl From<String> for ToolCallContent {
+    /// Text content of a tool call.
+    fn from(text: String) -> Self {
+        ToolCallContent::Content(Content::new(ContentBlock::from(text)))
+    }
+}
+
 impl From<&str> for ToolCallContent {
     /// Text content of a tool call.
     fn from(text: &str) -> Self {
