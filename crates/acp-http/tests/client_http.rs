@@ -421,3 +421,18 @@ async fn an_event_over_the_message_limit_is_skipped() {
     assert_eq!(done.stop_reason, StopReason::EndTurn);
     assert_eq!(editor.texts(), ["small"]);
 }
+
+#[test]
+fn the_connect_future_the_driver_and_the_connection_can_move_between_threads() {
+    fn is_send<T: Send>(_: &T) {}
+    fn is_send_sync_static<T: Send + Sync + 'static>() {}
+    let connecting = connect(
+        "http://127.0.0.1:1/acp",
+        Editor::default().factory(),
+        ConnectOptions::default(),
+    );
+    is_send(&connecting);
+    is_send_sync_static::<acp_http::client::Connection>();
+    fn is_send_static<T: Send + 'static>() {}
+    is_send_static::<acp_http::client::RemoteDriver>();
+}
