@@ -1,12 +1,18 @@
-//! The example ACP agent: a small, deterministic, offline "coding agent" on stdio.
+//! The example ACP agent: a small, deterministic, offline "coding agent", on stdio or over the
+//! network.
 //!
-//! It serves [`acp_examples::demo_agent::DemoAgent`] with [`acp_agent::serve_stdio`]. Its
-//! behaviour is driven by the prompt's text (`agent --help` lists the commands); together the
-//! commands exercise the whole agent side of the protocol. Try it under the example client:
+//! It serves [`acp_examples::demo_agent::DemoAgent`] with [`acp_agent::serve_stdio`], or, with
+//! `--listen ADDR`, over Streamable HTTP and WebSocket on `http://ADDR/acp` and `ws://ADDR/acp`
+//! with [`acp_http::server::serve`] (an agent per connection; the sessions are shared by the
+//! connections, so a client can reconnect and load one). Its behaviour is driven by the
+//! prompt's text (`agent --help` lists the commands); together the commands exercise the whole
+//! agent side of the protocol. Try it under the example client:
 //!
 //! ```text
 //! cargo build --release --examples
 //! target/release/examples/client --prompt "edit notes.txt" --yes -- target/release/examples/agent
+//! target/release/examples/agent --listen 127.0.0.1:8123 &
+//! target/release/examples/client --url ws://127.0.0.1:8123/acp --prompt "edit notes.txt" --yes
 //! ```
 
 // A command-line program: `--help` goes to stdout (before any protocol traffic) and usage
@@ -17,42 +23,57 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use acp_agent::{AgentOptions, FramingMode, serve, serve_stdio};
-use acp_examples::demo_agent::{COMMANDS_HELP, DemoAgent};
+use acp_examples::demo_agent::listen::{self, LISTEN_HELP, ListenArgs};
+use acp_examples::demo_agent::{COMMANDS_HELP, DemoAgent, Sessions};
 use acp_examples::wire_log::{self, Tap};
+use acp_http::server::AcpServer;
 
 const USAGE: &str = "\
-An example ACP agent on stdin/stdout: deterministic, offline, driven by the prompt's text.
+An example ACP agent: deterministic, offline, driven by the prompt's text. It speaks on
+stdin/stdout, or over HTTP and WebSocket with --listen.
 
 Usage: agent [--framing ndjson|content-length|auto]
+       agent --listen ADDR [--allow-origin URL]... [--token TOKEN] [--client-id-profile]
 
 Options:
-  --framing MODE  How messages are framed on stdio: `ndjson` (the default, as the spec says),
-                  `content-length` (LSP-style headers) or `auto` (detect from the client's
-                  first bytes and answer in kind).
-  -h, --help      Show this help.
-  -V, --version   Show the version.
+  --framing MODE       How messages are framed on stdio: `ndjson` (the default, as the spec
+                       says), `content-length` (LSP-style headers) or `auto` (detect from the
+                       client's first bytes and answer in kind). Not with --listen.
+";
 
-Run it under an ACP client, e.g. `client -- agent` (the example client).
+const USAGE_END: &str = "
+  -h, --help           Show this help.
+  -V, --version        Show the version.
+
+Run it under an ACP client, e.g. `client -- agent` (the example client), or serve it and
+connect: `agent --listen 127.0.0.1:8123` and `client --url http://127.0.0.1:8123/acp`
+(or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own; the
+sessions are shared by all of them (a client may reconnect and :load a session).
 
 Prompt commands:
 ";
 
 struct Args {
-    framing: FramingMode,
+    framing: Option<FramingMode>,
     wire_log: Option<PathBuf>,
+    listen: ListenArgs,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
     let mut args = Args {
-        framing: FramingMode::Ndjson,
+        framing: None,
         wire_log: None,
+        listen: ListenArgs::default(),
     };
     let mut argv = std::env::args().skip(1);
     while let Some(arg) = argv.next() {
+        if args.listen.take(&arg, &mut argv)? {
+            continue;
+        }
         let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
             "-h" | "--help" => {
-                println!("{USAGE}{COMMANDS_HELP}");
+                println!("{USAGE}{LISTEN_HELP}{USAGE_END}{COMMANDS_HELP}");
                 return Ok(None);
             }
             "-V" | "--version" => {
@@ -61,14 +82,24 @@ fn parse_args() -> Result<Option<Args>, String> {
             }
             "--framing" => {
                 let mode = value("--framing")?;
-                args.framing = mode
-                    .parse()
-                    .map_err(|_| format!("unknown framing `{mode}`"))?;
+                args.framing = Some(
+                    mode.parse()
+                        .map_err(|_| format!("unknown framing `{mode}`"))?,
+                );
             }
-            // Hidden, for tests: record the raw traffic to PREFIX.recv and PREFIX.sent.
+            // Hidden, for tests: record the raw traffic to PREFIX.recv and PREFIX.sent (with
+            // --listen: every message of every connection, one per line).
             "--wire-log" => args.wire_log = Some(value("--wire-log")?.into()),
             other => return Err(format!("unexpected argument `{other}` (see --help)")),
         }
+    }
+    args.listen.check()?;
+    if args.listen.addr.is_some() && args.framing.is_some() {
+        return Err(
+            "--framing sets the framing of stdio; over HTTP and WebSocket every \
+                    message is framed by the transport"
+                .into(),
+        );
     }
     Ok(Some(args))
 }
@@ -83,7 +114,10 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let options = AgentOptions::default().framing(args.framing);
+    if args.listen.addr.is_some() {
+        return ExitCode::from(listen_mode(&args).await);
+    }
+    let options = AgentOptions::default().framing(args.framing.unwrap_or(FramingMode::Ndjson));
     let driver = match args.wire_log {
         None => serve_stdio(DemoAgent::new, options).1,
         // The same as `serve_stdio`, with the stdio pipes tapped.
@@ -106,4 +140,31 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `--listen`: an agent per connection, the sessions shared, until SIGINT or SIGTERM.
+async fn listen_mode(args: &Args) -> u8 {
+    let mut options = args.listen.server_options();
+    if let Some(prefix) = &args.wire_log {
+        match listen::wire_tap(prefix) {
+            Ok(tap) => options = options.tap(tap),
+            Err(error) => {
+                eprintln!("agent: cannot create the wire log: {error}");
+                return 1;
+            }
+        }
+    }
+    let sessions = Sessions::default();
+    let server = AcpServer::new(
+        move |client| DemoAgent::with_sessions(client, sessions.clone()),
+        options,
+    );
+    let listener = match listen::bind("agent", &args.listen).await {
+        Ok(listener) => listener,
+        Err(message) => {
+            eprintln!("agent: {message}");
+            return 2;
+        }
+    };
+    listen::serve_until_signal("agent", listener, server).await
 }

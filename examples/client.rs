@@ -1,7 +1,8 @@
 //! The example ACP client: a terminal stand-in for an editor.
 //!
 //! `cargo run --example client` alone runs a scripted demo session against the example agent
-//! in this process. With `-- CMD ARGS` it drives any ACP agent; `--prompt`, `--yes`/`--no`,
+//! in this process. With `-- CMD ARGS` it drives any ACP agent on stdio, with `--url URL` any
+//! remote one (`http://…/acp` for Streamable HTTP, `ws://…/acp` for WebSocket); `--prompt`, `--yes`/`--no`,
 //! `--cancel-after`, `--mode` and `--json` script it, `--interactive` takes prompts from the
 //! keyboard, `--timeout` bounds the waits for the agent. SIGINT (Ctrl-C) or SIGTERM cancels the
 //! turn and closes the agent and the commands it started; a second one kills them at once.

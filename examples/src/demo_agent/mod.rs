@@ -7,8 +7,10 @@
 //! session info and usage updates, and every session method (new, load with replay, list,
 //! resume, close, delete). Every await of a turn gives way to `session/cancel`.
 //!
-//! The `agent` example serves it on stdio; the `client` example runs it in process. The
-//! commands it understands are in [`COMMANDS_HELP`].
+//! The `agent` example serves it on stdio, or over HTTP and WebSocket with `--listen` (see
+//! [`listen`]); the `client` example runs it in process. The commands it understands are in
+//! [`COMMANDS_HELP`]. Its sessions live in [`Sessions`]: one agent's own by default, or shared
+//! by the agents of every connection of a server ([`DemoAgent::with_sessions`]).
 //!
 //! ```
 //! use acp_agent::{AgentOptions, serve};
@@ -24,11 +26,12 @@
 //! ```
 
 mod commands;
+pub mod listen;
 mod session;
 mod turn;
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use acp_agent::{Agent, ClientHandle, PromptContext, async_trait};
 use acp_types::*;
@@ -45,8 +48,16 @@ const LIST_PAGE_LEN: usize = 20;
 #[derive(Debug)]
 pub struct DemoAgent {
     client: ClientHandle,
-    state: Mutex<State>,
+    sessions: Sessions,
 }
+
+/// The sessions of one or more [`DemoAgent`]s. Cheap to clone: clones share the sessions.
+///
+/// A server that makes an agent per connection gives them all the same `Sessions`, so that a
+/// client can reconnect and `session/load` a session started on an earlier connection (or list
+/// the sessions of other connections: they all belong to whoever may connect).
+#[derive(Debug, Clone, Default)]
+pub struct Sessions(Arc<Mutex<State>>);
 
 #[derive(Debug, Default)]
 struct State {
@@ -62,16 +73,22 @@ impl State {
 }
 
 impl DemoAgent {
-    /// An agent that calls the client through `client`.
+    /// An agent that calls the client through `client`, with sessions of its own.
     pub fn new(client: ClientHandle) -> Self {
-        Self {
-            client,
-            state: Mutex::new(State::default()),
-        }
+        Self::with_sessions(client, Sessions::default())
+    }
+
+    /// An agent that calls the client through `client` and keeps its sessions in `sessions`,
+    /// which other agents may share.
+    pub fn with_sessions(client: ClientHandle, sessions: Sessions) -> Self {
+        Self { client, sessions }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.sessions
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Runs `f` on a session, or fails with "resource not found".

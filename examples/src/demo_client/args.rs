@@ -11,8 +11,9 @@ A terminal stand-in for an editor: drives any ACP agent, shows its session as it
 serves its file and terminal requests inside the working directory.
 
 Usage: client [OPTIONS] [-- AGENT_COMMAND [ARGS...]]
+       client [OPTIONS] --url URL
 
-With no agent command, the example agent runs in this process. With no --prompt and no
+With no agent command and no --url, the example agent runs in this process. With no --prompt and no
 --interactive either, a scripted demo session shows every feature (in a temporary directory it
 removes afterwards) and exits.
 
@@ -38,11 +39,19 @@ Options:
   --read-only          Do not offer fs/write_text_file (and refuse it if asked anyway).
   --no-fs              Do not offer the file system capability to the agent.
   --no-terminal        Do not offer the terminal capability to the agent.
-  --framing MODE       ndjson (default), content-length or auto.
+  --framing MODE       ndjson (default), content-length or auto (stdio only).
+  --url URL            Drive a remote agent instead of a command: http://HOST:PORT/acp for
+                       Streamable HTTP, ws://HOST:PORT/acp for WebSocket (e.g. the example agent
+                       run with --listen, or the bridge). No TLS: https:// and wss:// are refused.
+  --token TOKEN        With --url: send `Authorization: Bearer TOKEN` with every request.
+  --client-id-profile  With --url: speak the client_id profile of older remote agents
+                       (POST URL/acp/rpc?client_id=..., GET URL/acp/sse?client_id=...); URL is
+                       the server's base (http://HOST:PORT).
   -h, --help           Show this help.
 
 The first SIGINT (Ctrl-C) or SIGTERM cancels the running turn, then closes the agent: its stdin
-first, then SIGTERM and SIGKILL to its process group, 2s apart; commands started for the agent
+first, then SIGTERM and SIGKILL to its process group, 2s apart (a remote agent: the connection
+is closed, with DELETE or a WebSocket close frame); commands started for the agent
 (terminal/create) are stopped the same way. A second signal kills them all at once. Exit status:
 0 when every step succeeded, 1 when one failed, 2 when the client could not start, 130 or 143
 when stopped by SIGINT or SIGTERM.
@@ -62,7 +71,8 @@ Client commands (as --prompt TEXT, or typed in interactive mode):
 Examples:
   cargo run --example client
   cargo run --example client -- --prompt \"edit notes.txt\" --yes
-  client --interactive -- my-agent --acp";
+  client --interactive -- my-agent --acp
+  client --url ws://127.0.0.1:8123/acp --prompt help   (after `agent --listen 127.0.0.1:8123`)";
 
 /// Parsed options.
 #[derive(Debug, Clone, Default)]
@@ -96,6 +106,12 @@ pub struct Options {
     pub framing: FramingMode,
     /// Record the raw traffic of the in-process connection (hidden, for tests).
     pub wire_log: Option<PathBuf>,
+    /// `--url`: the remote agent's endpoint.
+    pub url: Option<String>,
+    /// `--token`: the bearer token for the remote agent.
+    pub token: Option<String>,
+    /// `--client-id-profile`: speak the `client_id` profile to the remote agent.
+    pub client_id_profile: bool,
 }
 
 /// How long the client waits for an answer by default: long enough for an agent that starts
@@ -130,6 +146,7 @@ pub enum Parsed {
 /// A message for a bad argument.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut options = Options::default();
+    let mut framing_set = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -152,7 +169,11 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
                 options.framing = mode
                     .parse()
                     .map_err(|_| format!("unknown framing `{mode}`"))?;
+                framing_set = true;
             }
+            "--url" => options.url = Some(value("--url")?),
+            "--token" => options.token = Some(value("--token")?),
+            "--client-id-profile" => options.client_id_profile = true,
             "--wire-log" => options.wire_log = Some(value("--wire-log")?.into()),
             "--" => {
                 let Some(program) = args.next() else {
@@ -164,7 +185,34 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             other => return Err(format!("unexpected argument `{other}` (see --help)")),
         }
     }
+    check_remote(&options, framing_set)?;
     Ok(Parsed::Run(Box::new(options)))
+}
+
+/// `--url` excludes an agent command and the stdio flags; `--token` and
+/// `--client-id-profile` need it.
+fn check_remote(options: &Options, framing_set: bool) -> Result<(), String> {
+    if options.url.is_none() {
+        return match (options.token.is_some(), options.client_id_profile) {
+            (true, _) => Err("--token needs --url".into()),
+            (_, true) => Err("--client-id-profile needs --url".into()),
+            _ => Ok(()),
+        };
+    }
+    if options.agent.is_some() {
+        return Err("--url and an agent command (`-- CMD`) exclude each other".into());
+    }
+    if framing_set {
+        return Err("--framing is for stdio: HTTP and WebSocket frame every message".into());
+    }
+    if options.wire_log.is_some() {
+        return Err(
+            "--wire-log records the in-process connection only; the example agent \
+                    takes --wire-log with --listen too"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// `500ms`, `2s` or a plain number of seconds.
@@ -200,6 +248,26 @@ mod tests {
         let (program, rest) = options.agent.unwrap();
         assert_eq!(program, "agent");
         assert_eq!(rest, ["--framing", "auto"]);
+    }
+
+    #[test]
+    fn a_url_excludes_a_command_and_the_remote_flags_need_one() {
+        let Ok(Parsed::Run(options)) = args(&[
+            "--url",
+            "ws://127.0.0.1:1/acp",
+            "--token",
+            "t",
+            "--client-id-profile",
+        ]) else {
+            panic!("parse failed");
+        };
+        assert_eq!(options.url.as_deref(), Some("ws://127.0.0.1:1/acp"));
+        assert_eq!(options.token.as_deref(), Some("t"));
+        assert!(options.client_id_profile);
+        assert!(args(&["--url", "http://h/acp", "--", "agent"]).is_err());
+        assert!(args(&["--url", "http://h/acp", "--framing", "auto"]).is_err());
+        assert!(args(&["--token", "t"]).is_err());
+        assert!(args(&["--client-id-profile"]).is_err());
     }
 
     #[test]

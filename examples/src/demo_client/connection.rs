@@ -1,17 +1,19 @@
-//! Connecting to the agent: a spawned command ([`acp_client::spawn`]), or the example agent in
-//! this process over an in-memory duplex pipe ([`acp_agent::serve`] on one end,
+//! Connecting to the agent: a spawned command ([`acp_client::spawn`]), a remote agent over
+//! Streamable HTTP or WebSocket ([`acp_http::client::connect`]), or the example agent in this
+//! process over an in-memory duplex pipe ([`acp_agent::serve`] on one end,
 //! [`acp_client::connect`] on the other); and closing it again.
 
 use std::io;
-use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
 use acp_agent::AgentOptions;
 use acp_client::{AgentHandle, AgentProcess, ClientOptions, SpawnOptions, Stderr, Stopped};
+use acp_http::client::{ConnectOptions, Profile};
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
+use super::runner::describe_exit;
 use super::{Editor, Options, Shared};
 use crate::demo_agent::DemoAgent;
 use crate::wire_log::{self, Tap};
@@ -23,6 +25,9 @@ pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// The bytes the in-process pipe buffers in each direction.
 const DUPLEX_BUFFER_BYTES: usize = 1024 * 1024;
 
+/// How long closing a remote connection may take (its `DELETE`, or the WebSocket close).
+const REMOTE_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// A live connection to the agent.
 pub(crate) struct Connection {
     pub(crate) agent: AgentHandle,
@@ -30,21 +35,34 @@ pub(crate) struct Connection {
     tasks: Vec<JoinHandle<()>>,
     /// The spawned agent's process, watched by a task of its own.
     process: Option<Watcher>,
+    /// The remote connection, and how it ended (once it did).
+    remote: Option<Remote>,
 }
 
 /// The task that owns a spawned agent's process: it notes when the agent exits, and closes it
 /// when asked. Dropping the connection drops the task's request channel, and a closing
 /// interrupted half way drops the process: either way its process group is killed.
 struct Watcher {
-    exit: watch::Receiver<Option<ExitStatus>>,
+    /// How the agent exited, once it did (`the agent exited with code 3`).
+    exit: watch::Receiver<Option<String>>,
     close: Option<oneshot::Sender<oneshot::Sender<io::Result<Stopped>>>>,
     task: JoinHandle<()>,
 }
 
+/// A remote agent's connection: the handle that closes it, and what its driver said when it
+/// ended.
+struct Remote {
+    connection: acp_http::client::Connection,
+    ended: watch::Receiver<Option<String>>,
+}
+
 /// Connects as the options say.
-pub(crate) fn open(options: &Options, shared: &Arc<Shared>) -> Result<Connection, String> {
+pub(crate) async fn open(options: &Options, shared: &Arc<Shared>) -> Result<Connection, String> {
     let editor = Editor::new(shared.clone());
     let client_options = ClientOptions::default().framing(options.framing);
+    if let Some(url) = &options.url {
+        return remote(url, options, editor, client_options).await;
+    }
     let Some((program, args)) = &options.agent else {
         return in_process(options, editor, client_options);
     };
@@ -71,6 +89,50 @@ pub(crate) fn open(options: &Options, shared: &Arc<Shared>) -> Result<Connection
             let _ = driver.await;
         })],
         process: Some(watch_process(spawned.process)),
+        remote: None,
+    })
+}
+
+/// Connects to the remote agent at `url` (the profile by its scheme, or `client_id`).
+async fn remote(
+    url: &str,
+    options: &Options,
+    editor: Editor,
+    client_options: ClientOptions,
+) -> Result<Connection, String> {
+    // `--timeout` bounds the connection's own waits too: the handshake and each POST
+    // (`initialize`'s carries the agent's answer); `--timeout 0` waits for ever.
+    let limit = options.request_timeout();
+    let mut connect_options = ConnectOptions::default()
+        .client(client_options)
+        .connect_timeout(limit)
+        .post_timeout(limit)
+        .close_timeout(REMOTE_CLOSE_TIMEOUT);
+    if let Some(token) = &options.token {
+        connect_options = connect_options
+            .bearer_token(token)
+            .map_err(|e| e.to_string())?;
+    }
+    if options.client_id_profile {
+        connect_options = connect_options.profile(Profile::ClientId);
+    }
+    let (agent, driver) = acp_http::client::connect(url, |_agent| editor, connect_options)
+        .await
+        .map_err(|e| format!("cannot connect to the agent: {e}"))?;
+    let connection = driver.connection();
+    let (ended_tx, ended) = watch::channel(None);
+    let task = tokio::spawn(async move {
+        let how = match driver.await {
+            Ok(()) => "the agent closed the connection".to_owned(),
+            Err(error) => format!("the connection ended: {error}"),
+        };
+        ended_tx.send_replace(Some(how));
+    });
+    Ok(Connection {
+        agent,
+        tasks: vec![task],
+        process: None,
+        remote: Some(Remote { connection, ended }),
     })
 }
 
@@ -83,7 +145,7 @@ fn watch_process(mut process: AgentProcess) -> Watcher {
             tokio::select! {
                 status = process.wait(), if waiting => match status {
                     Ok(status) => {
-                        exit_tx.send_replace(Some(status));
+                        exit_tx.send_replace(Some(describe_exit(&status)));
                         waiting = false;
                     }
                     // Unreadable: stop watching; closing still works.
@@ -103,7 +165,7 @@ fn watch_process(mut process: AgentProcess) -> Watcher {
             () = reply.closed() => return,
         };
         if let Ok(stopped) = &stopped {
-            exit_tx.send_replace(Some(stopped.status));
+            exit_tx.send_replace(Some(describe_exit(&stopped.status)));
         }
         let _ = reply.send(stopped);
     });
@@ -150,21 +212,39 @@ fn in_process(
             }),
         ],
         process: None,
+        remote: None,
     })
 }
 
 impl Connection {
-    /// The spawned agent's exit status once it exited (`None` in process).
-    pub(crate) fn exit(&self) -> Option<watch::Receiver<Option<ExitStatus>>> {
-        self.process.as_ref().map(|p| p.exit.clone())
+    /// How the agent ended, once it did: how a spawned agent exited, or how a remote
+    /// connection ended (`None` in process).
+    pub(crate) fn exit(&self) -> Option<watch::Receiver<Option<String>>> {
+        match (&self.process, &self.remote) {
+            (Some(process), _) => Some(process.exit.clone()),
+            (None, Some(remote)) => Some(remote.ended.clone()),
+            (None, None) => None,
+        }
     }
 
     /// Ends the connection. A spawned agent is closed gracefully: its stdin is closed, then its
     /// process group gets SIGTERM and SIGKILL, [`EXIT_GRACE`] apart; how it ended is returned
-    /// (`None` in process, or when that could not be learnt).
+    /// (`None` in process or remote, or when that could not be learnt). A remote connection
+    /// is closed (`DELETE`, or a WebSocket close frame), within [`REMOTE_CLOSE_TIMEOUT`].
     ///
-    /// Dropped half way, the agent's process group is killed at once.
+    /// Dropped half way, the agent's process group is killed at once (a remote connection
+    /// still sends its `DELETE`, from a task of its own).
     pub(crate) async fn close(mut self) -> Option<Stopped> {
+        if let Some(remote) = &self.remote {
+            remote.connection.close();
+            // The driver says goodbye and resolves; past the bound, the tasks are aborted below.
+            let mut ended = remote.ended.clone();
+            let _ = tokio::time::timeout(
+                REMOTE_CLOSE_TIMEOUT + Duration::from_millis(500),
+                ended.wait_for(Option::is_some),
+            )
+            .await;
+        }
         let stopped = match self.process.as_mut().and_then(|p| p.close.take()) {
             Some(close) => {
                 let (reply, stopped) = oneshot::channel();

@@ -1,7 +1,7 @@
 //! The example client: a terminal stand-in for an editor.
 //!
-//! It connects to an agent (a spawned command, or the [`demo_agent`](crate::demo_agent) in
-//! process over `tokio::io::duplex`), then runs prompts and client commands from the command
+//! It connects to an agent (a spawned command, a remote agent over Streamable HTTP or WebSocket,
+//! or the [`demo_agent`](crate::demo_agent) in process over `tokio::io::duplex`), then runs prompts and client commands from the command
 //! line, from the keyboard, or from the scripted demo tour. It renders the session as it streams
 //! (or prints a JSON transcript), answers permission requests by policy or at the keyboard, and
 //! serves the agent's file system and terminal requests confined to its working directory.
@@ -13,7 +13,7 @@ mod connection;
 mod editor;
 mod output;
 mod runner;
-mod signals;
+pub(crate) mod signals;
 mod terminals;
 mod tour;
 mod workspace;
@@ -42,7 +42,10 @@ use signals::{Signals, Stop};
 /// all at once. The agent and the terminal commands are closed the same way when the client
 /// is done.
 pub async fn run(options: Options) -> u8 {
-    let tour = options.agent.is_none() && options.steps.is_empty() && !options.interactive;
+    let tour = options.agent.is_none()
+        && options.url.is_none()
+        && options.steps.is_empty()
+        && !options.interactive;
     let demo_dir = if tour {
         match tour::DemoDir::create() {
             Ok(dir) => Some(dir),
@@ -82,7 +85,12 @@ pub async fn run(options: Options) -> u8 {
     // From now on a signal stops the client in order instead of killing it (which would leave
     // the agent and the terminal commands running).
     let mut signals = Signals::new();
-    let connection = match connection::open(&options, &shared) {
+    // A remote agent's WebSocket handshake may take a while: a signal meanwhile gives up.
+    let opened = tokio::select! {
+        opened = connection::open(&options, &shared) => opened,
+        signal = signals.recv() => return signal.exit_code(),
+    };
+    let connection = match opened {
         Ok(connection) => connection,
         Err(message) => return startup_error(&message),
     };

@@ -284,7 +284,7 @@ impl Terminals {
         self.get(id).ok().map(|t| t.output().text())
     }
 
-    /// Stops every terminal's command with its process group (SIGTERM, [`STOP_GRACE`], then
+    /// Stops every terminal's command with its process group (SIGTERM, 2 seconds, then
     /// SIGKILL), waits for them to end, and kills what they left running. For the client's
     /// exit: every terminal is forgotten.
     pub async fn shutdown(&self) {

@@ -65,8 +65,8 @@ pub(crate) struct Runner {
     cancel_after: Option<Duration>,
     /// `--timeout`: how long to wait for an answer, or for a cancelled turn to end.
     timeout: Option<Duration>,
-    /// The spawned agent's exit status, once it exited.
-    exit: Option<watch::Receiver<Option<ExitStatus>>>,
+    /// How the agent (or the remote connection) ended, once it did.
+    exit: Option<watch::Receiver<Option<String>>>,
     /// Set once a call found the agent gone: no further step runs.
     gone: bool,
     /// Keyboard lines, in interactive mode.
@@ -78,7 +78,7 @@ impl Runner {
         agent: AgentHandle,
         shared: Arc<Shared>,
         options: &Options,
-        exit: Option<watch::Receiver<Option<ExitStatus>>>,
+        exit: Option<watch::Receiver<Option<String>>>,
     ) -> Self {
         Self {
             agent,
@@ -471,18 +471,15 @@ impl Runner {
         false
     }
 
-    /// How the spawned agent ended, if it did (waiting a moment for its exit to be noticed:
-    /// the connection closes as the agent exits).
+    /// How the spawned agent ended, or why the remote connection did, if it did (waiting a
+    /// moment for its end to be noticed: the connection closes as the agent exits).
     async fn agent_exit(&self) -> Option<String> {
         let mut exit = self.exit.clone()?;
-        let status = {
-            let seen = tokio::time::timeout(EXIT_NOTICE, exit.wait_for(Option::is_some))
-                .await
-                .ok()?
-                .ok()?;
-            (*seen)?
-        };
-        Some(describe_exit(&status))
+        let seen = tokio::time::timeout(EXIT_NOTICE, exit.wait_for(Option::is_some))
+            .await
+            .ok()?
+            .ok()?;
+        seen.clone()
     }
 }
 

@@ -1,0 +1,246 @@
+//! `--listen ADDR`: serving over Streamable HTTP and WebSocket (with `acp_http::server`), for
+//! the `agent` example (the demo agent, one per connection) and the `bridge` example (any
+//! stdio agent program, one process per connection).
+//!
+//! [`ListenArgs`] takes the server's flags from a command line and makes its
+//! [`ServerOptions`]; [`bind`] opens the socket and says where it serves; [`serve_until_signal`]
+//! serves until SIGINT or SIGTERM, then closes every connection (graceful shutdown: SSE
+//! streams end, WebSockets close, bridged programs are stopped) and returns.
+//!
+//! ```no_run
+//! use acp_examples::demo_agent::listen::{self, ListenArgs};
+//! use acp_examples::demo_agent::{DemoAgent, Sessions};
+//! use acp_http::server::AcpServer;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let args = ListenArgs {
+//!     addr: Some("127.0.0.1:0".into()),
+//!     ..ListenArgs::default()
+//! };
+//! let sessions = Sessions::default();
+//! let server = AcpServer::new(
+//!     move |client| DemoAgent::with_sessions(client, sessions.clone()),
+//!     args.server_options(),
+//! );
+//! let listener = listen::bind("agent", &args).await.unwrap();
+//! std::process::exit(listen::serve_until_signal("agent", listener, server).await.into());
+//! # }
+//! ```
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use acp_http::server::{AcpServer, Direction, ServerOptions, serve};
+use tokio::net::TcpListener;
+
+use crate::demo_client::signals::Signals;
+use crate::wire_log;
+
+/// The help of the listening flags, for the programs' `--help`.
+pub const LISTEN_HELP: &str = "\
+  --listen ADDR        Serve over the network instead of stdio: Streamable HTTP (http://ADDR/acp)
+                       and WebSocket (ws://ADDR/acp) on one endpoint, one agent per connection.
+                       `127.0.0.1:0` picks a free port; the URL is printed on stderr. Bind to
+                       127.0.0.1 unless the agent must be reached from elsewhere (then set
+                       --token). SIGINT or SIGTERM closes every connection and exits (0).
+  --allow-origin URL   Let web pages of this origin (`https://app.example`) call the endpoint
+                       (repeatable; also sets CORS). Requests from other browser origins get 403;
+                       requests without an Origin (editors, tools) are always allowed.
+  --token TOKEN        Require `Authorization: Bearer TOKEN` on every request (401 without).
+                       The token is visible to local users in the process list: prefer a
+                       wrapper that execs with it from a protected file.
+  --client-id-profile  Also serve the client_id profile of older remote agents:
+                       POST /acp/rpc?client_id=ID and GET /acp/sse?client_id=ID.";
+
+/// How long the connections get to close after the first signal before the program exits
+/// anyway.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// The listening flags of a command line.
+#[derive(Debug, Clone, Default)]
+pub struct ListenArgs {
+    /// `--listen ADDR`: where to serve; `None` for stdio.
+    pub addr: Option<String>,
+    /// `--allow-origin URL` (repeatable).
+    pub allowed_origins: Vec<String>,
+    /// `--token TOKEN`.
+    pub token: Option<String>,
+    /// `--client-id-profile`.
+    pub client_id_profile: bool,
+}
+
+impl ListenArgs {
+    /// Takes `flag` if it is one of the listening flags, reading its value from `rest`: `true`
+    /// when it was taken, `false` when it is not a listening flag.
+    ///
+    /// # Errors
+    ///
+    /// A message when the flag's value is missing.
+    pub fn take(
+        &mut self,
+        flag: &str,
+        rest: &mut impl Iterator<Item = String>,
+    ) -> Result<bool, String> {
+        let mut value = |name: &str| rest.next().ok_or(format!("{name} needs a value"));
+        match flag {
+            "--listen" => self.addr = Some(value(flag)?),
+            "--allow-origin" => self.allowed_origins.push(value(flag)?),
+            "--token" => {
+                let token = value(flag)?;
+                if token.is_empty() || token.chars().any(char::is_control) {
+                    return Err("--token needs a non-empty token without control characters".into());
+                }
+                self.token = Some(token);
+            }
+            "--client-id-profile" => self.client_id_profile = true,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Checks that the server's flags come with `--listen`.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the flag that needs `--listen`.
+    pub fn check(&self) -> Result<(), String> {
+        if self.addr.is_some() {
+            return Ok(());
+        }
+        let flag = if !self.allowed_origins.is_empty() {
+            "--allow-origin"
+        } else if self.token.is_some() {
+            "--token"
+        } else if self.client_id_profile {
+            "--client-id-profile"
+        } else {
+            return Ok(());
+        };
+        Err(format!("{flag} needs --listen ADDR"))
+    }
+
+    /// The server's options: the defaults of [`ServerOptions`] (every limit) with these flags.
+    pub fn server_options(&self) -> ServerOptions {
+        let mut options = ServerOptions::default().client_id_profile(self.client_id_profile);
+        for origin in &self.allowed_origins {
+            options = options.allow_origin(origin.clone());
+        }
+        if let Some(token) = &self.token {
+            options = options.bearer_token(token.clone());
+        }
+        options
+    }
+}
+
+/// Records every message the server passes, one JSON text per line: those to the agents in
+/// `PREFIX.recv`, those to the clients in `PREFIX.sent` (the files of
+/// [`wire_log::open`]). The messages of all connections go to the same two files, in the order
+/// they passed.
+///
+/// # Errors
+///
+/// When a file cannot be created.
+pub fn wire_tap(prefix: &Path) -> io::Result<impl Fn(Direction, &[u8]) + Send + Sync + 'static> {
+    let (recv, sent) = wire_log::open(prefix)?;
+    let files = Mutex::new((recv, sent));
+    Ok(move |direction: Direction, message: &[u8]| {
+        // A message with line breaks (pretty-printed by a client) is made compact, so that the
+        // log stays one message per line.
+        let compact;
+        let line = if message.contains(&b'\n') {
+            compact = serde_json::from_slice::<serde_json::Value>(message)
+                .and_then(|value| serde_json::to_vec(&value))
+                .unwrap_or_else(|_| {
+                    message
+                        .iter()
+                        .map(|&b| if b == b'\n' { b' ' } else { b })
+                        .collect()
+                });
+            &compact[..]
+        } else {
+            message
+        };
+        let mut files = files.lock().unwrap_or_else(PoisonError::into_inner);
+        let file: &mut File = match direction {
+            Direction::ToAgent => &mut files.0,
+            _ => &mut files.1,
+        };
+        // A small local file: a blocking write is fine for a debugging aid.
+        let _ = file.write_all(line).and_then(|()| file.write_all(b"\n"));
+    })
+}
+
+/// Binds the `--listen` address and says on stderr where the server is reached.
+///
+/// # Errors
+///
+/// A message when there is no `--listen` address or it cannot be bound.
+#[allow(clippy::print_stderr)] // Stdout stays silent: where to connect goes to stderr.
+pub async fn bind(program: &str, args: &ListenArgs) -> Result<TcpListener, String> {
+    let Some(addr) = &args.addr else {
+        return Err("no --listen address".into());
+    };
+    let listener = TcpListener::bind(addr.as_str())
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let local: SocketAddr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    eprintln!(
+        "{program}: serving ACP on http://{local}/acp (Streamable HTTP) and ws://{local}/acp \
+         (WebSocket){}",
+        if args.client_id_profile {
+            format!("; client_id profile: http://{local}/acp/rpc and /acp/sse")
+        } else {
+            String::new()
+        }
+    );
+    Ok(listener)
+}
+
+/// Serves `server` on `listener` until SIGINT or SIGTERM; then every connection ends (open
+/// SSE streams end, WebSockets close, bridged agent programs are stopped) and the listener
+/// closes. Returns the exit code: 0 after a graceful shutdown; 1 when the listener failed or
+/// the connections did not close within [`SHUTDOWN_GRACE`]; 130 or 143 when a second signal
+/// ended the program at once.
+#[allow(clippy::print_stderr)] // The program's own messages.
+pub async fn serve_until_signal(program: &str, listener: TcpListener, server: AcpServer) -> u8 {
+    let mut signals = Signals::new();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = serve(listener, server, async {
+        let _ = stopped.await;
+    });
+    tokio::pin!(served);
+    let report = |result: io::Result<()>| match result {
+        Ok(()) => 0,
+        Err(error) => {
+            eprintln!("{program}: the server failed: {error}");
+            1
+        }
+    };
+    let signal = tokio::select! {
+        result = &mut served => return report(result),
+        signal = signals.recv() => signal,
+    };
+    eprintln!(
+        "{program}: {}: closing every connection (a second signal exits at once)",
+        signal.name()
+    );
+    let _ = stop.send(());
+    tokio::select! {
+        result = &mut served => report(result),
+        second = signals.recv() => {
+            eprintln!("{program}: {}: exiting at once", second.name());
+            second.exit_code()
+        }
+        () = tokio::time::sleep(SHUTDOWN_GRACE) => {
+            eprintln!("{program}: the connections did not close within {SHUTDOWN_GRACE:?}: exiting");
+            1
+        }
+    }
+}
