@@ -83,8 +83,8 @@
 //!   HTTP), `ws(s)://` (WebSocket) or `client_id`-profile URL and gives the same
 //!   [`acp_client::AgentHandle`] as over stdio.
 //!
-//! Features: `server` and `client` (both default); `tls` for `https://` and `wss://` URLs in
-//! the client.
+//! Features: `server` and `client` (both default). TLS is not built in yet: the client refuses
+//! `https://` and `wss://` URLs with a clear error; serve behind a TLS-terminating proxy.
 
 #![doc(test(attr(deny(warnings))))]
 

@@ -73,7 +73,7 @@ pub(crate) fn shape(bytes: &[u8]) -> Result<Shape, NotAMessage> {
     }
     let envelope: Envelope<'_> = serde_json::from_slice(bytes).map_err(|_| NotAMessage::NotJson)?;
     Ok(Shape {
-        id: envelope.id.map(|id| id.get().to_owned()),
+        id: envelope.id.0.map(|id| id.get().to_owned()),
         method: envelope.method,
         params_session: envelope.params.and_then(|s| s.0),
         result_session: envelope.result.and_then(|s| s.0),
@@ -83,12 +83,23 @@ pub(crate) fn shape(bytes: &[u8]) -> Result<Shape, NotAMessage> {
 
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Present<'a>,
     method: Option<String>,
     params: Option<Scope>,
     result: Option<Scope>,
     error: Option<IgnoredAny>,
+}
+
+/// A member's raw text when it is present, `null` included (an `Option` would read `null` as
+/// absent, and a null id is an id).
+#[derive(Default)]
+struct Present<'a>(Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Present<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(deserializer).map(|raw| Present(Some(raw)))
+    }
 }
 
 /// The `sessionId` of an object, if it has a string one; anything else is skipped.

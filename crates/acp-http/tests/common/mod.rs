@@ -70,7 +70,7 @@ impl Agent for EchoAgent {
             .session(request.session_id.clone())
             .message("replayed")
             .await
-            .map_err(|e| ErrorObject::internal_error(e))?;
+            .map_err(ErrorObject::internal_error)?;
         Ok(LoadSessionResponse::new())
     }
 
@@ -96,14 +96,14 @@ impl Agent for EchoAgent {
                     )],
                 )
                 .await
-                .map_err(|e| ErrorObject::internal_error(e))?;
+                .map_err(ErrorObject::internal_error)?;
             let said = match outcome {
                 RequestPermissionOutcome::Selected(s) => format!("selected {}", s.option_id),
                 _ => "cancelled".to_owned(),
             };
             cx.message(said)
                 .await
-                .map_err(|e| ErrorObject::internal_error(e))?;
+                .map_err(ErrorObject::internal_error)?;
         } else if text == "wait" {
             cx.cancelled().await;
         } else if let Some(n) = text.strip_prefix("flood ") {
@@ -111,12 +111,12 @@ impl Agent for EchoAgent {
             for i in 0..n {
                 cx.message(format!("chunk {i} {}", "x".repeat(1000)))
                     .await
-                    .map_err(|e| ErrorObject::internal_error(e))?;
+                    .map_err(ErrorObject::internal_error)?;
             }
         } else {
             cx.message(format!("echo: {text}"))
                 .await
-                .map_err(|e| ErrorObject::internal_error(e))?;
+                .map_err(ErrorObject::internal_error)?;
         }
         Ok(PromptResponse::new(if cx.is_cancelled() {
             StopReason::Cancelled
