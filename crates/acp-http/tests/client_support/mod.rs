@@ -22,26 +22,9 @@ use axum::response::Response;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-/// How long any wait may take before the test is declared hung.
-pub const HANG_GUARD: Duration = Duration::from_secs(10);
-
-/// Awaits `fut`, failing the test if it takes longer than [`HANG_GUARD`].
-pub async fn within<F: Future>(what: &str, fut: F) -> F::Output {
-    match tokio::time::timeout(HANG_GUARD, fut).await {
-        Ok(output) => output,
-        Err(_) => panic!("hang: {what} did not finish within {HANG_GUARD:?}"),
-    }
-}
-
-/// Checks a JSON-RPC message against the official schema (when the specification is there;
-/// under CI it must be).
-pub fn check(message: &Value) {
-    if let Some(spec) = acp_testkit::Spec::load_or_skip() {
-        if let Err(e) = spec.check_message(message) {
-            panic!("message rejected by the official schema: {e}\n{message}");
-        }
-    }
-}
+#[path = "../common/guard.rs"]
+mod guard;
+pub use guard::{check, within};
 
 /// The SSE text of one message, checked first.
 pub fn sse(message: &Value) -> String {

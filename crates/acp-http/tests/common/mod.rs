@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use acp_agent::{Agent, ClientHandle, PromptContext};
 use acp_http::server::{AcpServer, ServerOptions, serve};
@@ -13,26 +12,9 @@ use acp_types::*;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-/// How long any wait may take before the test is declared hung.
-pub const HANG_GUARD: Duration = Duration::from_secs(10);
-
-/// Awaits `fut`, failing the test if it takes longer than [`HANG_GUARD`].
-pub async fn within<F: Future>(what: &str, fut: F) -> F::Output {
-    match tokio::time::timeout(HANG_GUARD, fut).await {
-        Ok(output) => output,
-        Err(_) => panic!("hang: {what} did not finish within {HANG_GUARD:?}"),
-    }
-}
-
-/// Checks a JSON-RPC message against the official schema (when the specification is there;
-/// under CI it must be).
-pub fn check(message: &Value) {
-    if let Some(spec) = acp_testkit::Spec::load_or_skip() {
-        if let Err(e) = spec.check_message(message) {
-            panic!("message rejected by the official schema: {e}\n{message}");
-        }
-    }
-}
+#[path = "guard.rs"]
+mod guard;
+pub use guard::{check, within};
 
 /// A small agent: sessions `s-1`, `s-2`...; a prompt echoes its text as a message chunk;
 /// the prompt `ask` first asks permission and reports the outcome; `load` replays one update.
