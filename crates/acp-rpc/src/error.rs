@@ -22,7 +22,7 @@ pub enum Error {
 
     /// The framing of the incoming stream broke (for example a malformed Content-Length header);
     /// the connection is over.
-    #[error("framing error")]
+    #[error("framing error: {0}")]
     Codec(#[source] CodecError),
 
     /// An outgoing message could not be framed (too large for the frame limit); nothing was sent.

@@ -505,8 +505,16 @@ mod tests {
     fn a_huge_detail_is_truncated_with_a_marker_in_message_and_data() {
         let detail = "é".repeat(3 * 1024 * 1024);
         let error = Error::invalid_params(&detail);
-        let data = error.data.as_ref().and_then(|d| d.as_str()).expect("text data");
-        assert!(data.len() < Error::MAX_ERROR_DETAIL_LEN + 64, "{}", data.len());
+        let data = error
+            .data
+            .as_ref()
+            .and_then(|d| d.as_str())
+            .expect("text data");
+        assert!(
+            data.len() < Error::MAX_ERROR_DETAIL_LEN + 64,
+            "{}",
+            data.len()
+        );
         assert!(
             data.ends_with(&format!("… (truncated, {} bytes in all)", detail.len())),
             "{}",
