@@ -1,0 +1,361 @@
+// The TypeScript SDK's side of the interop run (@agentclientprotocol/sdk 2.4.0, `ws` 8).
+//
+// Plain JavaScript (ES modules): Node 20 runs it as it is, with no TypeScript toolchain.
+// It is run from the temporary folder where run.sh installed the SDK (NODE_PATH is not used by
+// ES modules, so run.sh copies this file there).
+//
+//   node ts_side.mjs client URL [--no-reload]
+//                                 The SDK's HTTP (http://) or WebSocket (ws://) client drives
+//                                 the agent at URL through the script below; exit 0 on success.
+//                                 Logs `STEP core: ok` and `STEP reload: ok` as the two parts
+//                                 pass; --no-reload skips the second (an agent whose sessions
+//                                 end with their connection, as behind the bridge).
+//   node ts_side.mjs server       The SDK's AcpServer, with a small agent, on 127.0.0.1 (a free
+//                                 port): prints `listening http://127.0.0.1:PORT/acp` on stdout,
+//                                 logs each HTTP request's method, path and status on stderr.
+//
+// The client's script (against the example agent of acp-rs, whose behaviour follows the first
+// word of the prompt): initialize (offering fs), session/new, `hello` (streamed updates),
+// `edit notes.txt` (fs/read_text_file, session/request_permission, fs/write_text_file),
+// `stream 100 100` cancelled with session/cancel after its first chunk, session/close, and
+// closing the transport; then a new connection: initialize and session/load of that session
+// (its history replayed as updates), a prompt in the loaded session, and closing again.
+//
+// The server's agent: `hello` streams three chunks; `permission` asks session/request_permission
+// and says what was chosen; `slow` streams a chunk every 100 ms until session/cancel (or 10 s);
+// anything else is echoed.
+
+import http from "node:http";
+import { agent, client } from "@agentclientprotocol/sdk";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
+import {
+  createNodeHttpHandler,
+  createNodeWebSocketUpgradeHandler,
+} from "@agentclientprotocol/sdk/experimental/node";
+import { WebSocket, WebSocketServer } from "ws";
+
+const log = (...args) => console.error("[ts]", ...args);
+
+function check(condition, message) {
+  if (!condition) {
+    throw new Error(`check failed: ${message}`);
+  }
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// --- The client side ---
+
+async function runClient(url, reload) {
+  const files = new Map([["notes.txt", "# Notes\n- TODO: one\n- TODO: two\n"]]);
+  const seen = { chunks: 0, permissions: 0, reads: 0, writes: [], updateKinds: new Set() };
+  let onChunk = null;
+  let closedSession = null;
+
+  const app = client({ name: "acp-interop-ts-client" })
+    .onNotification("session/update", ({ params }) => {
+      seen.updateKinds.add(params.update.sessionUpdate);
+      if (params.update.sessionUpdate === "agent_message_chunk") {
+        seen.chunks += 1;
+        if (onChunk) {
+          const callback = onChunk;
+          onChunk = null;
+          callback();
+        }
+      }
+    })
+    .onRequest("session/request_permission", ({ params }) => {
+      seen.permissions += 1;
+      const allow = params.options.find((o) => o.kind === "allow_once") ?? params.options[0];
+      return { outcome: { outcome: "selected", optionId: allow.optionId } };
+    })
+    .onRequest("fs/read_text_file", ({ params }) => {
+      seen.reads += 1;
+      const name = params.path.split("/").pop();
+      const content = files.get(name);
+      if (content === undefined) {
+        throw new Error(`no such file: ${params.path}`);
+      }
+      return { content };
+    })
+    .onRequest("fs/write_text_file", ({ params }) => {
+      seen.writes.push(params.path);
+      files.set(params.path.split("/").pop(), params.content);
+      return {};
+    });
+
+  const stream = url.startsWith("ws")
+    ? createWebSocketStream(url, { WebSocket })
+    : createHttpStream(url);
+
+  await app.connectWith(stream, async (ctx) => {
+    const init = await withTimeout(
+      ctx.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+        clientInfo: { name: "acp-interop-ts-client", version: "0" },
+      }),
+      15000,
+      "initialize",
+    );
+    check(init.protocolVersion === 1, `protocolVersion ${init.protocolVersion}`);
+    log("initialized:", init.agentInfo?.name);
+
+    const session = await withTimeout(
+      ctx.request("session/new", { cwd: "/tmp/interop", mcpServers: [] }),
+      15000,
+      "session/new",
+    );
+    const sessionId = session.sessionId;
+    log("session:", sessionId);
+
+    const hello = await withTimeout(
+      ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] }),
+      15000,
+      "prompt hello",
+    );
+    check(hello.stopReason === "end_turn", `hello: ${hello.stopReason}`);
+    check(seen.chunks > 0, "hello: no agent_message_chunk");
+    log("hello: end_turn after", seen.chunks, "chunks");
+
+    const edit = await withTimeout(
+      ctx.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "edit notes.txt" }],
+      }),
+      15000,
+      "prompt edit",
+    );
+    check(edit.stopReason === "end_turn", `edit: ${edit.stopReason}`);
+    check(seen.reads === 1, `edit: ${seen.reads} fs/read_text_file`);
+    check(seen.permissions === 1, `edit: ${seen.permissions} permission requests`);
+    check(seen.writes.length === 1, `edit: ${seen.writes.length} fs/write_text_file`);
+    check(files.get("notes.txt").includes("DONE: one"), "edit: notes.txt not edited");
+    log("edit: read, permission, write: ok");
+
+    // Cancel after the first chunk of a slow turn.
+    const firstChunk = new Promise((resolve) => {
+      onChunk = resolve;
+    });
+    const slow = ctx.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "stream 100 100" }],
+    });
+    await withTimeout(firstChunk, 15000, "first chunk of the slow turn");
+    await ctx.notify("session/cancel", { sessionId });
+    const cancelled = await withTimeout(slow, 15000, "the cancelled turn");
+    check(cancelled.stopReason === "cancelled", `cancel: ${cancelled.stopReason}`);
+    log("cancel: cancelled");
+
+    await withTimeout(ctx.request("session/close", { sessionId }), 15000, "session/close");
+    log("session/close: ok");
+    closedSession = sessionId;
+  });
+  log("connection closed");
+  log("STEP core: ok (initialize, updates, fs + permission, cancel, session/close, close)");
+  if (!reload) {
+    return;
+  }
+
+  // Reconnect: a new connection loads the session, whose history is replayed as updates.
+  const before = seen.updateKinds.size;
+  seen.updateKinds.clear();
+  const again = url.startsWith("ws")
+    ? createWebSocketStream(url, { WebSocket })
+    : createHttpStream(url);
+  await app.connectWith(again, async (ctx) => {
+    const init = await withTimeout(
+      ctx.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+      }),
+      15000,
+      "initialize (reconnect)",
+    );
+    check(init.agentCapabilities?.loadSession === true, "reconnect: no loadSession");
+    await withTimeout(
+      ctx.request("session/load", { sessionId: closedSession, cwd: "/tmp/interop", mcpServers: [] }),
+      15000,
+      "session/load",
+    );
+    // The replay must come before the answer; if it did not, see whether it comes at all.
+    let order = "replay before the answer";
+    if (!seen.updateKinds.has("user_message_chunk")) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      order = seen.updateKinds.has("user_message_chunk")
+        ? "replay AFTER the session/load answer"
+        : "replay never delivered";
+      log(`FAILED CHECK: session/load: ${order}`);
+    }
+    log("reconnect + session/load:", order, [...seen.updateKinds].join(","), `(${before} kinds live)`);
+    const after = await withTimeout(
+      ctx.request("session/prompt", {
+        sessionId: closedSession,
+        prompt: [{ type: "text", text: "hello again" }],
+      }),
+      15000,
+      "prompt after session/load",
+    );
+    check(after.stopReason === "end_turn", `prompt after load: ${after.stopReason}`);
+    log("prompt after session/load: end_turn");
+    check(order === "replay before the answer", `session/load: ${order}`);
+  });
+  log("connection closed");
+  log("STEP reload: ok (reconnect, session/load with its replay, a prompt)");
+}
+
+// --- The server side ---
+
+function makeAgent() {
+  const cancelled = new Set();
+  let sessions = 0;
+  const say = (client, sessionId, text) =>
+    client.notify("session/update", {
+      sessionId,
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+    });
+  return agent({ name: "acp-interop-ts-agent" })
+    .onRequest("initialize", () => ({
+      protocolVersion: 1,
+      agentCapabilities: { loadSession: false },
+      agentInfo: { name: "acp-interop-ts-agent", version: "0" },
+    }))
+    .onRequest("session/new", () => {
+      sessions += 1;
+      return { sessionId: `ts-session-${sessions}` };
+    })
+    .onRequest("session/close", () => ({}))
+    .onNotification("session/cancel", ({ params }) => {
+      cancelled.add(params.sessionId);
+    })
+    .onRequest("session/prompt", async ({ params, client: peer }) => {
+      const { sessionId } = params;
+      cancelled.delete(sessionId);
+      const text = params.prompt
+        .filter((b) => b.type === "text")
+        .map((b) => b.text)
+        .join(" ")
+        .trim();
+      const word = text.split(/\s+/)[0];
+      if (word === "hello") {
+        for (const part of ["Hello ", "from the ", "TypeScript agent."]) {
+          await say(peer, sessionId, part);
+        }
+        return { stopReason: "end_turn" };
+      }
+      if (word === "permission") {
+        const toolCallId = "call-1";
+        await peer.notify("session/update", {
+          sessionId,
+          update: {
+            sessionUpdate: "tool_call",
+            toolCallId,
+            title: "Touch a file",
+            kind: "edit",
+            status: "pending",
+          },
+        });
+        const answer = await peer.request("session/request_permission", {
+          sessionId,
+          toolCall: { toolCallId, title: "Touch a file", kind: "edit", status: "pending" },
+          options: [
+            { optionId: "allow", name: "Allow", kind: "allow_once" },
+            { optionId: "reject", name: "Reject", kind: "reject_once" },
+          ],
+        });
+        const outcome =
+          answer.outcome.outcome === "selected" ? answer.outcome.optionId : "cancelled";
+        await peer.notify("session/update", {
+          sessionId,
+          update: {
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: outcome === "allow" ? "completed" : "failed",
+          },
+        });
+        await say(peer, sessionId, `Permission: ${outcome}.`);
+        return { stopReason: outcome === "cancelled" ? "cancelled" : "end_turn" };
+      }
+      if (word === "slow") {
+        for (let i = 0; i < 100; i += 1) {
+          if (cancelled.has(sessionId)) {
+            return { stopReason: "cancelled" };
+          }
+          await say(peer, sessionId, `chunk ${i} `);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return { stopReason: cancelled.has(sessionId) ? "cancelled" : "end_turn" };
+      }
+      await say(peer, sessionId, `You said: ${text}`);
+      return { stopReason: "end_turn" };
+    });
+}
+
+async function runServer() {
+  const acp = new AcpServer({ createAgent: makeAgent });
+  const handle = createNodeHttpHandler(acp);
+  const server = http.createServer((req, res) => {
+    res.on("close", () => log(`${req.method} ${req.url} ${res.statusCode}`));
+    if (new URL(req.url, "http://localhost").pathname !== "/acp") {
+      res.writeHead(404).end();
+      return;
+    }
+    handle(req, res);
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  // The SDK's upgrade handler over `ws`, with each socket's close logged.
+  const logged = {
+    on: (event, listener) => wss.on(event, listener),
+    off: (event, listener) => wss.off(event, listener),
+    handleUpgrade: (req, socket, head, callback) =>
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        ws.on("close", (code) => log(`WEBSOCKET CLOSED ${code}`));
+        callback(ws);
+      }),
+  };
+  const upgrade = createNodeWebSocketUpgradeHandler(acp, logged);
+  server.on("upgrade", (req, socket, head) => {
+    log(`UPGRADE ${req.url}`);
+    if (new URL(req.url, "http://localhost").pathname !== "/acp") {
+      socket.destroy();
+      return;
+    }
+    upgrade(req, socket, head);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  console.log(`listening http://127.0.0.1:${port}/acp`);
+  const stop = async () => {
+    log("stopping");
+    await acp.close();
+    server.close();
+    wss.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+const [mode, url, flag] = process.argv.slice(2);
+try {
+  if (mode === "client" && url) {
+    await runClient(url, flag !== "--no-reload");
+    process.exit(0);
+  } else if (mode === "server") {
+    await runServer();
+  } else {
+    console.error("usage: node ts_side.mjs client URL [--no-reload] | server");
+    process.exit(2);
+  }
+} catch (error) {
+  log("FAILED:", error?.stack ?? error);
+  process.exit(1);
+}
