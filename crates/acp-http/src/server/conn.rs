@@ -506,6 +506,38 @@ pub(crate) struct Lease {
 }
 
 impl Lease {
+    /// Moves the messages already waiting for this stream into `out`, without waiting, until
+    /// they hold `max_bytes` (at least one when any waits): after [`next`](Self::next), so that
+    /// a burst leaves in one write.
+    pub(crate) fn ready(&self, out: &mut Vec<Bytes>, max_bytes: usize) {
+        let mut state = self.conn.state();
+        if state.ended.is_some() {
+            return;
+        }
+        let mut taken = 0;
+        if let Some(mailbox) = Connection::mailbox(&mut state, self.session.as_deref()) {
+            if mailbox.generation != self.generation {
+                return;
+            }
+            while taken < max_bytes {
+                let Some(message) = mailbox.queue.pop_front() else {
+                    break;
+                };
+                taken += message.len();
+                out.push(message);
+            }
+        }
+        if taken > 0 {
+            let now = Instant::now();
+            state.buffered -= taken;
+            state.last_drain = now;
+            state.last_activity = now;
+            drop(state);
+            // Room for the router.
+            self.conn.changed.notify_waiters();
+        }
+    }
+
     /// The next message for this stream, or `None` once the connection has ended.
     pub(crate) async fn next(&self) -> Option<Bytes> {
         loop {

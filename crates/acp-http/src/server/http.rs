@@ -12,6 +12,7 @@ use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use bytes::BytesMut;
 use serde_json::json;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -316,15 +317,41 @@ async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Respon
         Ok(lease) => lease,
         Err(why) => return refusal(why),
     };
-    let events = futures::stream::unfold(lease, |lease| async move {
-        let message = lease.next().await?;
-        Some((Ok::<_, Infallible>(event(&message)), lease))
+    // The messages waiting for the stream leave together: one frame of events (one chunk, one
+    // write) per burst rather than one per message. A keep-alive comment when nothing was sent
+    // for `keep_alive`.
+    let keep_alive = inner.options.keep_alive;
+    let quiet = Box::pin(tokio::time::sleep(keep_alive));
+    let frames = futures::stream::unfold((lease, quiet), move |(lease, mut quiet)| async move {
+        let frame = tokio::select! {
+            message = lease.next() => {
+                let first = message?;
+                let mut rest = Vec::new();
+                lease.ready(&mut rest, SSE_FRAME_BYTES.saturating_sub(first.len()));
+                let len = rest.iter().fold(first.len(), |len, m| len + m.len());
+                let mut frame = BytesMut::with_capacity(len + 8 * (rest.len() + 1));
+                write_event(&mut frame, &first);
+                for message in &rest {
+                    write_event(&mut frame, message);
+                }
+                frame.freeze()
+            }
+            () = quiet.as_mut() => Bytes::from_static(b": \n\n"),
+        };
+        quiet
+            .as_mut()
+            .reset(tokio::time::Instant::now() + keep_alive);
+        Some((Ok::<_, Infallible>(frame), (lease, quiet)))
     });
-    let mut response = Sse::new(events)
-        .keep_alive(KeepAlive::new().interval(inner.options.keep_alive).text(""))
+    let mut response = (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(frames),
+    )
         .into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert(CONNECTION_ID, id_header(&conn.id));
     if let Some(session) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
         headers.insert(SESSION_ID, session);
@@ -353,6 +380,26 @@ fn event(message: &[u8]) -> Event {
     } else {
         Event::default().data(text)
     }
+}
+
+/// The most bytes of messages in one SSE frame of [`get_stream`].
+const SSE_FRAME_BYTES: usize = 64 * 1024;
+
+/// Appends one message as an SSE event, `data: <json>\n\n`, as [`event`] makes it.
+fn write_event(frame: &mut BytesMut, message: &[u8]) {
+    match std::str::from_utf8(message) {
+        // `<[u8]>::contains` of a byte is a `memchr`.
+        Ok(_) if !message.contains(&b'\n') && !message.contains(&b'\r') => {
+            frame.extend_from_slice(b"data: ");
+            frame.extend_from_slice(message);
+        }
+        _ => {
+            let text = String::from_utf8_lossy(message).replace(['\r', '\n'], " ");
+            frame.extend_from_slice(b"data: ");
+            frame.extend_from_slice(text.as_bytes());
+        }
+    }
+    frame.extend_from_slice(b"\n\n");
 }
 
 /// The `client_id` of a query string, percent-decoded; `None` when absent or blank.
