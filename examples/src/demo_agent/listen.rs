@@ -42,8 +42,8 @@ use crate::demo_client::signals::Signals;
 use crate::wire_log;
 
 /// The help of the listening flags, for the programs' `--help`.
-pub const LISTEN_HELP: &str = "\
-  --listen ADDR        Serve over the network instead of stdio: Streamable HTTP (http://ADDR/acp)
+// (No `\` after the opening quote: it would eat the first line's indentation.)
+pub const LISTEN_HELP: &str = "  --listen ADDR        Serve over the network instead of stdio: Streamable HTTP (http://ADDR/acp)
                        and WebSocket (ws://ADDR/acp) on one endpoint, one agent per connection.
                        `127.0.0.1:0` picks a free port; the URL is printed on stderr. Bind to
                        127.0.0.1 unless the agent must be reached from elsewhere (then set
