@@ -7,6 +7,7 @@
 #
 #   examples/bench_s5.sh                      # builds the two examples in release mode first
 #   RUNS=5 CONNS="1000" TRANSPORTS="ws" examples/bench_s5.sh
+#   TRANSPORTS="sse sse-h2 ws" examples/bench_s5.sh   # sse-h2: SSE over h2c (--http2)
 #   N=1000 TIMEOUT=120 SKIP_BUILD=1 CARGO_TARGET_DIR=... examples/bench_s5.sh
 #   ACP_BENCH_RUNTIME=current examples/bench_s5.sh   # the server on one thread (default: multi)
 #
@@ -72,9 +73,14 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), N=$n, descriptors $(ulimit 
 for run in $(seq "$runs"); do
     for conns in $conns_list; do
         for transport in $transports; do
+            case "$transport" in
+                sse | ws) flags=(--transport "$transport") ;;
+                sse-h2) flags=(--transport sse --http2) ;;
+                *) echo "TRANSPORTS holds sse, sse-h2 or ws, not $transport" >&2; exit 2 ;;
+            esac
             start_server
             line="$(timeout $((timeout_s + 60)) "$bin/bench_s5_client" s5 --url "$url" \
-                --conns "$conns" --n "$n" --transport "$transport" --server-pid "$server_pid" \
+                --conns "$conns" --n "$n" "${flags[@]}" --server-pid "$server_pid" \
                 --timeout "$timeout_s" || true)"
             stop_server
             [ -n "$line" ] || line='{"ok":false}'
@@ -108,7 +114,7 @@ function median(key,    c, i, j, v, t) {
     }
 }
 END {
-    nf = split("notif_per_s elapsed_s first_update_p50_ms first_update_p99_ms idle_kib_per_conn server_rss_kb server_cpu_s server_stream_cpu_s client_cpu_s client_rss_kb setup_s errors", order, " ")
+    nf = split("notif_per_s elapsed_s first_update_p50_ms first_update_p99_ms first_in_p99_ms first_agent_p99_ms first_out_p99_ms idle_kib_per_conn server_rss_kb server_cpu_s server_stream_cpu_s client_cpu_s client_rss_kb setup_s errors", order, " ")
     printf "\n%-22s", "S5 (medians)"
     for (c = 1; c <= ncases; c++) printf " %14s", cases[c]
     printf "\n  %-20s", "ok runs"

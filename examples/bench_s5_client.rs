@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! bench_s5_client s5 --url http://127.0.0.1:PORT/acp --conns C --n N [--transport sse|ws]
-//!                    [--server-pid PID] [--timeout SECS]
+//!                    [--server-pid PID] [--timeout SECS] [--http2]
 //! ```
 //!
 //! It is a raw client, so that the client's own cost stays small beside the server's:
@@ -14,7 +14,8 @@
 //!   connection for the POSTs are three TCP connections). `initialize` (200 and
 //!   `Acp-Connection-Id`), the connection stream, `session/new` (202, answered on the connection
 //!   stream), then the session stream. The prompt is a POST (202); its updates and answer come
-//!   on the session stream.
+//!   on the session stream. With `--http2`: HTTP/2 without TLS (h2c, prior knowledge), one TCP
+//!   connection per client carrying every request and stream.
 //! - `ws`: one WebSocket per connection, text frames both ways.
 //!
 //! Every message is parsed with `serde_json` into borrowed structs holding only what the checks
@@ -46,9 +47,10 @@ use futures::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio_tungstenite::tungstenite::Message as WsMessage;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 const USAGE: &str = "usage: bench_s5_client s5 --url URL --conns C --n N [--transport sse|ws] \
-                     [--server-pid PID] [--timeout SECS]";
+                     [--server-pid PID] [--timeout SECS] [--http2]";
 
 /// How many connections are being opened at once during the setup.
 const SETUP_PARALLEL: usize = 32;
@@ -117,6 +119,8 @@ struct Args {
     n: u64,
     transport: Transport,
     server_pid: Option<u32>,
+    /// `sse` over HTTP/2 without TLS (h2c, prior knowledge): one TCP connection per client.
+    http2: bool,
     timeout: Duration,
 }
 
@@ -129,8 +133,13 @@ impl Args {
         let (mut url, mut conns, mut n) = (None, None, None);
         let mut transport = Transport::Sse;
         let mut server_pid = None;
+        let mut http2 = false;
         let mut timeout = Duration::from_secs(300);
         while let Some(flag) = args.next() {
+            if flag == "--http2" {
+                http2 = true;
+                continue;
+            }
             let value = args.next().ok_or(format!("{flag} needs a value"))?;
             let number = || {
                 value
@@ -163,6 +172,7 @@ impl Args {
             n: n.ok_or("missing --n")?,
             transport,
             server_pid,
+            http2,
             timeout,
         })
     }
@@ -180,11 +190,15 @@ struct Report {
     ok: bool,
     conns: usize,
     transport: &'static str,
+    /// `1.1` or `h2c` for `sse`.
+    http: &'static str,
     n: u64,
     elapsed: Duration,
     setup: Duration,
     total: Duration,
     first_update_us: Vec<u64>,
+    /// The legs of the first updates (see [`Outcome::legs`]), when the agent stamps its turns.
+    first_legs_us: [Vec<u64>; 3],
     idle_kib_per_conn: f64,
     server: ProcStats,
     server_stream_cpu_s: f64,
@@ -202,15 +216,16 @@ impl std::fmt::Display for Report {
         write!(
             f,
             concat!(
-                r#"{{"scenario":"s5","ok":{},"conns":{},"transport":"{}","n":{},"#,
+                r#"{{"scenario":"s5","ok":{},"conns":{},"transport":"{}","http":"{}","n":{},"#,
                 r#""elapsed_s":{:.4},"notif_per_s":{:.0},"first_update_p50_ms":{:.2},"#,
                 r#""first_update_p99_ms":{:.2},"idle_kib_per_conn":{:.1},"server_rss_kb":{},"#,
                 r#""server_cpu_s":{:.2},"server_stream_cpu_s":{:.2},"client_cpu_s":{:.2},"#,
-                r#""client_rss_kb":{},"setup_s":{:.3},"total_s":{:.3},"errors":{},"load":"{}"}}"#
+                r#""client_rss_kb":{},"setup_s":{:.3},"total_s":{:.3},"errors":{},"load":"{}""#
             ),
             self.ok,
             self.conns,
             self.transport,
+            self.http,
             self.n,
             self.elapsed.as_secs_f64(),
             (self.conns as u64 * self.n) as f64 / secs,
@@ -226,7 +241,23 @@ impl std::fmt::Display for Report {
             self.total.as_secs_f64(),
             self.errors,
             self.load,
-        )
+        )?;
+        // Where the first updates' time went: p50 and p99 of each leg (clock of the machine).
+        for (name, leg) in ["in", "agent", "out"].iter().zip(&self.first_legs_us) {
+            if leg.is_empty() {
+                continue;
+            }
+            let mut sorted = leg.clone();
+            sorted.sort_unstable();
+            let ms = |p: f64| bench::percentile(&sorted, p) as f64 / 1000.0;
+            write!(
+                f,
+                r#","first_{name}_p50_ms":{:.2},"first_{name}_p99_ms":{:.2}"#,
+                ms(50.0),
+                ms(99.0)
+            )?;
+        }
+        f.write_str("}")
     }
 }
 
@@ -277,6 +308,7 @@ async fn run(args: &Args) -> Result<Report, String> {
     }
     let deadline = tokio::time::Instant::now() + args.timeout;
     let mut first_update_us = Vec::with_capacity(turns.len());
+    let mut first_legs_us: [Vec<u64>; 3] = Default::default();
     let mut finished = Vec::with_capacity(turns.len());
     let mut t1 = t0;
     for turn in turns {
@@ -285,6 +317,11 @@ async fn run(args: &Args) -> Result<Report, String> {
                 t1 = t1.max(outcome.done_at);
                 if let Some(first) = outcome.first_update {
                     first_update_us.push(first.as_micros() as u64);
+                }
+                if let Some(legs) = outcome.legs {
+                    for (all, leg) in first_legs_us.iter_mut().zip(legs) {
+                        all.push(leg);
+                    }
                 }
                 if let Some(problem) = outcome.problem {
                     errors += 1;
@@ -311,6 +348,17 @@ async fn run(args: &Args) -> Result<Report, String> {
     }
     let server = ProcStats::read(Some(pid)).map_err(|e| e.to_string())?;
     let client = ProcStats::read(None).map_err(|e| e.to_string())?;
+    // Nothing may have come on the connections' own streams.
+    for conn in &mut finished {
+        if let Conn::Sse(conn) = conn {
+            if conn.drain.is_finished() {
+                if let Ok(Some(problem)) = (&mut conn.drain).await {
+                    errors += 1;
+                    eprintln!("bench_s5_client: {problem}");
+                }
+            }
+        }
+    }
 
     // The connections end (DELETE, or a close frame), a few at a time and bounded in time.
     let closing = futures::stream::iter(finished)
@@ -324,11 +372,16 @@ async fn run(args: &Args) -> Result<Report, String> {
         ok,
         conns: args.conns,
         transport: args.transport.name(),
+        http: match (args.transport, args.http2) {
+            (Transport::Sse, true) => "h2c",
+            _ => "1.1",
+        },
         n: args.n,
         elapsed: t1.duration_since(t0),
         setup,
         total: Duration::ZERO,
         first_update_us,
+        first_legs_us,
         idle_kib_per_conn,
         server,
         server_stream_cpu_s: server.cpu_s - server_before.cpu_s,
@@ -368,6 +421,9 @@ struct WsConn {
 struct Outcome {
     /// From the prompt's send to its first chunk.
     first_update: Option<Duration>,
+    /// The first update's legs in microseconds, when the agent stamped its turn: from the send
+    /// to the agent's turn, from there to its first chunk's send, from there to its arrival.
+    legs: Option<[u64; 3]>,
     /// When the turn's answer was handled.
     done_at: Instant,
     /// The first problem, if any.
@@ -377,7 +433,7 @@ struct Outcome {
 impl Conn {
     async fn open(args: &Args) -> Result<Conn, String> {
         match args.transport {
-            Transport::Sse => SseConn::open(&args.url).await.map(Conn::Sse),
+            Transport::Sse => SseConn::open(&args.url, args.http2).await.map(Conn::Sse),
             Transport::Ws => WsConn::open(&args.url).await.map(Conn::Ws),
         }
     }
@@ -432,11 +488,12 @@ fn prompt_request(session: &str, n: u64) -> String {
 }
 
 impl SseConn {
-    async fn open(url: &str) -> Result<SseConn, String> {
-        let http = reqwest::Client::builder()
-            .no_proxy()
-            .build()
-            .map_err(|e| e.to_string())?;
+    async fn open(url: &str, http2: bool) -> Result<SseConn, String> {
+        let mut http = reqwest::Client::builder().no_proxy();
+        if http2 {
+            http = http.http2_prior_knowledge();
+        }
+        let http = http.build().map_err(|e| e.to_string())?;
         let answer = http
             .post(url)
             .header("content-type", "application/json")
@@ -478,23 +535,19 @@ impl SseConn {
                 .next()
                 .await?
                 .ok_or("the connection stream ended before session/new's answer")?;
-            if let Some(session) = new_session_answer(&event)? {
+            if let Some(session) = new_session_answer(event)? {
                 break session;
             }
         };
         let stream = SseReader::open(&http, url, &connection, Some(&session)).await?;
         let drain = tokio::spawn(async move {
-            loop {
-                match conn_stream.next().await {
-                    Ok(Some(event)) => {
-                        break Some(format!(
-                            "unexpected message on the connection stream: {}",
-                            String::from_utf8_lossy(&event)
-                        ));
-                    }
-                    Ok(None) => break None,
-                    Err(problem) => break Some(problem),
-                }
+            match conn_stream.next().await {
+                Ok(Some(event)) => Some(format!(
+                    "unexpected message on the connection stream: {}",
+                    String::from_utf8_lossy(event)
+                )),
+                Ok(None) => None,
+                Err(problem) => Some(problem),
             }
         });
         Ok(SseConn {
@@ -517,6 +570,7 @@ impl SseConn {
             .header("acp-session-id", &self.session)
             .body(prompt_request(&self.session, n));
         turn.sent = Instant::now();
+        turn.sent_unix_us = bench::unix_us();
         let post = async {
             match post.send().await {
                 Ok(answer) if answer.status() == 202 => {
@@ -532,7 +586,7 @@ impl SseConn {
             loop {
                 match stream.next().await {
                     Ok(Some(event)) => {
-                        if turn.on_message(&event) {
+                        if turn.on_message(event) {
                             break None;
                         }
                     }
@@ -552,6 +606,8 @@ struct SseReader {
     buf: Vec<u8>,
     /// Where the unread part of `buf` starts.
     start: usize,
+    /// The data of an event of several `data` lines, joined.
+    joined: Vec<u8>,
 }
 
 impl SseReader {
@@ -581,52 +637,95 @@ impl SseReader {
             body: Box::pin(response.bytes_stream()),
             buf: Vec::with_capacity(8 * 1024),
             start: 0,
+            joined: Vec::new(),
         })
     }
 
     /// The data of the next event (its `data` lines joined by `\n`), `None` at the end of the
-    /// stream. Comments (keep-alives) and events without data are skipped.
-    async fn next(&mut self) -> Result<Option<Vec<u8>>, String> {
-        loop {
-            while let Some(end) = memchr::memmem::find(&self.buf[self.start..], b"\n\n") {
-                let event = &self.buf[self.start..self.start + end];
-                self.start += end + 2;
-                let mut data: Option<Vec<u8>> = None;
-                for line in event.split(|&b| b == b'\n') {
-                    let line = line.strip_suffix(b"\r").unwrap_or(line);
-                    if let Some(rest) = line.strip_prefix(b"data:") {
-                        let rest = rest.strip_prefix(b" ").unwrap_or(rest);
-                        match &mut data {
-                            Some(data) => {
-                                data.push(b'\n');
-                                data.extend_from_slice(rest);
-                            }
-                            None => data = Some(rest.to_vec()),
-                        }
+    /// stream. Comments (keep-alives) and events without data are skipped. An event of one
+    /// `data` line (every event of the server) is not copied.
+    async fn next(&mut self) -> Result<Option<&[u8]>, String> {
+        let found = loop {
+            if let Some(end) = memchr::memmem::find(&self.buf[self.start..], b"\n\n") {
+                let event = self.start..self.start + end;
+                self.start = event.end + 2;
+                match event_data(&self.buf[event.clone()], &mut self.joined) {
+                    Some(Data::Line(line)) => {
+                        break Some(Data::Line(event.start + line.start..event.start + line.end));
                     }
-                }
-                if data.is_some() {
-                    return Ok(data);
+                    Some(Data::Joined) => break Some(Data::Joined),
+                    None => continue,
                 }
             }
-            // Keeps the unread tail only.
+            // Keeps the unread tail only, then reads more.
             self.buf.drain(..self.start);
             self.start = 0;
             match self.body.next().await {
                 Some(Ok(chunk)) => self.buf.extend_from_slice(&chunk),
                 Some(Err(e)) => return Err(format!("a broken SSE stream: {e}")),
-                None => return Ok(None),
+                None => break None,
+            }
+        };
+        Ok(found.map(|data| match data {
+            Data::Line(range) => &self.buf[range],
+            Data::Joined => &self.joined[..],
+        }))
+    }
+}
+
+/// Where an event's data is.
+enum Data {
+    /// One `data` line: its range in the event.
+    Line(std::ops::Range<usize>),
+    /// Several, joined in the reader's scratch buffer.
+    Joined,
+}
+
+/// The data of one event (without its blank line); `None` when it has no `data` line.
+fn event_data(event: &[u8], joined: &mut Vec<u8>) -> Option<Data> {
+    let mut first: Option<std::ops::Range<usize>> = None;
+    let mut lines = 0;
+    let mut at = 0;
+    for line in event.split(|&b| b == b'\n') {
+        let start = at;
+        at += line.len() + 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some(rest) = line.strip_prefix(b"data:") else {
+            continue;
+        };
+        let skip = if rest.first() == Some(&b' ') { 6 } else { 5 };
+        let range = start + skip..start + line.len();
+        lines += 1;
+        match lines {
+            1 => first = Some(range),
+            2 => {
+                joined.clear();
+                joined.extend_from_slice(&event[first.clone().unwrap_or_default()]);
+                joined.push(b'\n');
+                joined.extend_from_slice(&event[range]);
+            }
+            _ => {
+                joined.push(b'\n');
+                joined.extend_from_slice(&event[range]);
             }
         }
+    }
+    match lines {
+        0 => None,
+        1 => first.map(Data::Line),
+        _ => Some(Data::Joined),
     }
 }
 
 impl WsConn {
     async fn open(url: &str) -> Result<WsConn, String> {
         let ws_url = url.replacen("http://", "ws://", 1);
-        let (mut socket, _) = tokio_tungstenite::connect_async(ws_url.as_str())
-            .await
-            .map_err(|e| format!("WebSocket upgrade: {e}"))?;
+        // tungstenite zero-fills its whole read buffer before every read: 128 KiB by default.
+        let config = WebSocketConfig::default().read_buffer_size(32 * 1024);
+        let (mut socket, _) =
+            tokio_tungstenite::connect_async_with_config(ws_url.as_str(), Some(config), false)
+                .await
+                .map_err(|e| format!("WebSocket upgrade: {e}"))?;
         send_text(&mut socket, initialize_request()).await?;
         let answer = ws_next(&mut socket)
             .await?
@@ -648,6 +747,7 @@ impl WsConn {
         let mut turn = Turn::new(&self.session, n);
         let request = prompt_request(&self.session, n);
         turn.sent = Instant::now();
+        turn.sent_unix_us = bench::unix_us();
         if let Err(problem) = send_text(&mut self.socket, request).await {
             return turn.outcome(Some(problem));
         }
@@ -738,6 +838,22 @@ struct Answer<'a> {
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     stop_reason: Option<Cow<'a, str>>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<AnswerMeta>,
+}
+
+/// `_meta` of the prompt's answer: the bench agent's stamps, when it gives them.
+#[derive(Deserialize)]
+struct AnswerMeta {
+    #[serde(default)]
+    bench: Option<Stamps>,
+}
+
+/// When the agent's turn began and when it sent its first chunk (`bench::unix_us`).
+#[derive(Deserialize, Clone, Copy)]
+struct Stamps {
+    entered_unix_us: Option<u64>,
+    first_sent_unix_us: Option<u64>,
 }
 
 fn parse(message: &[u8]) -> Result<Incoming<'_>, String> {
@@ -777,7 +893,10 @@ struct Turn<'s> {
     session: &'s str,
     expected: u64,
     sent: Instant,
+    sent_unix_us: u64,
     first_update: Option<Instant>,
+    first_update_unix_us: u64,
+    stamps: Option<Stamps>,
     chunks: ChunkCheck,
     problem: Option<String>,
 }
@@ -788,7 +907,10 @@ impl<'s> Turn<'s> {
             session,
             expected,
             sent: Instant::now(),
+            sent_unix_us: 0,
             first_update: None,
+            first_update_unix_us: 0,
+            stamps: None,
             chunks: ChunkCheck::default(),
             problem: None,
         }
@@ -813,6 +935,7 @@ impl<'s> Turn<'s> {
             Some("session/update") => {
                 if self.first_update.is_none() {
                     self.first_update = Some(Instant::now());
+                    self.first_update_unix_us = bench::unix_us();
                 }
                 let params = message.params.as_ref();
                 if params.and_then(|p| p.session_id.as_deref()) != Some(self.session) {
@@ -845,6 +968,7 @@ impl<'s> Turn<'s> {
                     .result
                     .as_ref()
                     .and_then(|r| r.stop_reason.as_deref());
+                self.stamps = message.result.as_ref().and_then(|r| r.meta.as_ref()?.bench);
                 if message.error.is_some() || stop != Some("end_turn") {
                     self.problem(format!(
                         "the prompt ended with {}",
@@ -874,8 +998,22 @@ impl<'s> Turn<'s> {
             let got = self.chunks.next;
             self.problem(format!("{got} chunks, {} expected", self.expected));
         }
+        // The legs of the first update, when the agent stamped its turn: the prompt's way in,
+        // the agent's first chunk, the chunk's way out.
+        let legs = self.stamps.and_then(|stamps| {
+            let entered = stamps.entered_unix_us?;
+            let first_sent = stamps.first_sent_unix_us?;
+            self.first_update.is_some().then(|| {
+                [
+                    entered.saturating_sub(self.sent_unix_us),
+                    first_sent.saturating_sub(entered),
+                    self.first_update_unix_us.saturating_sub(first_sent),
+                ]
+            })
+        });
         Outcome {
             first_update: self.first_update.map(|at| at.duration_since(self.sent)),
+            legs,
             done_at,
             problem: self.problem,
         }

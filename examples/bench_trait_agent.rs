@@ -75,7 +75,13 @@ fn listen(addr: &str) -> std::process::ExitCode {
     let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
-        let server = AcpServer::new(BenchAgent::new, ServerOptions::default());
+        let server = AcpServer::new(
+            |client| BenchAgent {
+                stamps: true,
+                ..BenchAgent::new(client)
+            },
+            ServerOptions::default(),
+        );
         eprintln!("listening on http://{local}/acp");
         acp_http::server::serve(listener, server, stop_signal()).await
     });
@@ -109,6 +115,10 @@ async fn stop_signal() {
 struct BenchAgent {
     client: ClientHandle,
     sessions: AtomicU64,
+    /// In listen mode: `_meta.bench` of a `stream` turn also says when the turn began and when
+    /// its first chunk was sent (`entered_unix_us`, `first_sent_unix_us`), so that the S5
+    /// client can tell where its first-update latency went.
+    stamps: bool,
 }
 
 #[async_trait]
@@ -142,10 +152,15 @@ impl Agent for BenchAgent {
         let command = Command::parse(text)
             .ok_or_else(|| ErrorObject::invalid_params(format_args!("unknown command {text:?}")))?;
         let mut latencies = Vec::with_capacity(command.requests() as usize);
+        let entered = self.stamps.then(bench::unix_us);
+        let mut first_sent = None;
         match command {
             Command::Stream { chunks } => {
                 for i in 0..chunks {
                     send_chunk(&cx, i).await?;
+                    if i == 0 && self.stamps {
+                        first_sent = Some(bench::unix_us());
+                    }
                 }
             }
             Command::Permission { requests } => {
@@ -164,7 +179,11 @@ impl Agent for BenchAgent {
                 }
             }
         }
-        let figures = bench::latency_meta(&latencies, matches!(command, Command::Mixed { .. }));
+        let mut figures = bench::latency_meta(&latencies, matches!(command, Command::Mixed { .. }));
+        if let (Some(entered), Some(first_sent)) = (entered, first_sent) {
+            figures["entered_unix_us"] = entered.into();
+            figures["first_sent_unix_us"] = first_sent.into();
+        }
         let mut meta = acp_types::Meta::new();
         meta.insert("bench".into(), figures);
         Ok(PromptResponse::new(StopReason::EndTurn).meta(meta))
@@ -183,6 +202,7 @@ impl BenchAgent {
         Self {
             client,
             sessions: AtomicU64::new(0),
+            stamps: false,
         }
     }
 

@@ -43,6 +43,15 @@ pub fn chunk_number(text: &str) -> Option<u64> {
     text[..10].parse().ok()
 }
 
+/// The wall-clock time in microseconds since the Unix epoch: comparable between two processes
+/// of one machine, unlike [`std::time::Instant`] (the S5 client and agent use it to split the
+/// first-update latency into its legs).
+pub fn unix_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
 /// The tool call title of every permission request.
 pub const PERMISSION_TITLE: &str = "Write src/main.rs";
 
