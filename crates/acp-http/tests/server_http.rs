@@ -86,7 +86,7 @@ async fn a_session_lives_on_its_streams_from_initialize_to_delete() {
 }
 
 #[tokio::test]
-async fn messages_wait_for_a_reader_that_attaches_late() {
+async fn a_sessions_messages_use_the_connection_stream_until_its_own_stream_is_read() {
     let t = TestServer::start(ServerOptions::default()).await;
     let mut raw = Raw::new(&t.url);
     raw.initialize().await;
@@ -101,13 +101,21 @@ async fn messages_wait_for_a_reader_that_attaches_late() {
         .as_str()
         .unwrap()
         .to_owned();
-    raw.post(request(2, "session/prompt", prompt(&session, "late")), &[])
+    // A client that never opens the session's stream (as the Python SDK after a load) gets
+    // the session's messages on the connection stream.
+    raw.post(request(2, "session/prompt", prompt(&session, "early")), &[])
         .await;
-    // Give the agent time to answer before anybody reads the session stream.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(chunk_text(&conn.expect().await), Some("echo: early"));
+    assert_eq!(conn.expect().await["id"], 2);
+    // Once the session's stream is read, they go there, also to a reader that comes back.
+    let stream = raw.stream(Some(&session)).await.unwrap();
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(50)).await;
     let mut stream = raw.stream(Some(&session)).await.unwrap();
+    raw.post(request(3, "session/prompt", prompt(&session, "late")), &[])
+        .await;
     assert_eq!(chunk_text(&stream.expect().await), Some("echo: late"));
-    assert_eq!(stream.expect().await["id"], 2);
+    assert_eq!(stream.expect().await["id"], 3);
     t.stop().await;
 }
 
@@ -151,7 +159,7 @@ async fn a_session_outlives_its_connection_through_session_load() {
     // client does), the replay on it and the load's answer on the connection stream.
     let mut second = Raw::new(&t.url);
     second.initialize().await;
-    let mut conn = second.stream(None).await.unwrap();
+    let conn = second.stream(None).await.unwrap();
     let mut stream = second
         .stream(Some(&session))
         .await
@@ -167,8 +175,10 @@ async fn a_session_outlives_its_connection_through_session_load() {
         )
         .await;
     assert_eq!(load.status, 202);
+    // The replay, then the answer, in order on the session's stream.
     assert_eq!(chunk_text(&stream.expect().await), Some("replayed"));
-    assert_eq!(conn.expect().await["id"], 1);
+    assert_eq!(stream.expect().await["id"], 1);
+    drop(conn);
     t.stop().await;
 }
 
@@ -423,6 +433,10 @@ async fn a_reader_that_stops_reading_gets_its_connection_closed_without_losing_w
     raw.initialize().await;
     let mut conn = raw.stream(None).await.unwrap();
     let session = new_session(&raw, &mut conn, 1).await;
+    // The session's stream was read, and its reader went away: the session's messages wait on
+    // it while the agent floods it.
+    drop(raw.stream(Some(&session)).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(50)).await;
     // Nobody reads the session stream while the agent floods it: the buffer fills (the agent
     // waits) and, after the stall timeout, the connection is closed.
     raw.post(

@@ -278,10 +278,8 @@ impl Connection {
                         buffered: state.buffered,
                         waited: now.duration_since(state.last_drain),
                     })
-                } else if !readers
-                    && now.duration_since(state.last_activity) >= self.limits.idle_timeout
-                {
-                    Some(Ended::Idle(self.limits.idle_timeout))
+                } else if !readers && now.duration_since(state.last_activity) >= self.idle_limit() {
+                    Some(Ended::Idle(self.idle_limit()))
                 } else {
                     None
                 }
@@ -290,6 +288,16 @@ impl Connection {
                 self.end(why);
                 return;
             }
+        }
+    }
+
+    /// How long the connection may go without requests and readers: a `client_id` connection
+    /// (which has no DELETE) ends once its reader has been gone for the stall timeout.
+    fn idle_limit(&self) -> Duration {
+        if self.single_stream {
+            self.limits.idle_timeout.min(self.limits.stall_timeout)
+        } else {
+            self.limits.idle_timeout
         }
     }
 
@@ -336,18 +344,13 @@ impl Connection {
                         )));
                     }
                 }
-            } else if let (Some(id), Some(method)) = (&shape.id, &shape.method) {
+            } else if let (Some(id), Some(_)) = (&shape.id, &shape.method) {
                 let session = header_session
                     .map(str::to_owned)
                     .or_else(|| shape.params_session.clone());
-                // `session/load` answers on the connection stream (the RFD's rule): the client
-                // may not have the session's stream yet.
-                let route = match session {
-                    Some(session) if method != acp_types::methods::agent::SESSION_LOAD => {
-                        Route::Session(session)
-                    }
-                    _ => Route::Connection,
-                };
+                // A session's answers go with its other messages (see `deliver`): after its
+                // replay for `session/load`, which the answer must follow.
+                let route = session.map_or(Route::Connection, Route::Session);
                 state.routes.insert(id.clone(), route);
             }
         }
@@ -408,8 +411,6 @@ impl Connection {
                 state.sessions.entry(session.clone()).or_default().confirmed = true;
             }
             state.routes.remove(id).unwrap_or(Route::Connection)
-        } else if self.single_stream {
-            Route::Connection
         } else {
             match &shape.params_session {
                 Some(session) => {
@@ -421,10 +422,23 @@ impl Connection {
                 None => Route::Connection,
             }
         };
-        let route = if self.single_stream {
-            Route::Connection
-        } else {
-            route
+        let route = match route {
+            _ if self.single_stream => Route::Connection,
+            // A session whose stream nobody has read yet: its messages go on the connection
+            // stream, which every client reads. Clients that open a session's stream before
+            // they post to it (the TypeScript SDK, ours) get the session's messages there and
+            // in order, `session/load` replays and answers included; clients that do not
+            // (the Python SDK after a `session/load`) still get them.
+            Route::Session(session)
+                if state
+                    .sessions
+                    .get(&session)
+                    .is_none_or(|m| m.generation == 0) =>
+            {
+                state.sessions.entry(session).or_default().confirmed = true;
+                Route::Connection
+            }
+            other => other,
         };
         let mailbox = match route {
             Route::Connection => &mut state.connection,
@@ -582,11 +596,9 @@ impl Drop for Lease {
             if mailbox.generation != self.generation {
                 return;
             }
+            // The stream stays (empty, a few bytes) while the connection lives: the session's
+            // messages now wait on it for the reader to come back.
             mailbox.leased = false;
-            // A session stream nobody reads and nothing waits in goes away.
-            if session.is_some() && mailbox.queue.is_empty() {
-                state.sessions.remove(session.unwrap_or_default());
-            }
         }
     }
 }

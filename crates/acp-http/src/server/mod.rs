@@ -12,6 +12,13 @@
 //! | `GET` with `Upgrade: websocket` | `101` and `Acp-Connection-Id`: JSON-RPC text frames both ways, `initialize` first |
 //! | `DELETE` with `Acp-Connection-Id` | `202`: the connection, its streams and its agent end |
 //!
+//! Where the agent's messages go: those of a session (its `session/update`s and requests, and
+//! the answers to the client's requests for it, `session/load` included) on the session's
+//! stream once the client has read it, so that a load's replay comes before its answer on one
+//! stream; until then, and for everything else, on the connection stream, which every client
+//! reads. A stream whose reader went away keeps what comes for it until a reader is back
+//! (bounded by the output budget and the stall timeout).
+//!
 //! The full table of refusals (400, 403, 404, 406, 409, 413, 415, 503...) is on
 //! [`AcpServer::router`].
 
@@ -108,8 +115,9 @@ pub struct ServerOptions {
     /// (`202` for requests and notifications, `204` for responses) and
     /// `GET {path}/sse?client_id=…` (one stream for everything, `: connected` first, `: ping`
     /// every 5 s, a new reader replacing the old one). The client chooses the id, so anyone who
-    /// learns it can read the stream: use it with [`auth`](Self::auth) beyond loopback. Off by
-    /// default.
+    /// learns it can read the stream: use it with [`auth`](Self::auth) beyond loopback. The
+    /// profile has no DELETE: a connection ends once its reader has been gone for the stall
+    /// timeout. Off by default.
     pub client_id_profile: bool,
     /// A prefix for the connection ids this server hands out (`node-a.` gives
     /// `node-a.6f1c…`), so that a load balancer in front of several servers can send each
