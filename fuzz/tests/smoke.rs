@@ -2,6 +2,9 @@
 //! corpus (`seeds/<target>/`) and its regressions (`regressions/<target>/`), then, for a few
 //! seconds, over deterministic mutations of the seeds.
 //!
+//! A regression whose name starts with `open-` is a bug found but not fixed yet: it is run and
+//! its status printed, but it does not fail the test; drop the prefix once it is fixed.
+//!
 //! `ACP_FUZZ_SMOKE_SECS` sets the mutation time per target (default 3; 0 runs the files only).
 //! A failing mutated input is written to `target/smoke-failures/<target>-<name>`. Replay any
 //! input with `ACP_FUZZ_REPLAY=<target>:<file> cargo test --release --no-default-features
@@ -194,6 +197,19 @@ fn smoke(target: &str) {
     assert!(!seeds.is_empty(), "no seeds in fuzz/seeds/{target}/");
     for (path, bytes) in seeds.iter().chain(&files("regressions", target)) {
         let name = path.file_name().expect("a file name").to_string_lossy();
+        if name.starts_with("open-") {
+            // A bug found and reported but not fixed yet: reported here, not failed on.
+            let fails = catch_unwind(AssertUnwindSafe(|| check(bytes))).is_err();
+            eprintln!(
+                "{target}: {name}: {}",
+                if fails {
+                    "still fails (an open bug)"
+                } else {
+                    "passes now: rename it without `open-`"
+                }
+            );
+            continue;
+        }
         run(target, check, bytes, &name);
     }
 
