@@ -29,8 +29,12 @@
 //! `elapsed_s`, `first_update_p50_ms` / `first_update_p99_ms` (from a prompt's send to its first
 //! chunk), `idle_kib_per_conn` (the server's `VmRSS` after every session exists minus before the
 //! first connection, over C), `server_rss_kb` (`VmHWM`), `server_cpu_s` (its whole life),
-//! `server_stream_cpu_s` (t0 to t1), `client_cpu_s`, `client_rss_kb`, `setup_s`, `errors`, `ok`.
-//! Exit status 0 when `ok`.
+//! `server_stream_cpu_s` (t0 to t1), `client_cpu_s`, `client_rss_kb`, `setup_s`, `errors`, `ok`,
+//! `http` (`1.1`, or `h2c` with `--http2`) and `load` (the load average at the start). When the
+//! agent stamps its turns (`bench_trait_agent --listen` does), the first-update latency is also
+//! split into its legs, p50 and p99 of each: `first_in` (from the send to the agent's turn),
+//! `first_agent` (from there to its first chunk's send), `first_out` (from there to its arrival),
+//! by the machine's wall clock. Exit status 0 when `ok`.
 //!
 //! It runs on tokio's current-thread runtime (`ACP_BENCH_RUNTIME=multi` for the multi-thread
 //! one).
