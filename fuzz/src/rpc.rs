@@ -235,7 +235,9 @@ pub fn driver(data: &[u8]) {
         _ => panic!("codec error {codec_error:?}, but the driver ended with {result:?}"),
     }
     let early = Answers::of(&before_close, limit, still_running);
-    let all = Answers::of(&output, limit, codec_error.is_none());
+    // The driver ends at once at the end of the stream, in the middle of writing a batch if it
+    // was (the pipe is small): the last frame may be cut short.
+    let all = Answers::of(&output, limit, false);
     expected.check(&early, &all);
 }
 
@@ -600,8 +602,8 @@ struct Answers {
 
 impl Answers {
     /// Reads the output, checking that it is well framed and valid JSON-RPC. Unless
-    /// `complete`, the last frame may be cut short: a driver that stops (after a codec error)
-    /// drops the batch it was writing, as documented.
+    /// `complete`, the last frame may be cut short: a driver that stops drops the batch it was
+    /// writing, as documented ("messages still queued for sending then are dropped").
     fn of(output: &[u8], limit: usize, complete: bool) -> Self {
         // The driver answers in the peer's framing, which auto-detection finds.
         let mut codec = AutoCodec::with_max_len(limit).allow_switching(true);
