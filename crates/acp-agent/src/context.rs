@@ -79,7 +79,8 @@ impl PromptContext {
     /// ```no_run
     /// # use acp_agent::{PromptContext};
     /// # use acp_types::*;
-    /// # async fn turn(cx: PromptContext) -> Result<PromptResponse, ErrorObject> {
+    /// # #[allow(dead_code)]
+/// # async fn turn(cx: PromptContext) -> Result<PromptResponse, ErrorObject> {
     /// let answer = cx.or_cancelled(async { /* call the model */ "42" }).await?;
     /// cx.message(answer).await?;
     /// # Ok(PromptResponse::new(StopReason::EndTurn)) }

@@ -11,6 +11,7 @@ use crate::{ClientHandle, Error};
 /// ```no_run
 /// # use acp_agent::{Error, PromptContext};
 /// # use acp_types::*;
+/// # #[allow(dead_code)]
 /// # async fn turn(cx: PromptContext) -> Result<(), Error> {
 /// let call = cx.tool_call("Run the tests", ToolKind::Execute).await?;
 /// let terminal = cx.terminal("cargo", ["test"]).await?;

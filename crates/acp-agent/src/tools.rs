@@ -3,6 +3,7 @@
 //! ```no_run
 //! # use acp_agent::{Error, PromptContext, permission_options};
 //! # use acp_types::*;
+//! # #[allow(dead_code)]
 //! # async fn turn(cx: PromptContext) -> Result<(), Error> {
 //! let plan = cx.plan(["Read the file", "Edit it"]).await?;
 //! let read = cx.tool_call("Read notes.txt", ToolKind::Read).await?;
