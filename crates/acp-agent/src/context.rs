@@ -80,7 +80,7 @@ impl PromptContext {
     /// # use acp_agent::{PromptContext};
     /// # use acp_types::*;
     /// # #[allow(dead_code)]
-/// # async fn turn(cx: PromptContext) -> Result<PromptResponse, ErrorObject> {
+    /// # async fn turn(cx: PromptContext) -> Result<PromptResponse, ErrorObject> {
     /// let answer = cx.or_cancelled(async { /* call the model */ "42" }).await?;
     /// cx.message(answer).await?;
     /// # Ok(PromptResponse::new(StopReason::EndTurn)) }
