@@ -735,6 +735,11 @@ fn readable_id(bytes: &[u8]) -> Option<RequestId> {
         id: Option<RequestId>,
         method: Option<serde::de::IgnoredAny>,
     }
+    // Only an object has members: serde would also read a JSON array as the struct's fields
+    // in order, and answer a batch with its first element as the id.
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
     let message = serde_json::from_slice::<IdOnly>(bytes).ok()?;
     message.method?;
     message.id

@@ -117,6 +117,13 @@ async fn malformed_input_gets_the_reply_of_its_table_row() {
             check: no_check,
         },
         Row {
+            // Read as a struct's fields in order, it would echo `5` as the id.
+            name: "an array whose first element looks like an id",
+            input: line(r#"[5, "initialize"]"#),
+            reply: Some((-32600, Value::Null)),
+            check: no_check,
+        },
+        Row {
             name: "JSON that is not an object",
             input: line("42"),
             reply: Some((-32600, Value::Null)),
