@@ -703,12 +703,17 @@ impl<H: Handler> Dispatcher<H> {
         if let Err(e @ (Error::Frame(_) | Error::Serialize(_))) = sent {
             // Every request gets an answer: when the chosen one cannot be sent (an error
             // whose data is over the frame limit), a small one goes instead.
-            tracing::warn!(%id, error = %e, "could not send an error reply: sending a short one");
-            let fallback = ErrorObject::internal_error(format_args!(
-                "could not send the error reply (code {}): {}",
-                error.code,
-                with_source(&e)
-            ));
+            tracing::warn!(
+                %id,
+                code = %error.code,
+                error = %with_source(&e),
+                "could not send an error reply: sending a short one"
+            );
+            // As short as an answer gets: the reason is in our log, not on the wire.
+            let fallback = ErrorObject::new(
+                acp_types::ErrorCode::INTERNAL_ERROR,
+                "Internal error: the reply was too large to send",
+            );
             let _ = self
                 .shared
                 .outbox
