@@ -101,26 +101,66 @@ impl Spec {
     /// Under CI when the specification is missing, and whenever its files are not valid JSON.
     pub fn official_or_skip() -> Option<&'static Spec> {
         static SPEC: OnceLock<Option<Spec>> = OnceLock::new();
-        SPEC.get_or_init(|| {
-            let dir = spec_dir();
-            let schema_path = dir.join("schema.json");
-            if !schema_path.is_file() {
-                assert!(
-                    !in_ci(),
-                    "the ACP specification is required under CI but {} is missing \
-                     (set {SPEC_DIR_ENV} to its directory)",
-                    schema_path.display()
-                );
-                eprintln!(
-                    "notice: skipping checks against the official specification documents: {} \
-                     not found (set {SPEC_DIR_ENV})",
-                    schema_path.display()
-                );
-                return None;
-            }
-            Some(Self::read(dir, "schema.json", "meta.json", true))
+        SPEC.get_or_init(|| Self::official("schema.json", "meta.json"))
+            .as_ref()
+    }
+
+    /// The official draft specification (`schema.unstable.json`, `meta.unstable.json`), for
+    /// the tests of the draft features; `None` (after printing why, once) when it is absent
+    /// outside CI.
+    ///
+    /// # Panics
+    ///
+    /// As [`official_or_skip`](Self::official_or_skip).
+    pub fn official_unstable_or_skip() -> Option<&'static Spec> {
+        static SPEC: OnceLock<Option<Spec>> = OnceLock::new();
+        SPEC.get_or_init(|| Self::official("schema.unstable.json", "meta.unstable.json"))
+            .as_ref()
+    }
+
+    /// The draft specification to validate against, loaded once per process: the official one
+    /// when it is there, else (outside CI, with a notice printed once) the repository's
+    /// generated `schema/acp.unstable.schema.json`.
+    ///
+    /// # Panics
+    ///
+    /// As [`load`](Self::load).
+    pub fn load_unstable() -> &'static Spec {
+        static FALLBACK: OnceLock<Spec> = OnceLock::new();
+        if let Some(official) = Self::official_unstable_or_skip() {
+            return official;
+        }
+        FALLBACK.get_or_init(|| {
+            let dir = workspace_root().join("schema");
+            eprintln!(
+                "notice: the official ACP draft specification was not found: validating against \
+                 the repository's generated schema ({}) instead",
+                dir.join("acp.unstable.schema.json").display()
+            );
+            Self::read(dir, "acp.unstable.schema.json", "meta.unstable.json", false)
         })
-        .as_ref()
+    }
+
+    /// Reads the official files `schema` and `meta` from [`spec_dir`], or explains their
+    /// absence (fatal under CI).
+    fn official(schema: &str, meta: &str) -> Option<Spec> {
+        let dir = spec_dir();
+        let schema_path = dir.join(schema);
+        if !schema_path.is_file() {
+            assert!(
+                !in_ci(),
+                "the ACP specification is required under CI but {} is missing \
+                 (set {SPEC_DIR_ENV} to its directory)",
+                schema_path.display()
+            );
+            eprintln!(
+                "notice: skipping checks against the official specification documents: {} \
+                 not found (set {SPEC_DIR_ENV})",
+                schema_path.display()
+            );
+            return None;
+        }
+        Some(Self::read(dir, schema, meta, true))
     }
 
     fn read(dir: PathBuf, schema: &str, meta: &str, official: bool) -> Spec {

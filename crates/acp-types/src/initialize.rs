@@ -106,6 +106,15 @@ wire_object! {
         opt session_capabilities: SessionCapabilities = "sessionCapabilities" [DOE];
         /// Authentication features.
         opt auth: AgentAuthCapabilities = "auth" [DOE];
+        /// Support for the `providers/*` methods (draft).
+        #[cfg(feature = "unstable_llm_providers")]
+        opt providers: ProvidersCapabilities = "providers" [DOE | NULLABLE];
+        /// Next-edit suggestions: what the agent supports and wants (draft).
+        #[cfg(feature = "unstable_nes")]
+        opt nes: NesCapabilities = "nes" [DOE | NULLABLE];
+        /// The position encoding the agent chose among the client's; UTF-16 when absent (draft).
+        #[cfg(feature = "unstable_nes")]
+        opt position_encoding: PositionEncodingKind = "positionEncoding" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -134,6 +143,9 @@ wire_object! {
         opt http: bool = "http" [DOE];
         /// Whether SSE MCP servers are supported.
         opt sse: bool = "sse" [DOE];
+        /// Whether MCP servers reached over ACP (`"type": "acp"`) are supported (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        opt acp: bool = "acp" [DOE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -153,6 +165,9 @@ wire_object! {
         opt resume: SessionResumeCapabilities = "resume" [DOE | NULLABLE];
         /// Support for `session/close`.
         opt close: SessionCloseCapabilities = "close" [DOE | NULLABLE];
+        /// Support for `session/fork` (draft).
+        #[cfg(feature = "unstable_session_fork")]
+        opt fork: SessionForkCapabilities = "fork" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -237,6 +252,15 @@ wire_object! {
         opt auth: AuthCapabilities = "auth" [DOE];
         /// Which elicitation modes the client supports.
         opt elicitation: ElicitationCapabilities = "elicitation" [DOE | NULLABLE];
+        /// Whether the client understands plan operations (draft).
+        #[cfg(feature = "unstable_plan_operations")]
+        opt plan: PlanCapabilities = "plan" [DOE | NULLABLE];
+        /// The kinds of next-edit suggestion the client can show (draft).
+        #[cfg(feature = "unstable_nes")]
+        opt nes: ClientNesCapabilities = "nes" [DOE | NULLABLE];
+        /// The position encodings the client supports, preferred first (draft).
+        #[cfg(feature = "unstable_nes")]
+        opt position_encodings: Vec<PositionEncodingKind> = "positionEncodings" [DOE | SKIP];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -261,6 +285,9 @@ wire_object! {
     pub struct ClientSessionCapabilities {
         /// The session's configuration options.
         opt config_options: SessionConfigOptionsCapabilities = "configOptions" [DOE | NULLABLE];
+        /// Whether the client understands compaction updates (draft).
+        #[cfg(feature = "unstable_session_compaction")]
+        opt compaction: CompactionCapabilities = "compaction" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

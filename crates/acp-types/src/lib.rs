@@ -65,6 +65,7 @@ pub mod schema;
 mod session;
 mod terminal;
 mod tool_call;
+mod unstable;
 mod update;
 
 pub use auth::*;
@@ -88,5 +89,7 @@ pub use protocol::{
 pub use session::*;
 pub use terminal::*;
 pub use tool_call::*;
+#[allow(unused_imports, unreachable_pub)] // Empty without a feature that adds types.
+pub use unstable::*;
 pub use update::*;
 pub use wire::{Extras, Meta, WireFields};

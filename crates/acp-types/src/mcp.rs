@@ -22,6 +22,9 @@ tagged_union! {
             Http(McpServerHttp) = "http",
             /// Over server-sent events.
             Sse(McpServerSse) = "sse",
+            /// Through the ACP connection itself (draft).
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            Acp(McpServerAcp) = "acp",
         }
     }
 }

@@ -46,6 +46,51 @@ pub mod agent {
     pub const SESSION_PROMPT: &str = "session/prompt";
     /// `session/cancel` (a notification).
     pub const SESSION_CANCEL: &str = "session/cancel";
+    #[cfg(feature = "unstable_session_fork")]
+    /// `session/fork` (draft).
+    pub const SESSION_FORK: &str = "session/fork";
+    #[cfg(feature = "unstable_llm_providers")]
+    /// `providers/list` (draft).
+    pub const PROVIDERS_LIST: &str = "providers/list";
+    #[cfg(feature = "unstable_llm_providers")]
+    /// `providers/set` (draft).
+    pub const PROVIDERS_SET: &str = "providers/set";
+    #[cfg(feature = "unstable_llm_providers")]
+    /// `providers/disable` (draft).
+    pub const PROVIDERS_DISABLE: &str = "providers/disable";
+    #[cfg(feature = "unstable_nes")]
+    /// `nes/start` (draft).
+    pub const NES_START: &str = "nes/start";
+    #[cfg(feature = "unstable_nes")]
+    /// `nes/suggest` (draft).
+    pub const NES_SUGGEST: &str = "nes/suggest";
+    #[cfg(feature = "unstable_nes")]
+    /// `nes/close` (draft).
+    pub const NES_CLOSE: &str = "nes/close";
+    #[cfg(feature = "unstable_nes")]
+    /// `nes/accept` (a notification, draft).
+    pub const NES_ACCEPT: &str = "nes/accept";
+    #[cfg(feature = "unstable_nes")]
+    /// `nes/reject` (a notification, draft).
+    pub const NES_REJECT: &str = "nes/reject";
+    #[cfg(feature = "unstable_nes")]
+    /// `document/didOpen` (a notification, draft).
+    pub const DOCUMENT_DID_OPEN: &str = "document/didOpen";
+    #[cfg(feature = "unstable_nes")]
+    /// `document/didChange` (a notification, draft).
+    pub const DOCUMENT_DID_CHANGE: &str = "document/didChange";
+    #[cfg(feature = "unstable_nes")]
+    /// `document/didClose` (a notification, draft).
+    pub const DOCUMENT_DID_CLOSE: &str = "document/didClose";
+    #[cfg(feature = "unstable_nes")]
+    /// `document/didSave` (a notification, draft).
+    pub const DOCUMENT_DID_SAVE: &str = "document/didSave";
+    #[cfg(feature = "unstable_nes")]
+    /// `document/didFocus` (a notification, draft).
+    pub const DOCUMENT_DID_FOCUS: &str = "document/didFocus";
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    /// `mcp/message` (a request and a notification, sent by either side; draft).
+    pub const MCP_MESSAGE: &str = "mcp/message";
 
     /// Every method the agent serves.
     pub const ALL: &[&str] = &[
@@ -62,6 +107,36 @@ pub mod agent {
         SESSION_SET_CONFIG_OPTION,
         SESSION_PROMPT,
         SESSION_CANCEL,
+        #[cfg(feature = "unstable_session_fork")]
+        SESSION_FORK,
+        #[cfg(feature = "unstable_llm_providers")]
+        PROVIDERS_LIST,
+        #[cfg(feature = "unstable_llm_providers")]
+        PROVIDERS_SET,
+        #[cfg(feature = "unstable_llm_providers")]
+        PROVIDERS_DISABLE,
+        #[cfg(feature = "unstable_nes")]
+        NES_START,
+        #[cfg(feature = "unstable_nes")]
+        NES_SUGGEST,
+        #[cfg(feature = "unstable_nes")]
+        NES_CLOSE,
+        #[cfg(feature = "unstable_nes")]
+        NES_ACCEPT,
+        #[cfg(feature = "unstable_nes")]
+        NES_REJECT,
+        #[cfg(feature = "unstable_nes")]
+        DOCUMENT_DID_OPEN,
+        #[cfg(feature = "unstable_nes")]
+        DOCUMENT_DID_CHANGE,
+        #[cfg(feature = "unstable_nes")]
+        DOCUMENT_DID_CLOSE,
+        #[cfg(feature = "unstable_nes")]
+        DOCUMENT_DID_SAVE,
+        #[cfg(feature = "unstable_nes")]
+        DOCUMENT_DID_FOCUS,
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MCP_MESSAGE,
     ];
 }
 
@@ -89,6 +164,15 @@ pub mod client {
     pub const ELICITATION_CREATE: &str = "elicitation/create";
     /// `elicitation/complete` (a notification).
     pub const ELICITATION_COMPLETE: &str = "elicitation/complete";
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    /// `mcp/connect` (draft).
+    pub const MCP_CONNECT: &str = "mcp/connect";
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    /// `mcp/message` (a request and a notification, sent by either side; draft).
+    pub const MCP_MESSAGE: &str = "mcp/message";
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    /// `mcp/disconnect` (draft).
+    pub const MCP_DISCONNECT: &str = "mcp/disconnect";
 
     /// Every method the client serves.
     pub const ALL: &[&str] = &[
@@ -103,6 +187,12 @@ pub mod client {
         TERMINAL_KILL,
         ELICITATION_CREATE,
         ELICITATION_COMPLETE,
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MCP_CONNECT,
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MCP_MESSAGE,
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MCP_DISCONNECT,
     ];
 }
 
@@ -150,36 +240,50 @@ pub trait Notification {
 }
 
 macro_rules! request_markers {
-    ($( $(#[doc = $doc:literal])* $marker:ident = $side:ident :: $konst:ident, $params:ty => $result:ty; )*) => {
+    ($(
+        $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])?
+        $marker:ident = $side:ident :: $konst:ident, $params:ty => $result:ty;
+    )*) => {
         $(
             $(#[doc = $doc])*
+            $(#[cfg($cfg)])?
             #[derive(Debug)]
             #[allow(clippy::exhaustive_enums)] // Uninhabited: a type-level name only.
             pub enum $marker {}
 
+            $(#[cfg($cfg)])?
             impl Request for $marker {
-                const METHOD: &'static str = $side::$konst;
+                const METHOD: &'static str = request_markers!(@konst $side $konst);
                 const SIDE: Side = request_markers!(@side $side);
                 type Params = $params;
                 type Result = $result;
             }
         )*
     };
+    (@konst both $konst:ident) => { agent::$konst };
+    (@konst $side:ident $konst:ident) => { $side::$konst };
     (@side agent) => { Side::Agent };
     (@side client) => { Side::Client };
     (@side protocol) => { Side::Protocol };
+    // `mcp/message` is sent by either side: its constant is in both modules.
+    (@side both) => { Side::Protocol };
 }
 
 macro_rules! notification_markers {
-    ($( $(#[doc = $doc:literal])* $marker:ident = $side:ident :: $konst:ident, $params:ty; )*) => {
+    ($(
+        $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])?
+        $marker:ident = $side:ident :: $konst:ident, $params:ty;
+    )*) => {
         $(
             $(#[doc = $doc])*
+            $(#[cfg($cfg)])?
             #[derive(Debug)]
             #[allow(clippy::exhaustive_enums)] // Uninhabited: a type-level name only.
             pub enum $marker {}
 
+            $(#[cfg($cfg)])?
             impl Notification for $marker {
-                const METHOD: &'static str = $side::$konst;
+                const METHOD: &'static str = request_markers!(@konst $side $konst);
                 const SIDE: Side = request_markers!(@side $side);
                 type Params = $params;
             }
@@ -234,6 +338,37 @@ request_markers! {
     /// `elicitation/create`: collect structured input from the user.
     ElicitationCreate = client::ELICITATION_CREATE,
         CreateElicitationRequest => CreateElicitationResponse;
+    /// `session/fork`: fork a session for side prompts (draft).
+    #[cfg(feature = "unstable_session_fork")]
+    SessionFork = agent::SESSION_FORK, ForkSessionRequest => ForkSessionResponse;
+    /// `providers/list`: list the agent's LLM providers (draft).
+    #[cfg(feature = "unstable_llm_providers")]
+    ProvidersList = agent::PROVIDERS_LIST, ListProvidersRequest => ListProvidersResponse;
+    /// `providers/set`: point an LLM provider at an endpoint (draft).
+    #[cfg(feature = "unstable_llm_providers")]
+    ProvidersSet = agent::PROVIDERS_SET, SetProviderRequest => SetProviderResponse;
+    /// `providers/disable`: disable an LLM provider (draft).
+    #[cfg(feature = "unstable_llm_providers")]
+    ProvidersDisable = agent::PROVIDERS_DISABLE, DisableProviderRequest => DisableProviderResponse;
+    /// `nes/start`: start an NES session (draft).
+    #[cfg(feature = "unstable_nes")]
+    NesStart = agent::NES_START, StartNesRequest => StartNesResponse;
+    /// `nes/suggest`: ask for next-edit suggestions (draft).
+    #[cfg(feature = "unstable_nes")]
+    NesSuggest = agent::NES_SUGGEST, SuggestNesRequest => SuggestNesResponse;
+    /// `nes/close`: end an NES session (draft).
+    #[cfg(feature = "unstable_nes")]
+    NesClose = agent::NES_CLOSE, CloseNesRequest => CloseNesResponse;
+    /// `mcp/connect`: open a connection to an MCP server reached over ACP (draft).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    McpConnect = client::MCP_CONNECT, ConnectMcpRequest => ConnectMcpResponse;
+    /// `mcp/disconnect`: close an MCP-over-ACP connection (draft).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    McpDisconnect = client::MCP_DISCONNECT, DisconnectMcpRequest => DisconnectMcpResponse;
+    /// `mcp/message` as a request: an MCP request over an MCP-over-ACP connection, sent by
+    /// either side (draft).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    McpMessage = both::MCP_MESSAGE, MessageMcpRequest => MessageMcpResponse;
 }
 
 notification_markers! {
@@ -245,11 +380,50 @@ notification_markers! {
     ElicitationComplete = client::ELICITATION_COMPLETE, CompleteElicitationNotification;
     /// `$/cancel_request`: cancel one running request.
     CancelRequest = protocol::CANCEL_REQUEST, CancelRequestNotification;
+    /// `nes/accept`: the user accepted a suggestion (draft).
+    #[cfg(feature = "unstable_nes")]
+    NesAccept = agent::NES_ACCEPT, AcceptNesNotification;
+    /// `nes/reject`: the user did not take a suggestion (draft).
+    #[cfg(feature = "unstable_nes")]
+    NesReject = agent::NES_REJECT, RejectNesNotification;
+    /// `document/didOpen`: a document was opened (draft).
+    #[cfg(feature = "unstable_nes")]
+    DocumentDidOpen = agent::DOCUMENT_DID_OPEN, DidOpenDocumentNotification;
+    /// `document/didChange`: a document changed (draft).
+    #[cfg(feature = "unstable_nes")]
+    DocumentDidChange = agent::DOCUMENT_DID_CHANGE, DidChangeDocumentNotification;
+    /// `document/didClose`: a document was closed (draft).
+    #[cfg(feature = "unstable_nes")]
+    DocumentDidClose = agent::DOCUMENT_DID_CLOSE, DidCloseDocumentNotification;
+    /// `document/didSave`: a document was saved (draft).
+    #[cfg(feature = "unstable_nes")]
+    DocumentDidSave = agent::DOCUMENT_DID_SAVE, DidSaveDocumentNotification;
+    /// `document/didFocus`: the user focused or moved in a document (draft).
+    #[cfg(feature = "unstable_nes")]
+    DocumentDidFocus = agent::DOCUMENT_DID_FOCUS, DidFocusDocumentNotification;
+    /// `mcp/message` as a notification: an MCP notification over an MCP-over-ACP connection,
+    /// sent by either side (draft).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    McpMessageNotification = both::MCP_MESSAGE, MessageMcpNotification;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The methods each draft feature adds, by the official `meta.unstable.json`.
+    fn unstable_method_count() -> usize {
+        [
+            (cfg!(feature = "unstable_session_fork"), 1),
+            (cfg!(feature = "unstable_llm_providers"), 3),
+            (cfg!(feature = "unstable_mcp_over_acp"), 3),
+            (cfg!(feature = "unstable_nes"), 10),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| n)
+        .sum()
+    }
 
     #[test]
     fn method_lists_have_no_duplicates() {
@@ -262,7 +436,9 @@ mod tests {
         let before = all.len();
         all.sort_unstable();
         all.dedup();
-        assert_eq!(all.len(), before);
-        assert_eq!(before, 25);
+        // `mcp/message` is served by both sides, so it is in both lists.
+        let both = usize::from(cfg!(feature = "unstable_mcp_over_acp"));
+        assert_eq!(all.len() + both, before);
+        assert_eq!(all.len(), 25 + unstable_method_count());
     }
 }

@@ -37,6 +37,9 @@ wire_object! {
     pub struct PromptResponse {
         /// Why the turn ended.
         req stop_reason: StopReason = "stopReason";
+        /// The tokens the turn used (draft).
+        #[cfg(feature = "unstable_end_turn_token_usage")]
+        opt usage: Usage = "usage" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -47,6 +50,8 @@ impl PromptResponse {
     pub fn new(stop_reason: impl Into<StopReason>) -> Self {
         Self {
             stop_reason: stop_reason.into(),
+            #[cfg(feature = "unstable_end_turn_token_usage")]
+            usage: None,
             meta: None,
             extras: Extras::default(),
         }

@@ -60,12 +60,16 @@ pub trait MethodUnion: Sized + Serialize {
 }
 
 /// Declares a method union.
+///
+/// A variant may carry one `#[cfg(...)]` after its doc comment (a method of a draft feature):
+/// when the condition does not hold, its method is unknown, as before the feature existed.
 macro_rules! method_union {
     (
         $(#[doc = $doc:literal])*
         pub enum $name:ident : $ext:ident {
             $(
                 $(#[doc = $vdoc:literal])*
+                $(#[cfg($vcfg:meta)])?
                 $var:ident($ty:ty) = $method:path $(as $boxed:ident)?,
             )*
         }
@@ -79,6 +83,7 @@ macro_rules! method_union {
         pub enum $name {
             $(
                 $(#[doc = $vdoc])*
+                $(#[cfg($vcfg)])?
                 $var($crate::wire::maybe_box!($ty $(, $boxed)?)),
             )*
             /// An extension method (its name starts with `_`), with its payload kept raw.
@@ -88,18 +93,21 @@ macro_rules! method_union {
         impl MethodUnion for $name {
             fn method(&self) -> &str {
                 match self {
-                    $( Self::$var(_) => $method, )*
+                    $( $(#[cfg($vcfg)])? Self::$var(_) => $method, )*
                     Self::Ext(ext) => &ext.method,
                 }
             }
 
             fn is_known(method: &str) -> bool {
-                matches!(method, $( $method )|*)
+                match method {
+                    $( $(#[cfg($vcfg)])? $method => true, )*
+                    _ => false,
+                }
             }
 
             fn decode<'de, D: Deserializer<'de>>(method: &str, deserializer: D) -> Result<Self, D::Error> {
                 match method {
-                    $( $method => <$ty as ::serde::Deserialize>::deserialize(deserializer).map(|v| Self::$var(v.into())), )*
+                    $( $(#[cfg($vcfg)])? $method => <$ty as ::serde::Deserialize>::deserialize(deserializer).map(|v| Self::$var(v.into())), )*
                     ext if is_extension_method(ext) => {
                         let raw = <Box<RawValue> as ::serde::Deserialize>::deserialize(deserializer)?;
                         Ok(Self::Ext($ext::from_raw(ext, Some(raw))))
@@ -112,13 +120,14 @@ macro_rules! method_union {
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 match self {
-                    $( Self::$var(inner) => inner.serialize(serializer), )*
+                    $( $(#[cfg($vcfg)])? Self::$var(inner) => inner.serialize(serializer), )*
                     Self::Ext(inner) => inner.serialize(serializer),
                 }
             }
         }
 
         $(
+            $(#[cfg($vcfg)])?
             impl From<$ty> for $name {
                 fn from(value: $ty) -> Self {
                     Self::$var(value.into())
@@ -135,10 +144,12 @@ macro_rules! method_union {
         impl $name {
             /// The schema of the union: any of its members.
             fn union_schema(generator: &mut ::schemars::SchemaGenerator) -> ::serde_json::Value {
-                let branches: Vec<::serde_json::Value> = vec![
-                    $( ::serde_json::json!({ "allOf": [generator.subschema_for::<$ty>()] }), )*
-                    ::serde_json::json!({ "allOf": [generator.subschema_for::<$ext>()] }),
-                ];
+                let mut branches: Vec<::serde_json::Value> = Vec::new();
+                $(
+                    $(#[cfg($vcfg)])?
+                    branches.push(::serde_json::json!({ "allOf": [generator.subschema_for::<$ty>()] }));
+                )*
+                branches.push(::serde_json::json!({ "allOf": [generator.subschema_for::<$ext>()] }));
                 ::serde_json::json!({ "anyOf": branches })
             }
         }
@@ -172,6 +183,30 @@ method_union! {
         SetSessionConfigOption(SetSessionConfigOptionRequest) = agent::SESSION_SET_CONFIG_OPTION,
         /// `session/prompt`.
         Prompt(PromptRequest) = agent::SESSION_PROMPT,
+        /// `session/fork` (draft).
+        #[cfg(feature = "unstable_session_fork")]
+        ForkSession(ForkSessionRequest) = agent::SESSION_FORK,
+        /// `providers/list` (draft).
+        #[cfg(feature = "unstable_llm_providers")]
+        ListProviders(ListProvidersRequest) = agent::PROVIDERS_LIST,
+        /// `providers/set` (draft).
+        #[cfg(feature = "unstable_llm_providers")]
+        SetProvider(SetProviderRequest) = agent::PROVIDERS_SET,
+        /// `providers/disable` (draft).
+        #[cfg(feature = "unstable_llm_providers")]
+        DisableProvider(DisableProviderRequest) = agent::PROVIDERS_DISABLE,
+        /// `nes/start` (draft).
+        #[cfg(feature = "unstable_nes")]
+        StartNes(StartNesRequest) = agent::NES_START,
+        /// `nes/suggest` (draft).
+        #[cfg(feature = "unstable_nes")]
+        SuggestNes(SuggestNesRequest) = agent::NES_SUGGEST,
+        /// `nes/close` (draft).
+        #[cfg(feature = "unstable_nes")]
+        CloseNes(CloseNesRequest) = agent::NES_CLOSE,
+        /// `mcp/message` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MessageMcp(MessageMcpRequest) = agent::MCP_MESSAGE,
     }
 }
 
@@ -202,6 +237,30 @@ method_union! {
         SetSessionConfigOption(SetSessionConfigOptionResponse) = agent::SESSION_SET_CONFIG_OPTION,
         /// `session/prompt`.
         Prompt(PromptResponse) = agent::SESSION_PROMPT,
+        /// `session/fork` (draft).
+        #[cfg(feature = "unstable_session_fork")]
+        ForkSession(ForkSessionResponse) = agent::SESSION_FORK,
+        /// `providers/list` (draft).
+        #[cfg(feature = "unstable_llm_providers")]
+        ListProviders(ListProvidersResponse) = agent::PROVIDERS_LIST,
+        /// `providers/set` (draft).
+        #[cfg(feature = "unstable_llm_providers")]
+        SetProvider(SetProviderResponse) = agent::PROVIDERS_SET,
+        /// `providers/disable` (draft).
+        #[cfg(feature = "unstable_llm_providers")]
+        DisableProvider(DisableProviderResponse) = agent::PROVIDERS_DISABLE,
+        /// `nes/start` (draft).
+        #[cfg(feature = "unstable_nes")]
+        StartNes(StartNesResponse) = agent::NES_START,
+        /// `nes/suggest` (draft).
+        #[cfg(feature = "unstable_nes")]
+        SuggestNes(SuggestNesResponse) = agent::NES_SUGGEST,
+        /// `nes/close` (draft).
+        #[cfg(feature = "unstable_nes")]
+        CloseNes(CloseNesResponse) = agent::NES_CLOSE,
+        /// `mcp/message` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MessageMcp(MessageMcpResponse) = agent::MCP_MESSAGE,
     }
 }
 
@@ -226,6 +285,15 @@ method_union! {
         KillTerminal(KillTerminalRequest) = client::TERMINAL_KILL,
         /// `elicitation/create`.
         CreateElicitation(CreateElicitationRequest) = client::ELICITATION_CREATE as boxed,
+        /// `mcp/connect` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        ConnectMcp(ConnectMcpRequest) = client::MCP_CONNECT,
+        /// `mcp/message` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MessageMcp(MessageMcpRequest) = client::MCP_MESSAGE,
+        /// `mcp/disconnect` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        DisconnectMcp(DisconnectMcpRequest) = client::MCP_DISCONNECT,
     }
 }
 
@@ -250,6 +318,15 @@ method_union! {
         KillTerminal(KillTerminalResponse) = client::TERMINAL_KILL,
         /// `elicitation/create`.
         CreateElicitation(CreateElicitationResponse) = client::ELICITATION_CREATE,
+        /// `mcp/connect` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        ConnectMcp(ConnectMcpResponse) = client::MCP_CONNECT,
+        /// `mcp/message` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MessageMcp(MessageMcpResponse) = client::MCP_MESSAGE,
+        /// `mcp/disconnect` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        DisconnectMcp(DisconnectMcpResponse) = client::MCP_DISCONNECT,
     }
 }
 
@@ -262,6 +339,9 @@ method_union! {
         CompleteElicitation(CompleteElicitationNotification) = client::ELICITATION_COMPLETE,
         /// `$/cancel_request`.
         CancelRequest(CancelRequestNotification) = protocol::CANCEL_REQUEST,
+        /// `mcp/message` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MessageMcp(MessageMcpNotification) = client::MCP_MESSAGE,
     }
 }
 
@@ -272,6 +352,30 @@ method_union! {
         Cancel(CancelNotification) = agent::SESSION_CANCEL,
         /// `$/cancel_request`.
         CancelRequest(CancelRequestNotification) = protocol::CANCEL_REQUEST,
+        /// `nes/accept` (draft).
+        #[cfg(feature = "unstable_nes")]
+        AcceptNes(AcceptNesNotification) = agent::NES_ACCEPT,
+        /// `nes/reject` (draft).
+        #[cfg(feature = "unstable_nes")]
+        RejectNes(RejectNesNotification) = agent::NES_REJECT,
+        /// `document/didOpen` (draft).
+        #[cfg(feature = "unstable_nes")]
+        DidOpenDocument(DidOpenDocumentNotification) = agent::DOCUMENT_DID_OPEN,
+        /// `document/didChange` (draft).
+        #[cfg(feature = "unstable_nes")]
+        DidChangeDocument(DidChangeDocumentNotification) = agent::DOCUMENT_DID_CHANGE,
+        /// `document/didClose` (draft).
+        #[cfg(feature = "unstable_nes")]
+        DidCloseDocument(DidCloseDocumentNotification) = agent::DOCUMENT_DID_CLOSE,
+        /// `document/didSave` (draft).
+        #[cfg(feature = "unstable_nes")]
+        DidSaveDocument(DidSaveDocumentNotification) = agent::DOCUMENT_DID_SAVE,
+        /// `document/didFocus` (draft).
+        #[cfg(feature = "unstable_nes")]
+        DidFocusDocument(DidFocusDocumentNotification) = agent::DOCUMENT_DID_FOCUS,
+        /// `mcp/message` (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        MessageMcp(MessageMcpNotification) = agent::MCP_MESSAGE,
     }
 }
 

@@ -7,6 +7,15 @@
 //! ```text
 //! ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --test schema_snapshot
 //! ```
+//!
+//! Both describe what is compiled in: with draft features on, their definitions, fields,
+//! variants and methods are part of the bundle. The repository also keeps the bundle with every
+//! draft feature (the umbrella feature `unstable`) in `schema/acp.unstable.schema.json` and
+//! `schema/meta.unstable.json`, regenerated with
+//!
+//! ```text
+//! ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --features unstable --test schema_snapshot
+//! ```
 
 use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
@@ -197,6 +206,121 @@ macro_rules! for_each_value_definition {
     };
 }
 
+/// Calls the macro `$m!` with every definition the draft features add (all of them, so only
+/// with the umbrella feature `unstable`), in the official order of `schema.unstable.json`.
+///
+/// ```
+/// macro_rules! count {
+///     ($($name:ident),* $(,)?) => { [$(stringify!($name)),*].len() };
+/// }
+/// assert_eq!(acp_types::for_each_unstable_definition!(count), 97);
+/// ```
+#[cfg(feature = "unstable")]
+#[macro_export]
+macro_rules! for_each_unstable_definition {
+    ($m:ident) => {
+        $m!(
+            ConnectMcpRequest,
+            McpServerAcpId,
+            MessageMcpRequest,
+            McpConnectionId,
+            DisconnectMcpRequest,
+            SessionForkCapabilities,
+            ProvidersCapabilities,
+            NesCapabilities,
+            NesEventCapabilities,
+            NesDocumentEventCapabilities,
+            NesDocumentDidOpenCapabilities,
+            NesDocumentDidChangeCapabilities,
+            TextDocumentSyncKind,
+            NesDocumentDidCloseCapabilities,
+            NesDocumentDidSaveCapabilities,
+            NesDocumentDidFocusCapabilities,
+            NesContextCapabilities,
+            NesRecentFilesCapabilities,
+            NesRelatedSnippetsCapabilities,
+            NesEditHistoryCapabilities,
+            NesUserActionsCapabilities,
+            NesOpenFilesCapabilities,
+            NesDiagnosticsCapabilities,
+            PositionEncodingKind,
+            ListProvidersResponse,
+            ProviderInfo,
+            ProviderId,
+            LlmProtocol,
+            ProviderCurrentConfig,
+            SetProviderResponse,
+            DisableProviderResponse,
+            ForkSessionResponse,
+            Usage,
+            StartNesResponse,
+            SuggestNesResponse,
+            NesSuggestion,
+            NesSuggestionId,
+            NesTextEdit,
+            Range,
+            Position,
+            NesEditSuggestion,
+            NesJumpSuggestion,
+            NesRenameSuggestion,
+            NesSearchAndReplaceSuggestion,
+            CloseNesResponse,
+            MessageMcpResponse,
+            PlanUpdateContent,
+            PlanId,
+            PlanItems,
+            PlanFile,
+            PlanMarkdown,
+            PlanUpdate,
+            PlanRemoved,
+            NoticeSeverity,
+            Notice,
+            CompactionId,
+            CompactionStatus,
+            CompactionUpdate,
+            CompactionSummaryChunk,
+            MessageMcpNotification,
+            CompactionCapabilities,
+            PlanCapabilities,
+            ClientNesCapabilities,
+            NesJumpCapabilities,
+            NesRenameCapabilities,
+            NesSearchAndReplaceCapabilities,
+            ListProvidersRequest,
+            SetProviderRequest,
+            DisableProviderRequest,
+            McpServerAcp,
+            ForkSessionRequest,
+            StartNesRequest,
+            WorkspaceFolder,
+            NesRepository,
+            SuggestNesRequest,
+            NesTriggerKind,
+            NesSuggestContext,
+            NesRecentFile,
+            NesRelatedSnippet,
+            NesExcerpt,
+            NesEditHistoryEntry,
+            NesUserAction,
+            NesOpenFile,
+            NesDiagnostic,
+            NesDiagnosticSeverity,
+            CloseNesRequest,
+            ConnectMcpResponse,
+            DisconnectMcpResponse,
+            DidOpenDocumentNotification,
+            DidChangeDocumentNotification,
+            TextDocumentContentChangeEvent,
+            DidCloseDocumentNotification,
+            DidSaveDocumentNotification,
+            DidFocusDocumentNotification,
+            AcceptNesNotification,
+            RejectNesNotification,
+            NesRejectReason,
+        )
+    };
+}
+
 /// The six JSON-RPC envelope definitions (they decode by method, see [`crate::Message`]).
 macro_rules! with_envelopes {
     ($m:ident) => {
@@ -262,6 +386,14 @@ pub fn bundle() -> Value {
             ordered.insert((*name).to_owned(), def);
         }
     }
+    // The definitions of the draft features compiled in: every one is reachable from a stable
+    // definition or a message union, and nothing else is left.
+    for (name, mut def) in defs {
+        if let Some(obj) = def.as_object_mut() {
+            obj.insert("title".into(), Value::String(name.clone()));
+        }
+        ordered.insert(name, def);
+    }
     let side = |description: &str, request: &str, response: &str, notification: &str| {
         json!({
             "description": description,
@@ -278,7 +410,7 @@ pub fn bundle() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "ACP messages",
-        "description": "Any JSON-RPC message of the Agent Client Protocol v1, generated by the acp-types crate.",
+        "description": DESCRIPTION,
         "anyOf": [
             side("A message the agent sends.", "AgentRequest", "AgentResponse", "AgentNotification"),
             side("A message the client sends.", "ClientRequest", "ClientResponse", "ClientNotification"),
@@ -302,20 +434,43 @@ pub fn bundle() -> Value {
     })
 }
 
+/// The bundle's description: the draft features compiled in are named.
+const DESCRIPTION: &str = if UNSTABLE_FEATURES.is_empty() {
+    "Any JSON-RPC message of the Agent Client Protocol v1, generated by the acp-types crate."
+} else {
+    "Any JSON-RPC message of the Agent Client Protocol v1 with its draft (unstable) features, \
+     generated by the acp-types crate."
+};
+
+/// The draft features compiled in.
+pub const UNSTABLE_FEATURES: &[&str] = &[
+    #[cfg(feature = "unstable_session_fork")]
+    "unstable_session_fork",
+    #[cfg(feature = "unstable_llm_providers")]
+    "unstable_llm_providers",
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    "unstable_mcp_over_acp",
+    #[cfg(feature = "unstable_nes")]
+    "unstable_nes",
+    #[cfg(feature = "unstable_session_compaction")]
+    "unstable_session_compaction",
+    #[cfg(feature = "unstable_plan_operations")]
+    "unstable_plan_operations",
+    #[cfg(feature = "unstable_session_notices")]
+    "unstable_session_notices",
+    #[cfg(feature = "unstable_end_turn_token_usage")]
+    "unstable_end_turn_token_usage",
+    #[cfg(feature = "unstable_tool_call_name")]
+    "unstable_tool_call_name",
+];
+
 /// The method names, grouped by the side that serves them (the shape of the official
 /// `meta.json`).
 pub fn meta() -> Value {
     let group = |names: &[&str]| -> Value {
         names
             .iter()
-            .map(|m| {
-                (
-                    m.replace(['/', '$'], "_")
-                        .trim_start_matches('_')
-                        .to_owned(),
-                    json!(m),
-                )
-            })
+            .map(|m| (key_of(m), json!(m)))
             .collect::<Map<String, Value>>()
             .into()
     };
@@ -325,4 +480,21 @@ pub fn meta() -> Value {
         "clientMethods": group(client::ALL),
         "protocolMethods": group(protocol::ALL),
     })
+}
+
+/// The key of a method in `meta.json`: its name in snake case, `/` and `$` as `_`
+/// (`document/didOpen` is `document_did_open`).
+fn key_of(method: &str) -> String {
+    let mut key = String::with_capacity(method.len() + 4);
+    for c in method.chars() {
+        match c {
+            '/' | '$' => key.push('_'),
+            c if c.is_ascii_uppercase() => {
+                key.push('_');
+                key.push(c.to_ascii_lowercase());
+            }
+            c => key.push(c),
+        }
+    }
+    key.trim_start_matches('_').to_owned()
 }

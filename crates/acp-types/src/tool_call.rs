@@ -27,6 +27,10 @@ wire_object! {
         raw raw_input = "rawInput" [DOE];
         /// The raw output of the tool.
         raw raw_output = "rawOutput" [DOE];
+        /// The tool's programmatic name, for logic (the title is for display) (draft). On an
+        /// update, a name replaces the previous one; absent or `null` leaves it unchanged.
+        #[cfg(feature = "unstable_tool_call_name")]
+        opt name: String = "name" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -44,6 +48,8 @@ impl ToolCall {
             locations: None,
             raw_input: None,
             raw_output: None,
+            #[cfg(feature = "unstable_tool_call_name")]
+            name: None,
             meta: None,
             extras: Extras::default(),
         }
@@ -69,6 +75,10 @@ wire_object! {
         raw raw_input = "rawInput" [DOE];
         /// The raw output of the tool.
         raw raw_output = "rawOutput" [DOE];
+        /// The tool's programmatic name, for logic (the title is for display) (draft). On an
+        /// update, a name replaces the previous one; absent or `null` leaves it unchanged.
+        #[cfg(feature = "unstable_tool_call_name")]
+        opt name: String = "name" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -86,6 +96,8 @@ impl ToolCallUpdate {
             locations: None,
             raw_input: None,
             raw_output: None,
+            #[cfg(feature = "unstable_tool_call_name")]
+            name: None,
             meta: None,
             extras: Extras::default(),
         }

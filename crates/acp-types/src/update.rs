@@ -63,6 +63,21 @@ tagged_union! {
             SessionInfoUpdate(SessionInfoUpdate) = "session_info_update",
             /// Context window usage and cost.
             UsageUpdate(UsageUpdate) = "usage_update",
+            /// A plan was created or replaced, by id (draft).
+            #[cfg(feature = "unstable_plan_operations")]
+            PlanUpdate(PlanUpdate) = "plan_update",
+            /// A plan was removed (draft).
+            #[cfg(feature = "unstable_plan_operations")]
+            PlanRemoved(PlanRemoved) = "plan_removed",
+            /// A compaction started or changed state (draft).
+            #[cfg(feature = "unstable_session_compaction")]
+            CompactionUpdate(CompactionUpdate) = "compaction_update",
+            /// A piece of a compaction's summary (draft).
+            #[cfg(feature = "unstable_session_compaction")]
+            CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
+            /// An advisory notice for the user (draft).
+            #[cfg(feature = "unstable_session_notices")]
+            Notice(Notice) = "notice",
         }
     }
 }

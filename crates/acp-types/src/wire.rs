@@ -1137,6 +1137,10 @@ pub(crate) fn doc_text(lines: &[&str]) -> String {
 /// - `raw name = "json" [FLAGS]`: optional, any JSON value (an explicit `null` is `Some(Null)`).
 ///
 /// Flags: `DOE` (default on error), `SKIP` (skip invalid items), `NULLABLE` (null allowed).
+///
+/// A field may carry one `#[cfg(...)]` after its doc comment (a field of a draft feature): it
+/// then exists, decodes, encodes and appears in the schema only when the condition holds, and
+/// otherwise is an unknown field kept in [`Extras`] like any other.
 macro_rules! wire_object {
     (
         $(#[doc = $doc:literal])*
@@ -1145,6 +1149,7 @@ macro_rules! wire_object {
         pub struct $name:ident {
             $(
                 $(#[doc = $fdoc:literal])*
+                $(#[cfg($fcfg:meta)])?
                 $kind:ident $field:ident $(: $ty:ty)? = $json:literal $([$($flag:ident)|+])?;
             )*
         }
@@ -1158,6 +1163,7 @@ macro_rules! wire_object {
         pub struct $name {
             $(
                 $(#[doc = $fdoc])*
+                $(#[cfg($fcfg)])?
                 pub $field: $crate::wire::wire_field_ty!($kind $($ty)?),
             )*
             extras: $crate::wire::Extras,
@@ -1168,7 +1174,7 @@ macro_rules! wire_object {
                 &self,
                 map: &mut M,
             ) -> Result<(), M::Error> {
-                $( $crate::wire::wire_object!(@ser $kind self map $field $json); )*
+                $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(@ser $kind self map $field $json); )*
                 self.extras.serialize_unknown(map)
             }
 
@@ -1189,7 +1195,7 @@ macro_rules! wire_object {
 
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                const FIELDS: &[&str] = &[$($json),*];
+                const FIELDS: &[&str] = &[$($(#[cfg($fcfg)])? $json),*];
 
                 struct ObjectVisitor;
 
@@ -1203,7 +1209,7 @@ macro_rules! wire_object {
                     #[allow(unused_mut, unused_variables, unused_assignments)]
                     fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
                         const { assert!(FIELDS.len() <= 64, "one bit per field in `seen`") };
-                        $( let mut $field: $crate::wire::wire_field_ty!(@slot $kind $($ty)?) = None; )*
+                        $( $(#[cfg($fcfg)])? let mut $field: $crate::wire::wire_field_ty!(@slot $kind $($ty)?) = None; )*
                         let mut extras = $crate::wire::Extras::default();
                         // The known fields read so far: a field given twice is refused.
                         let mut seen = 0_u64;
@@ -1219,6 +1225,7 @@ macro_rules! wire_object {
                                     }
                                     seen |= 1 << index;
                                     $(
+                                        $(#[cfg($fcfg)])?
                                         if index == const { $crate::wire::field_index(FIELDS, $json) } {
                                             $crate::wire::wire_object!(
                                                 @de $kind map extras $field $json
@@ -1230,8 +1237,8 @@ macro_rules! wire_object {
                                 }
                             }
                         }
-                        $( $crate::wire::wire_object!(@finish $kind $field $json); )*
-                        Ok($name { $($field,)* extras })
+                        $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(@finish $kind $field $json); )*
+                        Ok($name { $($(#[cfg($fcfg)])? $field,)* extras })
                     }
                 }
 
@@ -1244,17 +1251,21 @@ macro_rules! wire_object {
                 stringify!($name).into()
             }
 
+            #[allow(unused_mut, unused_variables)] // A struct without fields.
             fn json_schema(generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
                 let mut properties = ::serde_json::Map::new();
                 #[allow(unused_mut)]
                 let mut required: Vec<::serde_json::Value> = Vec::new();
                 $(
-                    let schema = $crate::wire::wire_object!(
-                        @schema $kind generator ($($ty)?) (0 $($(| $crate::wire::$flag)+)?)
-                        &[$($fdoc),*]
-                    );
-                    properties.insert($json.to_owned(), schema.to_value());
-                    $crate::wire::wire_object!(@required $kind required $json);
+                    $(#[cfg($fcfg)])?
+                    {
+                        let schema = $crate::wire::wire_object!(
+                            @schema $kind generator ($($ty)?) (0 $($(| $crate::wire::$flag)+)?)
+                            &[$($fdoc),*]
+                        );
+                        properties.insert($json.to_owned(), schema.to_value());
+                        $crate::wire::wire_object!(@required $kind required $json);
+                    }
                 )*
                 let mut object = ::serde_json::Map::new();
                 object.insert("type".into(), "object".into());
@@ -1293,7 +1304,7 @@ macro_rules! wire_object {
 
         #[allow(clippy::needless_update)]
         impl $name {
-            $( $crate::wire::wire_object!(@setter $kind $field $json $($ty)?); )*
+            $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(@setter $kind $field $json $($ty)?); )*
 
             /// The fields of the received object this crate does not model, and the optional
             /// fields received as an explicit `null`; both are written back on encoding.

@@ -6,6 +6,9 @@
 /// and the tag looked up. An optional `unknown` variant keeps objects with an unknown tag as raw
 /// JSON, and an optional `default` variant is used when the tag is absent (the schema's untagged
 /// branch); a tag equal to the default variant's own name is kept with its fields.
+///
+/// A variant may carry one `#[cfg(...)]` after its doc comment (a variant of a draft feature):
+/// when the condition does not hold, its tag is an unknown tag like any other.
 macro_rules! tagged_union {
     (
         $(#[doc = $doc:literal])*
@@ -19,6 +22,7 @@ macro_rules! tagged_union {
             variants {
                 $(
                     $(#[doc = $vdoc:literal])*
+                    $(#[cfg($vcfg:meta)])?
                     $var:ident ($vty:ty) = $vtag:literal $(as $boxed:ident)?,
                 )*
             }
@@ -33,6 +37,7 @@ macro_rules! tagged_union {
         pub enum $name {
             $(
                 $(#[doc = $vdoc])*
+                $(#[cfg($vcfg)])?
                 $var($crate::wire::maybe_box!($vty $(, $boxed)?)),
             )*
             $(
@@ -50,12 +55,12 @@ macro_rules! tagged_union {
 
         impl $name {
             /// The tags this crate knows, in schema order.
-            pub const TAGS: &'static [&'static str] = &[$($vtag,)* $($dtag)?];
+            pub const TAGS: &'static [&'static str] = &[$($(#[cfg($vcfg)])? $vtag,)* $($dtag)?];
 
             /// The tag value of this variant (`None` for an unknown variant without a string tag).
             pub fn tag(&self) -> Option<&str> {
                 match self {
-                    $( Self::$var(_) => Some($vtag), )*
+                    $( $(#[cfg($vcfg)])? Self::$var(_) => Some($vtag), )*
                     $( Self::$dvar(_) => Some($dtag), )?
                     $( Self::$uvar(value) => value.get($tag).and_then(::serde_json::Value::as_str), )?
                 }
@@ -68,6 +73,7 @@ macro_rules! tagged_union {
             ) -> Result<Self, A::Error> {
                 match tag {
                     $(
+                        $(#[cfg($vcfg)])?
                         $vtag => {
                             let inner = $crate::wire::from_rest::<$vty, A>(map)?;
                             // The tag again among the rest: a key given twice.
@@ -139,6 +145,7 @@ macro_rules! tagged_union {
                 };
                 match tag.as_str() {
                     $(
+                        $(#[cfg($vcfg)])?
                         $vtag => $crate::wire::decode_buffered::<$vty>(&::serde_json::Value::Object(object))
                             .map(|v| Self::$var(v.into())),
                     )*
@@ -169,6 +176,7 @@ macro_rules! tagged_union {
                 use ::serde::ser::SerializeMap as _;
                 match self {
                     $(
+                        $(#[cfg($vcfg)])?
                         Self::$var(inner) => {
                             let mut map = serializer.serialize_map(None)?;
                             map.serialize_entry($tag, $vtag)?;
@@ -278,18 +286,21 @@ macro_rules! tagged_union {
             fn json_schema(generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
                 let mut branches: Vec<::serde_json::Value> = Vec::new();
                 $(
-                    let reference = generator.subschema_for::<$vty>().to_value();
-                    let mut branch = ::serde_json::json!({
-                        "type": "object",
-                        "properties": { $tag: { "type": "string", "const": $vtag } },
-                        "required": [$tag],
-                        "allOf": [reference],
-                    });
-                    let description = $crate::wire::doc_text(&[$($vdoc),*]);
-                    if !description.is_empty() {
-                        branch["description"] = description.into();
+                    $(#[cfg($vcfg)])?
+                    {
+                        let reference = generator.subschema_for::<$vty>().to_value();
+                        let mut branch = ::serde_json::json!({
+                            "type": "object",
+                            "properties": { $tag: { "type": "string", "const": $vtag } },
+                            "required": [$tag],
+                            "allOf": [reference],
+                        });
+                        let description = $crate::wire::doc_text(&[$($vdoc),*]);
+                        if !description.is_empty() {
+                            branch["description"] = description.into();
+                        }
+                        branches.push(branch);
                     }
-                    branches.push(branch);
                 )*
                 $(
                     let reference = generator.subschema_for::<$dty>().to_value();
@@ -297,7 +308,7 @@ macro_rules! tagged_union {
                 )?
                 if $open {
                     // The schema's explicit catch-all branch: any other tag string.
-                    let known: Vec<::serde_json::Value> = [$($vtag),*]
+                    let known: Vec<::serde_json::Value> = [$($(#[cfg($vcfg)])? $vtag),*]
                         .iter()
                         .map(|t| ::serde_json::json!({
                             "type": "object",

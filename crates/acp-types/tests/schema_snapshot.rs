@@ -1,8 +1,12 @@
 //! The committed `schema/acp.schema.json` and `schema/meta.json` are exactly what the types
-//! generate, and our method names are the official ones.
+//! generate, and our method names are the official ones; with the umbrella feature `unstable`,
+//! the same for `schema/acp.unstable.schema.json` and `schema/meta.unstable.json` against the
+//! official draft files.
 //!
-//! After changing a wire type, regenerate both files with
-//! `ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --test schema_snapshot`.
+//! After changing a wire type, regenerate the files with
+//! `ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --test schema_snapshot` and again with
+//! `--features unstable`. With only some draft features on, the bundle matches neither file:
+//! the snapshot tests are then not compiled, and the reference tests still run.
 
 use std::path::PathBuf;
 
@@ -74,31 +78,62 @@ fn first_difference(at: &str, committed: &Value, generated: &Value) -> String {
     }
 }
 
+/// True when no draft feature is compiled in: the bundle is the stable one.
+const STABLE: bool = acp_types::schema::UNSTABLE_FEATURES.is_empty();
+
+/// The committed schema and meta files of this build, with the official files they mirror and
+/// the number of definitions; `None` for a build with only some draft features.
+fn files() -> Option<(&'static str, &'static str, &'static Spec, usize)> {
+    if STABLE {
+        let spec = Spec::official_or_skip()?;
+        Some(("acp.schema.json", "meta.json", spec, 170))
+    } else if cfg!(feature = "unstable") {
+        let spec = Spec::official_unstable_or_skip()?;
+        Some(("acp.unstable.schema.json", "meta.unstable.json", spec, 267))
+    } else {
+        None
+    }
+}
+
+#[cfg(not(any(
+    feature = "unstable_session_fork",
+    feature = "unstable_llm_providers",
+    feature = "unstable_mcp_over_acp",
+    feature = "unstable_nes",
+    feature = "unstable_session_compaction",
+    feature = "unstable_plan_operations",
+    feature = "unstable_session_notices",
+    feature = "unstable_end_turn_token_usage",
+    feature = "unstable_tool_call_name",
+)))]
 #[test]
 fn committed_schema_is_what_the_types_generate() {
     check_snapshot("acp.schema.json", &acp_types::schema::bundle());
+    check_snapshot("meta.json", &acp_types::schema::meta());
 }
 
+#[cfg(feature = "unstable")]
 #[test]
-fn committed_meta_is_what_the_types_generate() {
-    check_snapshot("meta.json", &acp_types::schema::meta());
+fn committed_unstable_schema_is_what_the_types_generate() {
+    check_snapshot("acp.unstable.schema.json", &acp_types::schema::bundle());
+    check_snapshot("meta.unstable.json", &acp_types::schema::meta());
 }
 
 #[test]
 fn method_names_are_the_official_ones() {
-    let Some(spec) = Spec::official_or_skip() else {
+    let Some((_, meta, spec, _)) = files() else {
         return;
     };
     assert_eq!(
         &acp_types::schema::meta(),
         spec.meta(),
-        "our method names differ from the official meta.json"
+        "our method names differ from the official {meta}"
     );
 }
 
 #[test]
 fn generated_schema_has_every_official_definition() {
-    let Some(spec) = Spec::official_or_skip() else {
+    let Some((_, _, spec, count)) = files() else {
         return;
     };
     let bundle = acp_types::schema::bundle();
@@ -108,7 +143,7 @@ fn generated_schema_has_every_official_definition() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(ours.len(), 170);
+    assert_eq!(ours.len(), count);
     let mut ours_sorted = ours.clone();
     ours_sorted.sort_unstable();
     let mut official = spec.def_names();
@@ -139,6 +174,7 @@ fn every_reference_of_the_generated_schema_resolves() {
     let mut found = Vec::new();
     refs(&bundle, &mut found);
     assert!(found.len() > 170, "too few references: {}", found.len());
+    // With some draft features, every reference still resolves: nothing is left dangling.
     for target in found {
         let name = target
             .strip_prefix("#/$defs/")

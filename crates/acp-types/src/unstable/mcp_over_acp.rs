@@ -1,0 +1,260 @@
+//! MCP over ACP (`unstable_mcp_over_acp`): MCP servers that live in the client (or another ACP
+//! component) and are reached through the ACP connection itself.
+//!
+//! The client lists such a server as [`McpServer::Acp`]; the agent opens a connection to it
+//! with `mcp/connect`, then MCP messages flow both ways as `mcp/message` requests and
+//! notifications, until `mcp/disconnect`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::wire::{Extras, Meta, lenient_no_default, wire_object};
+use crate::wire_enum::id_type;
+
+id_type! {
+    /// Identifies an MCP server reached over ACP, as the client named it in [`McpServerAcp`].
+    pub struct McpServerAcpId;
+}
+
+id_type! {
+    /// Identifies one open MCP connection over ACP (from `mcp/connect`).
+    pub struct McpConnectionId;
+}
+
+wire_object! {
+    /// An MCP server reached through the ACP connection (`"type": "acp"` in [`McpServer`]).
+    ///
+    /// Only offered to agents that advertise `mcpCapabilities.acp`.
+    pub struct McpServerAcp {
+        /// A human-readable name.
+        req name: String = "name";
+        /// The id the agent passes to `mcp/connect`.
+        req server_id: McpServerAcpId = "serverId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl McpServerAcp {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(name: impl Into<String>, server_id: impl Into<McpServerAcpId>) -> Self {
+        Self {
+            name: name.into(),
+            server_id: server_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// Opens an MCP connection to a server reached over ACP (`mcp/connect`, agent to client).
+    pub struct ConnectMcpRequest {
+        /// The server to connect to.
+        req server_id: McpServerAcpId = "serverId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ConnectMcpRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(server_id: impl Into<McpServerAcpId>) -> Self {
+        Self {
+            server_id: server_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The client's answer to `mcp/connect`: the new connection.
+    pub struct ConnectMcpResponse {
+        /// The id of the new connection, used by `mcp/message` and `mcp/disconnect`.
+        req connection_id: McpConnectionId = "connectionId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl ConnectMcpResponse {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(connection_id: impl Into<McpConnectionId>) -> Self {
+        Self {
+            connection_id: connection_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// An MCP request carried over an MCP-over-ACP connection (`mcp/message` with an id; either
+    /// side sends it). Its response is a [`MessageMcpResponse`].
+    pub struct MessageMcpRequest {
+        /// The connection it travels on.
+        req connection_id: McpConnectionId = "connectionId";
+        /// The MCP method.
+        req method: String = "method";
+        /// The MCP params.
+        opt params: Meta = "params" [NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl MessageMcpRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(connection_id: impl Into<McpConnectionId>, method: impl Into<String>) -> Self {
+        Self {
+            connection_id: connection_id.into(),
+            method: method.into(),
+            params: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// An MCP notification carried over an MCP-over-ACP connection (`mcp/message` without an
+    /// id; either side sends it).
+    pub struct MessageMcpNotification {
+        /// The connection it travels on.
+        req connection_id: McpConnectionId = "connectionId";
+        /// The MCP method.
+        req method: String = "method";
+        /// The MCP params.
+        opt params: Meta = "params" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl MessageMcpNotification {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(connection_id: impl Into<McpConnectionId>, method: impl Into<String>) -> Self {
+        Self {
+            connection_id: connection_id.into(),
+            method: method.into(),
+            params: None,
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+/// The result of an `mcp/message` request: the inner MCP result, any JSON value, kept as raw
+/// JSON text and written back unchanged.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct MessageMcpResponse {
+    /// The raw JSON, exactly as received (or as built).
+    pub raw: Box<RawValue>,
+}
+
+impl MessageMcpResponse {
+    /// A result holding `value` (any serializable value).
+    ///
+    /// # Errors
+    ///
+    /// When `value` cannot be serialized.
+    pub fn new(value: &impl Serialize) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            raw: serde_json::value::to_raw_value(value)?,
+        })
+    }
+
+    /// A result carrying already serialized JSON.
+    pub fn from_raw(raw: Box<RawValue>) -> Self {
+        Self { raw }
+    }
+
+    /// The raw JSON text.
+    pub fn get(&self) -> &str {
+        self.raw.get()
+    }
+
+    /// Parses the raw JSON into `T`.
+    ///
+    /// # Errors
+    ///
+    /// When the JSON does not fit `T`.
+    pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.get())
+    }
+}
+
+impl PartialEq for MessageMcpResponse {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl fmt::Debug for MessageMcpResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("MessageMcpResponse")
+            .field(&self.get())
+            .finish()
+    }
+}
+
+impl Serialize for MessageMcpResponse {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.raw.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for MessageMcpResponse {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(deserializer).map(Self::from_raw)
+    }
+}
+
+impl schemars::JsonSchema for MessageMcpResponse {
+    fn schema_name() -> Cow<'static, str> {
+        "MessageMcpResponse".into()
+    }
+
+    fn json_schema(_generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "The result of an `mcp/message` request: the inner MCP result, any JSON value.",
+        })
+    }
+}
+
+lenient_no_default!(MessageMcpResponse);
+
+wire_object! {
+    /// Closes an MCP-over-ACP connection (`mcp/disconnect`, agent to client).
+    pub struct DisconnectMcpRequest {
+        /// The connection to close.
+        req connection_id: McpConnectionId = "connectionId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+impl DisconnectMcpRequest {
+    /// Builds the value from its required fields; optional ones start absent.
+    pub fn new(connection_id: impl Into<McpConnectionId>) -> Self {
+        Self {
+            connection_id: connection_id.into(),
+            meta: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+wire_object! {
+    /// The client's answer to `mcp/disconnect`.
+    #[optional_fields(new)]
+    pub struct DisconnectMcpResponse {
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
