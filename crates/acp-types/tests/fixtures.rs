@@ -10,13 +10,17 @@
 //! - `request_method` is the method of the request a response answers;
 //! - `note` explains every fixture where our verdict differs from the schema's (a valid
 //!   document we reject or normalize, an invalid one we keep for forward compatibility).
+//!
+//! With the umbrella feature `unstable`, the fixtures of the draft features
+//! (`tests/fixtures/unstable/<feature>.json`) join the stable ones, and all are checked against
+//! the official draft schema (`schema.unstable.json`) and our generated draft schema.
 
 #![allow(clippy::print_stdout)] // The counts are part of the test's report.
 
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use acp_testkit::Spec;
 use common::{ENVELOPE_DEFS, Outcome, VALUE_DEFS, decode_def};
@@ -52,10 +56,29 @@ fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// Reads every fixture file, failing on any malformed entry.
+/// The stable fixtures, and with the feature `unstable` the draft ones too.
 fn load_fixtures() -> Vec<Fixture> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
-        .expect("tests/fixtures exists")
+    let mut fixtures = load_fixtures_from(&fixtures_dir());
+    if cfg!(feature = "unstable") {
+        fixtures.extend(load_fixtures_from(&fixtures_dir().join("unstable")));
+    }
+    fixtures
+}
+
+/// The specification the fixtures' labels come from: the draft one with the feature
+/// `unstable`.
+fn spec() -> &'static Spec {
+    if cfg!(feature = "unstable") {
+        Spec::load_unstable()
+    } else {
+        Spec::load()
+    }
+}
+
+/// Reads every fixture file of `dir`, failing on any malformed entry.
+fn load_fixtures_from(dir: &Path) -> Vec<Fixture> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .map(|entry| entry.expect("readable directory entry").path())
         .filter(|path| path.extension().is_some_and(|e| e == "json"))
         .collect();
@@ -63,7 +86,11 @@ fn load_fixtures() -> Vec<Fixture> {
     assert!(!files.is_empty(), "no fixture files in tests/fixtures");
     let mut fixtures = Vec::new();
     for path in files {
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let file = path
+            .strip_prefix(fixtures_dir())
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
         let text = std::fs::read_to_string(&path).unwrap();
         let entries: Vec<Value> =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file}: not a JSON array: {e}"));
@@ -152,9 +179,7 @@ fn fixture_names_are_unique_and_well_formed() {
 
 #[test]
 fn every_fixture_matches_the_official_schema_and_decodes_as_expected() {
-    let Some(spec) = Spec::load_or_skip() else {
-        return;
-    };
+    let spec = spec();
     let fixtures = load_fixtures();
     let mut failures = Vec::new();
     let mut per_def: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
@@ -271,6 +296,18 @@ fn every_fixture_matches_the_official_schema_and_decodes_as_expected() {
     for (def, (valid, invalid)) in &per_def {
         println!("  {def}: {valid} valid, {invalid} invalid");
     }
+    let mut per_file: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for f in &fixtures {
+        let entry = per_file.entry(f.file.as_str()).or_default();
+        if f.valid {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+        }
+    }
+    for (file, (valid, invalid)) in &per_file {
+        println!("  file {file}: {valid} valid, {invalid} invalid");
+    }
     assert!(
         failures.is_empty(),
         "{} fixture failures:\n{}",
@@ -300,9 +337,7 @@ fn branch_values(def: &Value) -> Vec<(Option<String>, Value)> {
 
 #[test]
 fn valid_fixtures_cover_every_property_null_enum_value_and_branch() {
-    let Some(spec) = Spec::load_or_skip() else {
-        return;
-    };
+    let spec = spec();
     let fixtures = load_fixtures();
     let fixtures = &fixtures;
     let valid_docs = |def: &str| -> Vec<&Value> {
@@ -358,11 +393,25 @@ fn valid_fixtures_cover_every_property_null_enum_value_and_branch() {
     assert!(missing.is_empty(), "not covered:\n{}", missing.join("\n"));
 }
 
+/// Our generated schema matches the official one only without draft features or with all of
+/// them.
+#[cfg(any(
+    feature = "unstable",
+    not(any(
+        feature = "unstable_session_fork",
+        feature = "unstable_llm_providers",
+        feature = "unstable_mcp_over_acp",
+        feature = "unstable_nes",
+        feature = "unstable_session_compaction",
+        feature = "unstable_plan_operations",
+        feature = "unstable_session_notices",
+        feature = "unstable_end_turn_token_usage",
+        feature = "unstable_tool_call_name",
+    ))
+))]
 #[test]
 fn the_generated_schema_gives_every_fixture_the_official_verdict() {
-    let Some(spec) = Spec::load_or_skip() else {
-        return;
-    };
+    let spec = spec();
     let bundle = acp_types::schema::bundle();
     let ours: Vec<&str> = bundle["$defs"]
         .as_object()
@@ -376,12 +425,16 @@ fn the_generated_schema_gives_every_fixture_the_official_verdict() {
     ours_sorted.sort_unstable();
     assert_eq!(ours_sorted, theirs, "our $defs are not the official ones");
     let mut listed: Vec<&str> = acp_types::schema::DEFINITIONS.to_vec();
+    #[cfg(feature = "unstable")]
+    listed.extend(common::UNSTABLE_VALUE_DEFS);
     listed.sort_unstable();
     assert_eq!(
         listed, theirs,
         "schema::DEFINITIONS is not the official list"
     );
     let mut dispatched: Vec<&str> = VALUE_DEFS.iter().chain(ENVELOPE_DEFS).copied().collect();
+    #[cfg(feature = "unstable")]
+    dispatched.extend(common::UNSTABLE_VALUE_DEFS);
     dispatched.sort_unstable();
     assert_eq!(
         dispatched, theirs,

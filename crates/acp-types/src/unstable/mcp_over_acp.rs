@@ -190,8 +190,17 @@ impl MessageMcpResponse {
 }
 
 impl PartialEq for MessageMcpResponse {
+    /// Equal when the two hold the same JSON value, whatever the spacing or key order of their
+    /// texts.
     fn eq(&self, other: &Self) -> bool {
         self.get() == other.get()
+            || matches!(
+                (
+                    serde_json::from_str::<serde_json::Value>(self.get()),
+                    serde_json::from_str::<serde_json::Value>(other.get()),
+                ),
+                (Ok(a), Ok(b)) if a == b
+            )
     }
 }
 

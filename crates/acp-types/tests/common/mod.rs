@@ -22,6 +22,10 @@ macro_rules! names {
 /// Every definition decoded as a plain value.
 pub(crate) const VALUE_DEFS: &[&str] = acp_types::for_each_value_definition!(names);
 
+/// Every definition the draft features add (all plain values).
+#[cfg(feature = "unstable")]
+pub(crate) const UNSTABLE_VALUE_DEFS: &[&str] = acp_types::for_each_unstable_definition!(names);
+
 /// The JSON-RPC envelope definitions, decoded through the message decoders.
 pub(crate) const ENVELOPE_DEFS: &[&str] = &[
     "AgentRequest",
@@ -58,11 +62,31 @@ pub(crate) fn decode_def(
                 | "ClientRequest" | "ClientResponse" | "ClientNotification" => {
                     decode_envelope(def, doc, request_method)
                 }
-                other => Err(format!("no Rust type for definition {other}")),
+                other => decode_unstable(other, doc),
             }
         };
     }
     acp_types::for_each_value_definition!(dispatch)
+}
+
+/// Decodes `doc` as the draft definition `def`.
+#[cfg(feature = "unstable")]
+fn decode_unstable(def: &str, doc: &Value) -> Result<Outcome, String> {
+    macro_rules! dispatch {
+        ($($name:ident),* $(,)?) => {
+            match def {
+                $( stringify!($name) => decode_value::<acp_types::$name>(doc), )*
+                other => Err(format!("no Rust type for definition {other}")),
+            }
+        };
+    }
+    acp_types::for_each_unstable_definition!(dispatch)
+}
+
+/// Without the draft features, no other definition has a Rust type.
+#[cfg(not(feature = "unstable"))]
+fn decode_unstable(def: &str, _doc: &Value) -> Result<Outcome, String> {
+    Err(format!("no Rust type for definition {def}"))
 }
 
 /// The JSON texts a document is decoded from: union tags first (the fast path of every
