@@ -25,7 +25,7 @@ id_type! {
 }
 
 wire_object! {
-    /// An MCP server reached through the ACP connection (`"type": "acp"` in [`McpServer`]).
+    /// An MCP server reached through the ACP connection (`"type": "acp"` in [`McpServer`](crate::McpServer)).
     ///
     /// Only offered to agents that advertise `mcpCapabilities.acp`.
     pub struct McpServerAcp {
