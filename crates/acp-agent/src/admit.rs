@@ -44,6 +44,26 @@ pub(crate) fn check_method(
                 .is_some_and(|a| a.logout.is_some()),
             "auth.logout",
         ),
+        #[cfg(feature = "unstable_session_fork")]
+        am::SESSION_FORK => (
+            session.is_some_and(|s| s.fork.is_some()),
+            "sessionCapabilities.fork",
+        ),
+        #[cfg(feature = "unstable_llm_providers")]
+        am::PROVIDERS_LIST | am::PROVIDERS_SET | am::PROVIDERS_DISABLE => {
+            (caps.is_some_and(|c| c.providers.is_some()), "providers")
+        }
+        #[cfg(feature = "unstable_nes")]
+        am::NES_START | am::NES_SUGGEST | am::NES_CLOSE => {
+            (caps.is_some_and(|c| c.nes.is_some()), "nes")
+        }
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        am::MCP_MESSAGE => (
+            caps.and_then(|c| c.mcp_capabilities.as_ref())
+                .and_then(|m| m.acp)
+                == Some(true),
+            "mcpCapabilities.acp",
+        ),
         _ => return Ok(()),
     };
     if ok {
@@ -73,6 +93,11 @@ pub(crate) fn check_request(
         ),
         ClientRequestParams::ResumeSession(r) => (
             am::SESSION_RESUME,
+            missing_mcp_capability(caps, r.mcp_servers.as_deref().unwrap_or_default()),
+        ),
+        #[cfg(feature = "unstable_session_fork")]
+        ClientRequestParams::ForkSession(r) => (
+            am::SESSION_FORK,
             missing_mcp_capability(caps, r.mcp_servers.as_deref().unwrap_or_default()),
         ),
         _ => return Ok(()),
@@ -117,6 +142,10 @@ fn missing_mcp_capability(
         }
         McpServer::Sse(_) if mcp.and_then(|m| m.sse) != Some(true) => {
             Some(("an MCP server over SSE", "mcpCapabilities.sse"))
+        }
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        McpServer::Acp(_) if mcp.and_then(|m| m.acp) != Some(true) => {
+            Some(("an MCP server over ACP", "mcpCapabilities.acp"))
         }
         _ => None,
     })

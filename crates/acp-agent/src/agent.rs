@@ -173,6 +173,171 @@ pub trait Agent: Send + Sync + 'static {
         let _ = notification;
         Ok(())
     }
+
+    /// `session/fork` (draft, feature `unstable_session_fork`): fork a session into a new one with the
+    /// same history, for side prompts that must not enter the original's history. Only called
+    /// if the agent advertised `sessionCapabilities.fork`.
+    #[cfg(feature = "unstable_session_fork")]
+    async fn fork_session(
+        &self,
+        request: ForkSessionRequest,
+    ) -> Result<ForkSessionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_FORK))
+    }
+
+    /// `providers/list` (draft, feature `unstable_llm_providers`): the agent's LLM providers and
+    /// their current endpoints. Only called if the agent advertised `providers`.
+    #[cfg(feature = "unstable_llm_providers")]
+    async fn list_providers(
+        &self,
+        request: ListProvidersRequest,
+    ) -> Result<ListProvidersResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::PROVIDERS_LIST))
+    }
+
+    /// `providers/set` (draft, feature `unstable_llm_providers`): point a provider at the client's
+    /// endpoint. Only called if the agent advertised `providers`.
+    #[cfg(feature = "unstable_llm_providers")]
+    async fn set_provider(
+        &self,
+        request: SetProviderRequest,
+    ) -> Result<SetProviderResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::PROVIDERS_SET))
+    }
+
+    /// `providers/disable` (draft, feature `unstable_llm_providers`): stop using a provider. Only
+    /// called if the agent advertised `providers`.
+    #[cfg(feature = "unstable_llm_providers")]
+    async fn disable_provider(
+        &self,
+        request: DisableProviderRequest,
+    ) -> Result<DisableProviderResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::PROVIDERS_DISABLE))
+    }
+
+    /// `nes/start` (draft, feature `unstable_nes`): start a next-edit-suggestion session. Only
+    /// called if the agent advertised `nes`.
+    #[cfg(feature = "unstable_nes")]
+    async fn start_nes(&self, request: StartNesRequest) -> Result<StartNesResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::NES_START))
+    }
+
+    /// `nes/suggest` (draft, feature `unstable_nes`): suggest the user's next edits at a position.
+    /// Only called if the agent advertised `nes`.
+    #[cfg(feature = "unstable_nes")]
+    async fn suggest_nes(
+        &self,
+        request: SuggestNesRequest,
+    ) -> Result<SuggestNesResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::NES_SUGGEST))
+    }
+
+    /// `nes/close` (draft, feature `unstable_nes`): end an NES session. Only called if the agent
+    /// advertised `nes`.
+    #[cfg(feature = "unstable_nes")]
+    async fn close_nes(&self, request: CloseNesRequest) -> Result<CloseNesResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::NES_CLOSE))
+    }
+
+    /// `mcp/message` as a request (draft, feature `unstable_mcp_over_acp`): an MCP request from the
+    /// client on an MCP-over-ACP connection the agent opened with
+    /// [`ClientHandle::connect_mcp`](crate::ClientHandle::connect_mcp).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn message_mcp(
+        &self,
+        request: MessageMcpRequest,
+    ) -> Result<MessageMcpResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::MCP_MESSAGE))
+    }
+
+    /// `nes/accept` (draft, feature `unstable_nes`), a notification: the user accepted a suggestion. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    #[cfg(feature = "unstable_nes")]
+    async fn accept_nes(&self, notification: AcceptNesNotification) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// `nes/reject` (draft, feature `unstable_nes`), a notification: the user did not take a
+    /// suggestion. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    #[cfg(feature = "unstable_nes")]
+    async fn reject_nes(&self, notification: RejectNesNotification) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// `document/didOpen` (draft, feature `unstable_nes`), a notification: a document was
+    /// opened in the NES session's editor. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    #[cfg(feature = "unstable_nes")]
+    async fn did_open_document(
+        &self,
+        notification: DidOpenDocumentNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// `document/didChange` (draft, feature `unstable_nes`), a notification: a document
+    /// changed. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    #[cfg(feature = "unstable_nes")]
+    async fn did_change_document(
+        &self,
+        notification: DidChangeDocumentNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// `document/didClose` (draft, feature `unstable_nes`), a notification: a document was
+    /// closed. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    #[cfg(feature = "unstable_nes")]
+    async fn did_close_document(
+        &self,
+        notification: DidCloseDocumentNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// `document/didSave` (draft, feature `unstable_nes`), a notification: a document was
+    /// saved. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    #[cfg(feature = "unstable_nes")]
+    async fn did_save_document(
+        &self,
+        notification: DidSaveDocumentNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// `document/didFocus` (draft, feature `unstable_nes`), a notification: the user focused a
+    /// document or moved in it. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    #[cfg(feature = "unstable_nes")]
+    async fn did_focus_document(
+        &self,
+        notification: DidFocusDocumentNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// `mcp/message` as a notification (draft, feature `unstable_mcp_over_acp`): an MCP
+    /// notification from the client on an MCP-over-ACP connection. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn message_mcp_notification(
+        &self,
+        notification: MessageMcpNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
 }
 
 /// Forwards every method, so one agent can be shared (`Arc<MyAgent>` is an agent too).
@@ -250,5 +415,84 @@ impl<T: Agent + ?Sized> Agent for Arc<T> {
     }
     async fn ext_notification(&self, n: ExtNotification) -> Result<(), ErrorObject> {
         (**self).ext_notification(n).await
+    }
+    #[cfg(feature = "unstable_session_fork")]
+    async fn fork_session(
+        &self,
+        r: ForkSessionRequest,
+    ) -> Result<ForkSessionResponse, ErrorObject> {
+        (**self).fork_session(r).await
+    }
+    #[cfg(feature = "unstable_llm_providers")]
+    async fn list_providers(
+        &self,
+        r: ListProvidersRequest,
+    ) -> Result<ListProvidersResponse, ErrorObject> {
+        (**self).list_providers(r).await
+    }
+    #[cfg(feature = "unstable_llm_providers")]
+    async fn set_provider(
+        &self,
+        r: SetProviderRequest,
+    ) -> Result<SetProviderResponse, ErrorObject> {
+        (**self).set_provider(r).await
+    }
+    #[cfg(feature = "unstable_llm_providers")]
+    async fn disable_provider(
+        &self,
+        r: DisableProviderRequest,
+    ) -> Result<DisableProviderResponse, ErrorObject> {
+        (**self).disable_provider(r).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn start_nes(&self, r: StartNesRequest) -> Result<StartNesResponse, ErrorObject> {
+        (**self).start_nes(r).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn suggest_nes(&self, r: SuggestNesRequest) -> Result<SuggestNesResponse, ErrorObject> {
+        (**self).suggest_nes(r).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn close_nes(&self, r: CloseNesRequest) -> Result<CloseNesResponse, ErrorObject> {
+        (**self).close_nes(r).await
+    }
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn message_mcp(&self, r: MessageMcpRequest) -> Result<MessageMcpResponse, ErrorObject> {
+        (**self).message_mcp(r).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn accept_nes(&self, n: AcceptNesNotification) -> Result<(), ErrorObject> {
+        (**self).accept_nes(n).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn reject_nes(&self, n: RejectNesNotification) -> Result<(), ErrorObject> {
+        (**self).reject_nes(n).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn did_open_document(&self, n: DidOpenDocumentNotification) -> Result<(), ErrorObject> {
+        (**self).did_open_document(n).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn did_change_document(
+        &self,
+        n: DidChangeDocumentNotification,
+    ) -> Result<(), ErrorObject> {
+        (**self).did_change_document(n).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn did_close_document(&self, n: DidCloseDocumentNotification) -> Result<(), ErrorObject> {
+        (**self).did_close_document(n).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn did_save_document(&self, n: DidSaveDocumentNotification) -> Result<(), ErrorObject> {
+        (**self).did_save_document(n).await
+    }
+    #[cfg(feature = "unstable_nes")]
+    async fn did_focus_document(&self, n: DidFocusDocumentNotification) -> Result<(), ErrorObject> {
+        (**self).did_focus_document(n).await
+    }
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn message_mcp_notification(&self, n: MessageMcpNotification) -> Result<(), ErrorObject> {
+        (**self).message_mcp_notification(n).await
     }
 }

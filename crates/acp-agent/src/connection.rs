@@ -342,6 +342,19 @@ impl ClientHandle {
         &self.peer
     }
 
+    /// True when calls the client did not advertise fail locally (see
+    /// [`AgentOptions::gate_client_capabilities`]).
+    #[cfg_attr(
+        not(any(
+            feature = "unstable_plan_operations",
+            feature = "unstable_session_compaction"
+        )),
+        allow(dead_code)
+    )]
+    pub(crate) fn gates(&self) -> bool {
+        self.gate
+    }
+
     fn check(&self, method: &'static str, needs: Needs) -> Result<(), Error> {
         if !self.gate {
             return Ok(());
@@ -649,6 +662,38 @@ impl<A: Agent> Handler for AgentHandler<A> {
                     }
                 }
                 ClientRequestParams::Ext(r) => AgentResult::Ext(agent.ext_method(r).await?),
+                #[cfg(feature = "unstable_session_fork")]
+                ClientRequestParams::ForkSession(r) => {
+                    AgentResult::ForkSession(agent.fork_session(r).await?)
+                }
+                #[cfg(feature = "unstable_llm_providers")]
+                ClientRequestParams::ListProviders(r) => {
+                    AgentResult::ListProviders(agent.list_providers(r).await?)
+                }
+                #[cfg(feature = "unstable_llm_providers")]
+                ClientRequestParams::SetProvider(r) => {
+                    AgentResult::SetProvider(agent.set_provider(r).await?)
+                }
+                #[cfg(feature = "unstable_llm_providers")]
+                ClientRequestParams::DisableProvider(r) => {
+                    AgentResult::DisableProvider(agent.disable_provider(r).await?)
+                }
+                #[cfg(feature = "unstable_nes")]
+                ClientRequestParams::StartNes(r) => {
+                    AgentResult::StartNes(agent.start_nes(r).await?)
+                }
+                #[cfg(feature = "unstable_nes")]
+                ClientRequestParams::SuggestNes(r) => {
+                    AgentResult::SuggestNes(agent.suggest_nes(r).await?)
+                }
+                #[cfg(feature = "unstable_nes")]
+                ClientRequestParams::CloseNes(r) => {
+                    AgentResult::CloseNes(agent.close_nes(r).await?)
+                }
+                #[cfg(feature = "unstable_mcp_over_acp")]
+                ClientRequestParams::MessageMcp(r) => {
+                    AgentResult::MessageMcp(agent.message_mcp(r).await?)
+                }
                 other => {
                     return Err(ErrorObject::method_not_found(
                         acp_types::MethodUnion::method(&other),
@@ -680,6 +725,34 @@ impl<A: Agent> Handler for AgentHandler<A> {
                     this.agent.cancel(n).await
                 }
                 ClientNotificationParams::Ext(n) => this.agent.ext_notification(n).await,
+                #[cfg(feature = "unstable_nes")]
+                ClientNotificationParams::AcceptNes(n) => this.agent.accept_nes(n).await,
+                #[cfg(feature = "unstable_nes")]
+                ClientNotificationParams::RejectNes(n) => this.agent.reject_nes(n).await,
+                #[cfg(feature = "unstable_nes")]
+                ClientNotificationParams::DidOpenDocument(n) => {
+                    this.agent.did_open_document(n).await
+                }
+                #[cfg(feature = "unstable_nes")]
+                ClientNotificationParams::DidChangeDocument(n) => {
+                    this.agent.did_change_document(n).await
+                }
+                #[cfg(feature = "unstable_nes")]
+                ClientNotificationParams::DidCloseDocument(n) => {
+                    this.agent.did_close_document(n).await
+                }
+                #[cfg(feature = "unstable_nes")]
+                ClientNotificationParams::DidSaveDocument(n) => {
+                    this.agent.did_save_document(n).await
+                }
+                #[cfg(feature = "unstable_nes")]
+                ClientNotificationParams::DidFocusDocument(n) => {
+                    this.agent.did_focus_document(n).await
+                }
+                #[cfg(feature = "unstable_mcp_over_acp")]
+                ClientNotificationParams::MessageMcp(n) => {
+                    this.agent.message_mcp_notification(n).await
+                }
                 // `$/cancel_request` is handled by the connection itself.
                 _ => Ok(()),
             };

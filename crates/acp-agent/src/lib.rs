@@ -71,6 +71,7 @@ mod error;
 mod signal;
 mod terminal;
 mod tools;
+mod unstable;
 
 pub use acp_rpc::{Config, Driver, FramingMode};
 pub use acp_types::ErrorObject;

@@ -144,6 +144,51 @@ pub trait Client: Send + Sync + 'static {
         let _ = notification;
         Ok(())
     }
+
+    /// `mcp/connect` (draft, feature `unstable_mcp_over_acp`): the agent opens a connection to an MCP
+    /// server the client offered as [`McpServer::Acp`]; answer with a new connection id.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn connect_mcp(
+        &self,
+        request: ConnectMcpRequest,
+    ) -> Result<ConnectMcpResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::MCP_CONNECT))
+    }
+
+    /// `mcp/message` as a request (draft, feature `unstable_mcp_over_acp`): an MCP request from the
+    /// agent on an open MCP-over-ACP connection; answer with the MCP result.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn message_mcp(
+        &self,
+        request: MessageMcpRequest,
+    ) -> Result<MessageMcpResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::MCP_MESSAGE))
+    }
+
+    /// `mcp/disconnect` (draft, feature `unstable_mcp_over_acp`): the agent closes an MCP-over-ACP
+    /// connection.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn disconnect_mcp(
+        &self,
+        request: DisconnectMcpRequest,
+    ) -> Result<DisconnectMcpResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::MCP_DISCONNECT))
+    }
+
+    /// `mcp/message` as a notification (draft, feature `unstable_mcp_over_acp`): an MCP
+    /// notification from the agent on an open MCP-over-ACP connection. Ignored by default; must
+    /// not await the agent.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn message_mcp_notification(
+        &self,
+        notification: MessageMcpNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
 }
 
 /// Forwards every method, so one client can be shared (`Arc<MyEditor>` is a client too).
@@ -217,5 +262,24 @@ impl<T: Client + ?Sized> Client for Arc<T> {
     }
     async fn ext_notification(&self, n: ExtNotification) -> Result<(), ErrorObject> {
         (**self).ext_notification(n).await
+    }
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn connect_mcp(&self, r: ConnectMcpRequest) -> Result<ConnectMcpResponse, ErrorObject> {
+        (**self).connect_mcp(r).await
+    }
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn message_mcp(&self, r: MessageMcpRequest) -> Result<MessageMcpResponse, ErrorObject> {
+        (**self).message_mcp(r).await
+    }
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn disconnect_mcp(
+        &self,
+        r: DisconnectMcpRequest,
+    ) -> Result<DisconnectMcpResponse, ErrorObject> {
+        (**self).disconnect_mcp(r).await
+    }
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    async fn message_mcp_notification(&self, n: MessageMcpNotification) -> Result<(), ErrorObject> {
+        (**self).message_mcp_notification(n).await
     }
 }

@@ -441,6 +441,34 @@ impl AgentHandle {
         &self.peer
     }
 
+    /// Fails with [`Error::CapabilityNotAdvertised`] when the agent's capabilities do not pass
+    /// `advertised` (a draft feature's capability), unless gating is off or the connection is
+    /// not initialized yet.
+    #[cfg(any(
+        feature = "unstable_session_fork",
+        feature = "unstable_llm_providers",
+        feature = "unstable_mcp_over_acp",
+        feature = "unstable_nes"
+    ))]
+    pub(crate) fn require(
+        &self,
+        method: &'static str,
+        capability: &'static str,
+        advertised: impl FnOnce(&AgentCapabilities) -> bool,
+    ) -> Result<(), Error> {
+        if !self.options.gate_agent_capabilities {
+            return Ok(());
+        }
+        let Some(init) = self.state.initialized.get() else {
+            return Ok(());
+        };
+        if init.agent_capabilities.as_ref().is_some_and(advertised) {
+            Ok(())
+        } else {
+            Err(Error::CapabilityNotAdvertised { method, capability })
+        }
+    }
+
     fn check(&self, method: &'static str, needs: Needs) -> Result<(), Error> {
         if !self.options.gate_agent_capabilities {
             return Ok(());
@@ -672,6 +700,14 @@ impl<C: Client> Handler for ClientHandler<C> {
                 self.state.admission.add_session(&created.session_id);
             }
         }
+        // A fork is a new session of this connection too.
+        #[cfg(feature = "unstable_session_fork")]
+        if method == am::SESSION_FORK {
+            if let Ok(Ok(forked)) = result.map(|r| r.decode_method_result::<ForkSessionResponse>())
+            {
+                self.state.admission.add_session(&forked.session_id);
+            }
+        }
     }
 
     fn handle_request(
@@ -710,6 +746,18 @@ impl<C: Client> Handler for ClientHandler<C> {
                     ClientResult::CreateElicitation(client.create_elicitation(*r).await?)
                 }
                 AgentRequestParams::Ext(r) => ClientResult::Ext(client.ext_method(r).await?),
+                #[cfg(feature = "unstable_mcp_over_acp")]
+                AgentRequestParams::ConnectMcp(r) => {
+                    ClientResult::ConnectMcp(client.connect_mcp(r).await?)
+                }
+                #[cfg(feature = "unstable_mcp_over_acp")]
+                AgentRequestParams::MessageMcp(r) => {
+                    ClientResult::MessageMcp(client.message_mcp(r).await?)
+                }
+                #[cfg(feature = "unstable_mcp_over_acp")]
+                AgentRequestParams::DisconnectMcp(r) => {
+                    ClientResult::DisconnectMcp(client.disconnect_mcp(r).await?)
+                }
                 other => return Err(ErrorObject::method_not_found(MethodUnion::method(&other))),
             })
         }
@@ -731,6 +779,10 @@ impl<C: Client> Handler for ClientHandler<C> {
                     this.client.complete_elicitation(n).await
                 }
                 AgentNotificationParams::Ext(n) => this.client.ext_notification(n).await,
+                #[cfg(feature = "unstable_mcp_over_acp")]
+                AgentNotificationParams::MessageMcp(n) => {
+                    this.client.message_mcp_notification(n).await
+                }
                 // `$/cancel_request` is handled by the connection itself.
                 _ => Ok(()),
             };

@@ -79,6 +79,7 @@ mod error;
 mod process;
 mod process_group;
 mod stderr;
+mod unstable;
 
 pub use acp_rpc::{Config, Driver, FramingMode};
 pub use acp_types::ErrorObject;
