@@ -61,6 +61,14 @@
 //! `stopReason: "cancelled"`; calls to the client it did not advertise (`fs`, `terminal`,
 //! elicitation) fail locally with [`Error::CapabilityNotAdvertised`].
 
+//!
+//! # Draft protocol features
+//!
+//! The cargo features of `acp-types` for the protocol's draft surface (`unstable_session_fork`,
+//! ..., `unstable` for all) exist here too and turn on the agent's side of each: trait methods
+//! for the new methods, typed calls on the handle, their capability gates, and
+//! `PromptContext` helpers for the new session updates.
+
 #![doc(test(attr(deny(warnings))))]
 
 mod admit;

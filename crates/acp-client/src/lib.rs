@@ -70,6 +70,13 @@
 //! [`Error::CapabilityNotAdvertised`]. A spawned agent runs in its own process group, which is
 //! killed when the [`AgentProcess`] is dropped.
 
+//!
+//! # Draft protocol features
+//!
+//! The cargo features of `acp-types` for the protocol's draft surface (`unstable_session_fork`,
+//! ..., `unstable` for all) exist here too and turn on the client's side of each: trait methods
+//! for the new methods, typed calls on the handle, and their capability gates.
+
 #![doc(test(attr(deny(warnings))))]
 
 mod admit;

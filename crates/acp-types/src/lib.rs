@@ -38,6 +38,15 @@
 //! Messages decode by method, not by shape: see [`Message::decode`], [`RawMessage`] and the
 //! typed methods of [`methods`]. The JSON Schema generated from these types is
 //! `schema/acp.schema.json` in the repository (see [`schema`]).
+//!
+//! The protocol's draft (unstable) surface is behind cargo features, off by default and named
+//! as in the official Rust schema crate: `unstable_session_fork`, `unstable_llm_providers`,
+//! `unstable_mcp_over_acp`, `unstable_nes`, `unstable_session_compaction`,
+//! `unstable_plan_operations`, `unstable_session_notices`, `unstable_end_turn_token_usage`,
+//! `unstable_tool_call_name`, and `unstable` for all of them. Each adds its definitions, fields,
+//! union variants and methods; with a feature off, what it adds to the wire decodes as unknown
+//! fields, `Unknown` variants and unknown methods, as before, and is written back unchanged.
+//! Anything behind these features follows the draft and may change in a minor release.
 
 #![doc(test(attr(deny(warnings))))]
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
