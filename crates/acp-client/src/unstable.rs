@@ -7,13 +7,6 @@
     feature = "unstable_mcp_over_acp",
     feature = "unstable_nes"
 ))]
-use acp_types::methods::agent as am;
-#[cfg(any(
-    feature = "unstable_session_fork",
-    feature = "unstable_llm_providers",
-    feature = "unstable_mcp_over_acp",
-    feature = "unstable_nes"
-))]
 use acp_types::*;
 
 #[cfg(any(
@@ -24,6 +17,47 @@ use acp_types::*;
 ))]
 use crate::{AgentHandle, Error};
 
+/// Typed calls to the agent, each sent only if the agent's capabilities pass its check.
+macro_rules! draft_calls {
+    ($(
+        $(#[doc = $doc:literal])*
+        #[cfg($cfg:meta)]
+        $kind:ident $name:ident: $marker:ident($params:ty) -> $result:ty,
+            needs $capability:literal if $advertised:expr;
+    )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[doc = ""]
+            #[doc = "# Errors"]
+            #[doc = ""]
+            #[doc = concat!(
+                "[`Error::CapabilityNotAdvertised`] when the agent did not advertise `",
+                $capability,
+                "`; [`Error::Rpc`] when the call fails or the connection closes."
+            )]
+            #[cfg($cfg)]
+            pub async fn $name(&self, params: $params) -> Result<$result, Error> {
+                self.require(
+                    draft_calls!(@method $kind $marker),
+                    $capability,
+                    $advertised,
+                )?;
+                Ok(draft_calls!(@send $kind self $marker params))
+            }
+        )*
+    };
+    (@method request $marker:ident) => { <methods::$marker as methods::Request>::METHOD };
+    (@method notification $marker:ident) => {
+        <methods::$marker as methods::Notification>::METHOD
+    };
+    (@send request $self:ident $marker:ident $params:ident) => {
+        $self.peer().request::<methods::$marker>(&$params).await?
+    };
+    (@send notification $self:ident $marker:ident $params:ident) => {
+        $self.peer().notify::<methods::$marker>(&$params).await?
+    };
+}
+
 #[cfg(any(
     feature = "unstable_session_fork",
     feature = "unstable_llm_providers",
@@ -31,305 +65,108 @@ use crate::{AgentHandle, Error};
     feature = "unstable_nes"
 ))]
 impl AgentHandle {
-    /// `session/fork` (draft): forks a session into a new one with the same history, for side
-    /// prompts. Needs `sessionCapabilities.fork`. The new session is this connection's as soon
-    /// as the agent answers.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `sessionCapabilities.fork`;
-    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
-    #[cfg(feature = "unstable_session_fork")]
-    pub async fn fork_session(
-        &self,
-        request: ForkSessionRequest,
-    ) -> Result<ForkSessionResponse, Error> {
-        self.require(am::SESSION_FORK, "sessionCapabilities.fork", |c| {
-            c.session_capabilities
-                .as_ref()
-                .is_some_and(|s| s.fork.is_some())
-        })?;
-        Ok(self
-            .peer()
-            .request::<methods::SessionFork>(&request)
-            .await?)
-    }
-
-    /// `providers/list` (draft): the agent's LLM providers. Needs `providers`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `providers`;
-    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
-    #[cfg(feature = "unstable_llm_providers")]
-    pub async fn list_providers(
-        &self,
-        request: ListProvidersRequest,
-    ) -> Result<ListProvidersResponse, Error> {
-        self.require(am::PROVIDERS_LIST, "providers", |c| c.providers.is_some())?;
-        Ok(self
-            .peer()
-            .request::<methods::ProvidersList>(&request)
-            .await?)
-    }
-
-    /// `providers/set` (draft): points a provider at an endpoint. Needs `providers`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `providers`;
-    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
-    #[cfg(feature = "unstable_llm_providers")]
-    pub async fn set_provider(
-        &self,
-        request: SetProviderRequest,
-    ) -> Result<SetProviderResponse, Error> {
-        self.require(am::PROVIDERS_SET, "providers", |c| c.providers.is_some())?;
-        Ok(self
-            .peer()
-            .request::<methods::ProvidersSet>(&request)
-            .await?)
-    }
-
-    /// `providers/disable` (draft): disables a provider. Needs `providers`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `providers`;
-    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
-    #[cfg(feature = "unstable_llm_providers")]
-    pub async fn disable_provider(
-        &self,
-        request: DisableProviderRequest,
-    ) -> Result<DisableProviderResponse, Error> {
-        self.require(am::PROVIDERS_DISABLE, "providers", |c| {
-            c.providers.is_some()
-        })?;
-        Ok(self
-            .peer()
-            .request::<methods::ProvidersDisable>(&request)
-            .await?)
-    }
-
-    /// `nes/start` (draft): starts a next-edit-suggestion session. Needs `nes`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes`;
-    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn start_nes(&self, request: StartNesRequest) -> Result<StartNesResponse, Error> {
-        self.require(am::NES_START, "nes", |c| c.nes.is_some())?;
-        Ok(self.peer().request::<methods::NesStart>(&request).await?)
-    }
-
-    /// `nes/suggest` (draft): asks for next-edit suggestions. Needs `nes`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes`;
-    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn suggest_nes(
-        &self,
-        request: SuggestNesRequest,
-    ) -> Result<SuggestNesResponse, Error> {
-        self.require(am::NES_SUGGEST, "nes", |c| c.nes.is_some())?;
-        Ok(self.peer().request::<methods::NesSuggest>(&request).await?)
-    }
-
-    /// `nes/close` (draft): ends an NES session. Needs `nes`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes`;
-    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn close_nes(&self, request: CloseNesRequest) -> Result<CloseNesResponse, Error> {
-        self.require(am::NES_CLOSE, "nes", |c| c.nes.is_some())?;
-        Ok(self.peer().request::<methods::NesClose>(&request).await?)
-    }
-
-    /// `mcp/message` as a request (draft): sends an MCP request on an MCP-over-ACP connection the
-    /// agent opened. Needs `mcpCapabilities.acp`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `mcpCapabilities.acp`;
-    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    pub async fn message_mcp(
-        &self,
-        request: MessageMcpRequest,
-    ) -> Result<MessageMcpResponse, Error> {
-        self.require(am::MCP_MESSAGE, "mcpCapabilities.acp", |c| {
-            c.mcp_capabilities.as_ref().and_then(|m| m.acp) == Some(true)
-        })?;
-        Ok(self.peer().request::<methods::McpMessage>(&request).await?)
-    }
-
-    /// `nes/accept` (draft): the user accepted a suggestion. Needs `nes`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes`; or when the
-    /// connection is closed.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn accept_nes(&self, notification: AcceptNesNotification) -> Result<(), Error> {
-        self.require(am::NES_ACCEPT, "nes", |c| c.nes.is_some())?;
-        Ok(self
-            .peer()
-            .notify::<methods::NesAccept>(&notification)
-            .await?)
-    }
-
-    /// `nes/reject` (draft): the user did not take a suggestion. Needs `nes`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes`; or when the
-    /// connection is closed.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn reject_nes(&self, notification: RejectNesNotification) -> Result<(), Error> {
-        self.require(am::NES_REJECT, "nes", |c| c.nes.is_some())?;
-        Ok(self
-            .peer()
-            .notify::<methods::NesReject>(&notification)
-            .await?)
-    }
-
-    /// `document/didOpen` (draft): a document was opened. Needs `nes.events.document.didOpen`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes.events.document.didOpen`; or when the
-    /// connection is closed.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn did_open_document(
-        &self,
-        notification: DidOpenDocumentNotification,
-    ) -> Result<(), Error> {
-        self.require(am::DOCUMENT_DID_OPEN, "nes.events.document.didOpen", |c| {
-            document_events(c).is_some_and(|d| d.did_open.is_some())
-        })?;
-        Ok(self
-            .peer()
-            .notify::<methods::DocumentDidOpen>(&notification)
-            .await?)
-    }
-
-    /// `document/didChange` (draft): a document changed, sent as the agent's `syncKind` asks.
-    /// Needs `nes.events.document.didChange`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes.events.document.didChange`; or when the
-    /// connection is closed.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn did_change_document(
-        &self,
-        notification: DidChangeDocumentNotification,
-    ) -> Result<(), Error> {
-        self.require(
-            am::DOCUMENT_DID_CHANGE,
-            "nes.events.document.didChange",
-            |c| document_events(c).is_some_and(|d| d.did_change.is_some()),
-        )?;
-        Ok(self
-            .peer()
-            .notify::<methods::DocumentDidChange>(&notification)
-            .await?)
-    }
-
-    /// `document/didClose` (draft): a document was closed. Needs `nes.events.document.didClose`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes.events.document.didClose`; or when the
-    /// connection is closed.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn did_close_document(
-        &self,
-        notification: DidCloseDocumentNotification,
-    ) -> Result<(), Error> {
-        self.require(
-            am::DOCUMENT_DID_CLOSE,
-            "nes.events.document.didClose",
-            |c| document_events(c).is_some_and(|d| d.did_close.is_some()),
-        )?;
-        Ok(self
-            .peer()
-            .notify::<methods::DocumentDidClose>(&notification)
-            .await?)
-    }
-
-    /// `document/didSave` (draft): a document was saved. Needs `nes.events.document.didSave`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes.events.document.didSave`; or when the
-    /// connection is closed.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn did_save_document(
-        &self,
-        notification: DidSaveDocumentNotification,
-    ) -> Result<(), Error> {
-        self.require(am::DOCUMENT_DID_SAVE, "nes.events.document.didSave", |c| {
-            document_events(c).is_some_and(|d| d.did_save.is_some())
-        })?;
-        Ok(self
-            .peer()
-            .notify::<methods::DocumentDidSave>(&notification)
-            .await?)
-    }
-
-    /// `document/didFocus` (draft): the user focused a document or moved in it. Needs
-    /// `nes.events.document.didFocus`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `nes.events.document.didFocus`; or when the
-    /// connection is closed.
-    #[cfg(feature = "unstable_nes")]
-    pub async fn did_focus_document(
-        &self,
-        notification: DidFocusDocumentNotification,
-    ) -> Result<(), Error> {
-        self.require(
-            am::DOCUMENT_DID_FOCUS,
-            "nes.events.document.didFocus",
-            |c| document_events(c).is_some_and(|d| d.did_focus.is_some()),
-        )?;
-        Ok(self
-            .peer()
-            .notify::<methods::DocumentDidFocus>(&notification)
-            .await?)
-    }
-
-    /// `mcp/message` as a notification (draft): sends an MCP notification on an MCP-over-ACP
-    /// connection. Needs `mcpCapabilities.acp`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `mcpCapabilities.acp`; or when the
-    /// connection is closed.
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    pub async fn message_mcp_notification(
-        &self,
-        notification: MessageMcpNotification,
-    ) -> Result<(), Error> {
-        self.require(am::MCP_MESSAGE, "mcpCapabilities.acp", |c| {
-            c.mcp_capabilities.as_ref().and_then(|m| m.acp) == Some(true)
-        })?;
-        Ok(self
-            .peer()
-            .notify::<methods::McpMessageNotification>(&notification)
-            .await?)
+    draft_calls! {
+        /// `session/fork` (draft): forks a session into a new one with the same history, for side
+        /// prompts. Needs `sessionCapabilities.fork`. The new session is this connection's as soon
+        /// as the agent answers.
+        #[cfg(feature = "unstable_session_fork")]
+        request fork_session: SessionFork(ForkSessionRequest) -> ForkSessionResponse,
+            needs "sessionCapabilities.fork" if can_fork;
+        /// `providers/list` (draft): the agent's LLM providers. Needs `providers`.
+        #[cfg(feature = "unstable_llm_providers")]
+        request list_providers: ProvidersList(ListProvidersRequest) -> ListProvidersResponse,
+            needs "providers" if |c| c.providers.is_some();
+        /// `providers/set` (draft): points a provider at an endpoint. Needs `providers`.
+        #[cfg(feature = "unstable_llm_providers")]
+        request set_provider: ProvidersSet(SetProviderRequest) -> SetProviderResponse,
+            needs "providers" if |c| c.providers.is_some();
+        /// `providers/disable` (draft): disables a provider. Needs `providers`.
+        #[cfg(feature = "unstable_llm_providers")]
+        request disable_provider: ProvidersDisable(DisableProviderRequest) -> DisableProviderResponse,
+            needs "providers" if |c| { c.providers.is_some() };
+        /// `nes/start` (draft): starts a next-edit-suggestion session. Needs `nes`.
+        #[cfg(feature = "unstable_nes")]
+        request start_nes: NesStart(StartNesRequest) -> StartNesResponse,
+            needs "nes" if |c| c.nes.is_some();
+        /// `nes/suggest` (draft): asks for next-edit suggestions. Needs `nes`.
+        #[cfg(feature = "unstable_nes")]
+        request suggest_nes: NesSuggest(SuggestNesRequest) -> SuggestNesResponse,
+            needs "nes" if |c| c.nes.is_some();
+        /// `nes/close` (draft): ends an NES session. Needs `nes`.
+        #[cfg(feature = "unstable_nes")]
+        request close_nes: NesClose(CloseNesRequest) -> CloseNesResponse,
+            needs "nes" if |c| c.nes.is_some();
+        /// `mcp/message` as a request (draft): sends an MCP request on an MCP-over-ACP connection the
+        /// agent opened. Needs `mcpCapabilities.acp`.
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        request message_mcp: McpMessage(MessageMcpRequest) -> MessageMcpResponse,
+            needs "mcpCapabilities.acp" if has_mcp_over_acp;
+        /// `nes/accept` (draft): the user accepted a suggestion. Needs `nes`.
+        #[cfg(feature = "unstable_nes")]
+        notification accept_nes: NesAccept(AcceptNesNotification) -> (),
+            needs "nes" if |c| c.nes.is_some();
+        /// `nes/reject` (draft): the user did not take a suggestion. Needs `nes`.
+        #[cfg(feature = "unstable_nes")]
+        notification reject_nes: NesReject(RejectNesNotification) -> (),
+            needs "nes" if |c| c.nes.is_some();
+        /// `document/didOpen` (draft): a document was opened. Needs `nes.events.document.didOpen`.
+        #[cfg(feature = "unstable_nes")]
+        notification did_open_document: DocumentDidOpen(DidOpenDocumentNotification) -> (),
+            needs "nes.events.document.didOpen"
+            if |c| wants_document_event(c, |d| d.did_open.is_some());
+        /// `document/didChange` (draft): a document changed, sent as the agent's `syncKind` asks.
+        /// Needs `nes.events.document.didChange`.
+        #[cfg(feature = "unstable_nes")]
+        notification did_change_document: DocumentDidChange(DidChangeDocumentNotification) -> (),
+            needs "nes.events.document.didChange"
+            if |c| wants_document_event(c, |d| d.did_change.is_some());
+        /// `document/didClose` (draft): a document was closed. Needs `nes.events.document.didClose`.
+        #[cfg(feature = "unstable_nes")]
+        notification did_close_document: DocumentDidClose(DidCloseDocumentNotification) -> (),
+            needs "nes.events.document.didClose"
+            if |c| wants_document_event(c, |d| d.did_close.is_some());
+        /// `document/didSave` (draft): a document was saved. Needs `nes.events.document.didSave`.
+        #[cfg(feature = "unstable_nes")]
+        notification did_save_document: DocumentDidSave(DidSaveDocumentNotification) -> (),
+            needs "nes.events.document.didSave"
+            if |c| wants_document_event(c, |d| d.did_save.is_some());
+        /// `document/didFocus` (draft): the user focused a document or moved in it. Needs
+        /// `nes.events.document.didFocus`.
+        #[cfg(feature = "unstable_nes")]
+        notification did_focus_document: DocumentDidFocus(DidFocusDocumentNotification) -> (),
+            needs "nes.events.document.didFocus"
+            if |c| wants_document_event(c, |d| d.did_focus.is_some());
+        /// `mcp/message` as a notification (draft): sends an MCP notification on an MCP-over-ACP
+        /// connection. Needs `mcpCapabilities.acp`.
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        notification message_mcp_notification: McpMessageNotification(MessageMcpNotification) -> (),
+            needs "mcpCapabilities.acp" if has_mcp_over_acp;
     }
 }
 
-/// The `document/*` events the agent asked for.
+/// True when the agent advertised `sessionCapabilities.fork`.
+#[cfg(feature = "unstable_session_fork")]
+fn can_fork(caps: &AgentCapabilities) -> bool {
+    caps.session_capabilities
+        .as_ref()
+        .is_some_and(|s| s.fork.is_some())
+}
+
+/// True when the agent advertised `mcpCapabilities.acp`.
+#[cfg(feature = "unstable_mcp_over_acp")]
+fn has_mcp_over_acp(caps: &AgentCapabilities) -> bool {
+    caps.mcp_capabilities.as_ref().and_then(|m| m.acp) == Some(true)
+}
+
+/// True when the agent asked for the `document/*` event that `wanted` picks.
 #[cfg(feature = "unstable_nes")]
-fn document_events(caps: &AgentCapabilities) -> Option<&NesDocumentEventCapabilities> {
-    caps.nes.as_ref()?.events.as_ref()?.document.as_ref()
+fn wants_document_event(
+    caps: &AgentCapabilities,
+    wanted: impl FnOnce(&NesDocumentEventCapabilities) -> bool,
+) -> bool {
+    caps.nes
+        .as_ref()
+        .and_then(|n| n.events.as_ref())
+        .and_then(|e| e.document.as_ref())
+        .is_some_and(wanted)
 }
