@@ -79,6 +79,13 @@ mod error;
 mod signal;
 mod terminal;
 mod tools;
+// The draft features that add calls to the client or session updates.
+#[cfg(any(
+    feature = "unstable_mcp_over_acp",
+    feature = "unstable_plan_operations",
+    feature = "unstable_session_compaction",
+    feature = "unstable_session_notices"
+))]
 mod unstable;
 
 pub use acp_rpc::{Config, Driver, FramingMode};

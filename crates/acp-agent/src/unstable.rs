@@ -1,22 +1,10 @@
 //! The agent's side of the draft (unstable) protocol features: calls to the client and
 //! session updates, each behind its cargo feature.
 
-#[cfg(any(
-    feature = "unstable_mcp_over_acp",
-    feature = "unstable_plan_operations",
-    feature = "unstable_session_compaction",
-    feature = "unstable_session_notices"
-))]
 use acp_types::*;
 
 #[cfg(feature = "unstable_mcp_over_acp")]
 use crate::ClientHandle;
-#[cfg(any(
-    feature = "unstable_mcp_over_acp",
-    feature = "unstable_plan_operations",
-    feature = "unstable_session_compaction",
-    feature = "unstable_session_notices"
-))]
 use crate::Error;
 #[cfg(any(
     feature = "unstable_plan_operations",

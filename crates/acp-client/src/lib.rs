@@ -86,6 +86,13 @@ mod error;
 mod process;
 mod process_group;
 mod stderr;
+// The draft features that add calls to the agent.
+#[cfg(any(
+    feature = "unstable_session_fork",
+    feature = "unstable_llm_providers",
+    feature = "unstable_mcp_over_acp",
+    feature = "unstable_nes"
+))]
 mod unstable;
 
 pub use acp_rpc::{Config, Driver, FramingMode};

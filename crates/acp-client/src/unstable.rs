@@ -1,20 +1,8 @@
 //! The client's side of the draft (unstable) protocol features: typed calls to the agent,
 //! each behind its cargo feature and gated on the capability the agent advertised.
 
-#[cfg(any(
-    feature = "unstable_session_fork",
-    feature = "unstable_llm_providers",
-    feature = "unstable_mcp_over_acp",
-    feature = "unstable_nes"
-))]
 use acp_types::*;
 
-#[cfg(any(
-    feature = "unstable_session_fork",
-    feature = "unstable_llm_providers",
-    feature = "unstable_mcp_over_acp",
-    feature = "unstable_nes"
-))]
 use crate::{AgentHandle, Error};
 
 /// Typed calls to the agent, each sent only if the agent's capabilities pass its check.
@@ -58,12 +46,6 @@ macro_rules! draft_calls {
     };
 }
 
-#[cfg(any(
-    feature = "unstable_session_fork",
-    feature = "unstable_llm_providers",
-    feature = "unstable_mcp_over_acp",
-    feature = "unstable_nes"
-))]
 impl AgentHandle {
     draft_calls! {
         /// `session/fork` (draft): forks a session into a new one with the same history, for side
