@@ -174,8 +174,8 @@ pub trait Agent: Send + Sync + 'static {
         Ok(())
     }
 
-    /// `session/fork` (draft, feature `unstable_session_fork`): fork a session into a new one with the
-    /// same history, for side prompts that must not enter the original's history. Only called
+    /// `session/fork` (draft, feature `unstable_session_fork`): fork a session into a new one with
+    /// the same history, for side prompts that must not enter the original's history. Only called
     /// if the agent advertised `sessionCapabilities.fork`.
     #[cfg(feature = "unstable_session_fork")]
     async fn fork_session(
@@ -258,7 +258,8 @@ pub trait Agent: Send + Sync + 'static {
         Err(ErrorObject::method_not_found(m::MCP_MESSAGE))
     }
 
-    /// `nes/accept` (draft, feature `unstable_nes`), a notification: the user accepted a suggestion. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    /// `nes/accept` (draft, feature `unstable_nes`), a notification: the user accepted a
+    /// suggestion. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
     #[cfg(feature = "unstable_nes")]
     async fn accept_nes(&self, notification: AcceptNesNotification) -> Result<(), ErrorObject> {
         let _ = notification;
@@ -273,8 +274,9 @@ pub trait Agent: Send + Sync + 'static {
         Ok(())
     }
 
-    /// `document/didOpen` (draft, feature `unstable_nes`), a notification: a document was
-    /// opened in the NES session's editor. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    /// `document/didOpen` (draft, feature `unstable_nes`), a notification: a document was opened in
+    /// the NES session's editor. Ignored by default; must not await the client (see
+    /// [`cancel`](Self::cancel)).
     #[cfg(feature = "unstable_nes")]
     async fn did_open_document(
         &self,
@@ -318,7 +320,8 @@ pub trait Agent: Send + Sync + 'static {
     }
 
     /// `document/didFocus` (draft, feature `unstable_nes`), a notification: the user focused a
-    /// document or moved in it. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    /// document or moved in it. Ignored by default; must not await the client (see
+    /// [`cancel`](Self::cancel)).
     #[cfg(feature = "unstable_nes")]
     async fn did_focus_document(
         &self,
@@ -329,7 +332,8 @@ pub trait Agent: Send + Sync + 'static {
     }
 
     /// `mcp/message` as a notification (draft, feature `unstable_mcp_over_acp`): an MCP
-    /// notification from the client on an MCP-over-ACP connection. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
+    /// notification from the client on an MCP-over-ACP connection. Ignored by default; must not
+    /// await the client (see [`cancel`](Self::cancel)).
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp_notification(
         &self,

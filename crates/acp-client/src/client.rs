@@ -145,8 +145,8 @@ pub trait Client: Send + Sync + 'static {
         Ok(())
     }
 
-    /// `mcp/connect` (draft, feature `unstable_mcp_over_acp`): the agent opens a connection to an MCP
-    /// server the client offered as [`McpServer::Acp`]; answer with a new connection id.
+    /// `mcp/connect` (draft, feature `unstable_mcp_over_acp`): the agent opens a connection to an
+    /// MCP server the client offered as [`McpServer::Acp`]; answer with a new connection id.
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn connect_mcp(
         &self,

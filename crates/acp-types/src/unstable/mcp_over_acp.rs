@@ -11,6 +11,8 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+#[allow(unused_imports)] // For the doc links.
+use crate::McpServer;
 use crate::wire::{Extras, Meta, lenient_no_default, wire_object};
 use crate::wire_enum::id_type;
 
@@ -25,7 +27,7 @@ id_type! {
 }
 
 wire_object! {
-    /// An MCP server reached through the ACP connection (`"type": "acp"` in [`McpServer`](crate::McpServer)).
+    /// An MCP server reached through the ACP connection (`"type": "acp"` in [`McpServer`]).
     ///
     /// Only offered to agents that advertise `mcpCapabilities.acp`.
     pub struct McpServerAcp {
