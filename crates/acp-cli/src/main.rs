@@ -1,0 +1,154 @@
+//! `acp`: check that an Agent Client Protocol agent or client speaks the protocol correctly,
+//! tap the traffic between two, validate a transcript. `acp --help` says how.
+
+// A command-line program: its output goes to stdout, its errors and progress to stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use acp_cli::check_agent::{AgentCheck, DEFAULT_PROMPT, Profile, check_agent};
+use acp_cli::conn::PeerCommand;
+use acp_cli::report::{Report, colour_on_stdout};
+use acp_codec::FramingMode;
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "acp",
+    version,
+    about = "Check, tap and validate Agent Client Protocol traffic."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the conformance checks against an agent or a client.
+    #[command(subcommand)]
+    Check(Check),
+    /// Print the JSON Schema of the protocol (the one the checks validate against).
+    Schema,
+}
+
+#[derive(Subcommand)]
+enum Check {
+    /// Spawn an agent and check it: `acp check agent -- CMD ARGS…`.
+    Agent(AgentArgs),
+}
+
+#[derive(clap::Args)]
+struct AgentArgs {
+    /// `core`: what every agent must do; `full`: also each optional feature it advertises.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Core)]
+    profile: ProfileArg,
+    /// How messages are framed on the agent's stdio (`auto` tries NDJSON, then Content-Length).
+    #[arg(long, value_enum, default_value_t = FramingArg::Ndjson)]
+    framing: FramingArg,
+    /// Write a machine-readable report to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Seconds to wait for any one answer of the agent's (a prompt turn gets three times it).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    timeout: f64,
+    /// The text of an ordinary prompt.
+    #[arg(long, value_name = "TEXT", default_value = DEFAULT_PROMPT)]
+    prompt: String,
+    /// The text of a prompt that keeps the agent busy a few seconds (to cancel it); the
+    /// ordinary prompt by default.
+    #[arg(long, value_name = "TEXT")]
+    long_prompt: Option<String>,
+    /// The agent's command and its arguments (after `--`).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProfileArg {
+    Core,
+    Full,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FramingArg {
+    Ndjson,
+    ContentLength,
+    Auto,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Schema => {
+            println!("{}", acp_cli::schema::SCHEMA_JSON.trim_end());
+            ExitCode::SUCCESS
+        }
+        Command::Check(Check::Agent(args)) => run(check_agent_command(args)),
+    }
+}
+
+/// Runs a command's future on a fresh runtime.
+fn run(future: impl Future<Output = ExitCode>) -> ExitCode {
+    match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(future),
+        Err(e) => {
+            eprintln!("acp: cannot start the runtime: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn check_agent_command(args: AgentArgs) -> ExitCode {
+    let Some(command) = PeerCommand::from_argv(&args.command) else {
+        eprintln!("acp: no agent command given (after `--`)");
+        return ExitCode::from(2);
+    };
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        eprintln!("acp: --timeout must be a positive number of seconds");
+        return ExitCode::from(2);
+    }
+    let mut opts = AgentCheck::new(command);
+    opts.profile = match args.profile {
+        ProfileArg::Core => Profile::Core,
+        ProfileArg::Full => Profile::Full,
+    };
+    opts.framing = match args.framing {
+        FramingArg::Ndjson => FramingMode::Ndjson,
+        FramingArg::ContentLength => FramingMode::ContentLength,
+        FramingArg::Auto => FramingMode::Auto,
+    };
+    opts.timeout = Duration::from_secs_f64(args.timeout);
+    opts.prompt = args.prompt;
+    opts.long_prompt = args.long_prompt;
+    opts.progress = std::io::stderr().is_terminal();
+    let report = check_agent(opts).await;
+    finish(&report, args.json.as_deref())
+}
+
+/// Prints the table, writes the JSON report, and gives the exit status.
+fn finish(report: &Report, json: Option<&std::path::Path>) -> ExitCode {
+    for (key, value) in &report.info {
+        println!("{key}: {value}");
+    }
+    print!("{}", report.table(colour_on_stdout()));
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("acp: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
