@@ -123,7 +123,6 @@ const CORE_CASES: &[&str] = &[
 pub(crate) struct Ctx {
     pub(crate) opts: AgentCheck,
     framing: FramingMode,
-    sandboxes: AtomicUsize,
     /// The `initialize` result of the first case, for the capabilities.
     pub(crate) capabilities: Value,
 }
@@ -131,8 +130,7 @@ pub(crate) struct Ctx {
 impl Ctx {
     /// A fresh sandbox and agent process.
     pub(crate) async fn spawn(&self) -> Result<(AgentConn, Sandbox), Outcome> {
-        let n = self.sandboxes.fetch_add(1, Ordering::Relaxed);
-        let sandbox = Sandbox::new(n).map_err(|e| fail(format!("cannot make a sandbox: {e}")))?;
+        let sandbox = Sandbox::new().map_err(|e| fail(format!("cannot make a sandbox: {e}")))?;
         let conn = AgentConn::spawn(
             &self.opts.command,
             self.framing,
@@ -156,7 +154,10 @@ impl Ctx {
 pub(crate) struct Sandbox(pub(crate) PathBuf);
 
 impl Sandbox {
-    fn new(n: usize) -> std::io::Result<Self> {
+    fn new() -> std::io::Result<Self> {
+        // Unique in the process, whatever number of checks run at once.
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("acp-check-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
@@ -195,7 +196,6 @@ pub async fn check_agent(opts: AgentCheck) -> Report {
     let mut ctx = Ctx {
         opts,
         framing,
-        sandboxes: AtomicUsize::new(0),
         capabilities: Value::Null,
     };
     let mut cases: Vec<&'static str> = CORE_CASES.to_vec();
@@ -984,7 +984,6 @@ async fn detect_framing(opts: &AgentCheck) -> FramingMode {
                 ..opts.clone()
             },
             framing: mode,
-            sandboxes: AtomicUsize::new(1000),
             capabilities: Value::Null,
         };
         if let Ok((mut c, _sandbox)) = ctx.spawn().await {

@@ -1,0 +1,90 @@
+//! `acp check agent` against the deliberately broken agents of `examples/broken_agent.rs`:
+//! the correct one passes every case, and each defect is caught by the right case and only
+//! by it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use acp_cli::check_agent::{AgentCheck, check_agent};
+use acp_cli::conn::PeerCommand;
+use acp_cli::report::{Report, Status};
+
+/// The `broken_agent` example, built next to the test executable (`cargo test` builds examples).
+fn broken_agent() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let path = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("target/<profile>/deps")
+        .join("examples")
+        .join(format!("broken_agent{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.is_file(), "{} is not built", path.display());
+    path
+}
+
+async fn check(defect: Option<&str>) -> Report {
+    let mut argv = vec![broken_agent().to_string_lossy().into_owned()];
+    if let Some(defect) = defect {
+        argv.extend(["--defect".to_owned(), defect.to_owned()]);
+    }
+    let mut opts = AgentCheck::new(PeerCommand::from_argv(&argv).unwrap());
+    opts.timeout = Duration::from_secs(10);
+    opts.long_prompt = Some("slow".into());
+    check_agent(opts).await
+}
+
+fn failed(report: &Report) -> Vec<&str> {
+    report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Fail)
+        .map(|c| c.name)
+        .collect()
+}
+
+async fn caught_only_by(defect: &str, case: &str) {
+    let report = check(Some(defect)).await;
+    assert_eq!(
+        failed(&report),
+        vec![case],
+        "defect `{defect}`:\n{}",
+        report.table(false)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correct_agent_passes_every_case() {
+    let report = check(None).await;
+    assert!(report.passed(), "{}", report.table(false));
+    assert_eq!(report.count(Status::Skip), 0, "{}", report.table(false));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_answered_before_its_updates_fails_prompt_turn_only() {
+    caught_only_by("early-response", "prompt-turn").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_ignoring_cancel_fails_cancel_only() {
+    caught_only_by("ignore-cancel", "cancel").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_dying_on_invalid_json_fails_invalid_json_only() {
+    caught_only_by("die-on-invalid-json", "invalid-json").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_schema_invalid_update_fails_messages_valid_only() {
+    caught_only_by("invalid-update", "messages-valid").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_answered_twice_fails_one_answer_per_request_only() {
+    caught_only_by("double-answer", "one-answer-per-request").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_outliving_its_stdin_fails_stdin_close_only() {
+    caught_only_by("no-exit", "stdin-close").await;
+}

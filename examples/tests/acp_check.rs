@@ -1,0 +1,60 @@
+//! `acp check agent` (the `acp-cli` checker) against the example agent, over both framings:
+//! the agent must pass every case of both profiles.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use acp_agent::FramingMode;
+use acp_cli::check_agent::{AgentCheck, Profile, check_agent};
+use acp_cli::conn::PeerCommand;
+use acp_cli::report::Status;
+
+/// The example agent, built next to the test executable (`cargo test` builds examples).
+fn example_agent() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let path = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps")
+        .join("examples")
+        .join(format!("agent{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.is_file(), "{} is not built", path.display());
+    path
+}
+
+async fn check(framing: FramingMode, profile: Profile) {
+    let agent = example_agent().to_string_lossy().into_owned();
+    let argv = vec![agent, "--framing".to_owned(), framing.as_str().to_owned()];
+    let mut opts = AgentCheck::new(PeerCommand::from_argv(&argv).unwrap());
+    opts.framing = framing;
+    opts.profile = profile;
+    opts.timeout = Duration::from_secs(20);
+    // The example agent's slow command: 30 chunks 100 ms apart, something to cancel.
+    opts.long_prompt = Some("stream 30 100".into());
+    let report = check_agent(opts).await;
+    let table = report.table(false);
+    assert!(report.passed(), "{table}");
+    // Only the case about methods it does not advertise is skipped: it advertises them all.
+    let skipped: Vec<&str> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Skip)
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(skipped, ["unadvertised-methods"], "{table}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_agent_passes_the_core_profile_over_ndjson() {
+    check(FramingMode::Ndjson, Profile::Core).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_agent_passes_the_core_profile_over_content_length() {
+    check(FramingMode::ContentLength, Profile::Core).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_agent_passes_the_full_profile() {
+    check(FramingMode::Ndjson, Profile::Full).await;
+}
