@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -66,7 +67,7 @@ struct Session {
     cancelled: Arc<AtomicBool>,
 }
 
-fn main() {
+fn main() -> ExitCode {
     let defect = match std::env::args().nth(1).as_deref() {
         None => Defect::None,
         Some("--defect") => match std::env::args().nth(2).as_deref() {
@@ -78,12 +79,12 @@ fn main() {
             Some("no-exit") => Defect::NoExit,
             other => {
                 eprintln!("broken_agent: unknown defect {other:?}");
-                std::process::exit(2);
+                return ExitCode::from(2);
             }
         },
         Some(other) => {
             eprintln!("broken_agent: unexpected argument {other}");
-            std::process::exit(2);
+            return ExitCode::from(2);
         }
     };
     eprintln!("broken_agent: started (this line is on stderr, not protocol)");
@@ -97,7 +98,7 @@ fn main() {
         }
         let message: Value = match serde_json::from_str(&line) {
             Ok(message) => message,
-            Err(_) if defect == Defect::DieOnInvalidJson => std::process::exit(3),
+            Err(_) if defect == Defect::DieOnInvalidJson => return ExitCode::from(3),
             Err(_) => {
                 error(&out, &Value::Null, -32700, "parse error");
                 continue;
@@ -168,6 +169,7 @@ fn main() {
             std::thread::sleep(Duration::from_secs(60));
         }
     }
+    ExitCode::SUCCESS
 }
 
 fn turn(

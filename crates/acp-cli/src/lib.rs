@@ -21,9 +21,14 @@
 //! - [`check_agent`]: `acp check agent`, the conformance cases for an agent.
 //! - [`schema`]: the embedded schema and message validation.
 //! - [`report`]: the results, as a table or JSON.
+//! - [`tap`]: `acp tap`, the transparent proxy that records a transcript.
+//! - [`transcript`], [`validate`]: transcripts and `acp validate`.
 
 pub mod check_agent;
 pub mod conn;
 mod full;
 pub mod report;
 pub mod schema;
+pub mod tap;
+pub mod transcript;
+pub mod validate;

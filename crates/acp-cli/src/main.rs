@@ -12,6 +12,7 @@ use std::time::Duration;
 use acp_cli::check_agent::{AgentCheck, DEFAULT_PROMPT, Profile, check_agent};
 use acp_cli::conn::PeerCommand;
 use acp_cli::report::{Report, colour_on_stdout};
+use acp_cli::schema::Role;
 use acp_codec::FramingMode;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -31,6 +32,11 @@ enum Command {
     /// Run the conformance checks against an agent or a client.
     #[command(subcommand)]
     Check(Check),
+    /// Put a transparent proxy between an editor and an agent, recording a transcript:
+    /// `acp tap --log FILE -- CMD ARGS…` where the editor would run `CMD ARGS…`.
+    Tap(TapArgs),
+    /// Check a transcript (the tap's, or plain NDJSON of one direction).
+    Validate(ValidateArgs),
     /// Print the JSON Schema of the protocol (the one the checks validate against).
     Schema,
 }
@@ -67,6 +73,37 @@ struct AgentArgs {
     command: Vec<String>,
 }
 
+#[derive(clap::Args)]
+struct TapArgs {
+    /// Write the timestamped NDJSON transcript of both directions to FILE.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// Report protocol problems on stderr as they happen.
+    #[arg(long)]
+    validate: bool,
+    /// The agent's command and its arguments (after `--`).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+#[derive(clap::Args)]
+struct ValidateArgs {
+    /// Who sent the messages of a plain NDJSON file (guessed from its methods by default).
+    #[arg(long, value_enum)]
+    from: Option<SideArg>,
+    /// How many problems to print.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_problems: usize,
+    /// The transcript.
+    file: PathBuf,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SideArg {
+    Agent,
+    Client,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum ProfileArg {
     Core,
@@ -88,6 +125,57 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Check(Check::Agent(args)) => run(check_agent_command(args)),
+        Command::Tap(args) => run(tap_command(args)),
+        Command::Validate(args) => validate_command(&args),
+    }
+}
+
+async fn tap_command(args: TapArgs) -> ExitCode {
+    let Some(command) = PeerCommand::from_argv(&args.command) else {
+        eprintln!("acp: no agent command given (after `--`)");
+        return ExitCode::from(2);
+    };
+    let tap = acp_cli::tap::Tap {
+        command,
+        log: args.log,
+        validate: args.validate,
+    };
+    match acp_cli::tap::run(tap).await {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("acp tap: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn validate_command(args: &ValidateArgs) -> ExitCode {
+    let from = args.from.map(|side| match side {
+        SideArg::Agent => Role::Agent,
+        SideArg::Client => Role::Client,
+    });
+    match acp_cli::validate::validate_file(&args.file, from) {
+        Ok(validation) => {
+            println!("{}", validation.summary());
+            for problem in validation.problems.iter().take(args.max_problems) {
+                println!("line {}: {}", problem.line, problem.reason);
+            }
+            if validation.problems.len() > args.max_problems {
+                println!(
+                    "… and {} more",
+                    validation.problems.len() - args.max_problems
+                );
+            }
+            if validation.problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("acp validate: cannot read {}: {e}", args.file.display());
+            ExitCode::from(2)
+        }
     }
 }
 
