@@ -58,3 +58,46 @@ async fn the_example_agent_passes_the_core_profile_over_content_length() {
 async fn the_example_agent_passes_the_full_profile() {
     check(FramingMode::Ndjson, Profile::Full).await;
 }
+
+fn example(name: &str) -> String {
+    example_agent()
+        .with_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_client_passes_the_client_check() {
+    use acp_cli::check_client::{ClientCheck, check_client};
+
+    let argv = [
+        "--prompt",
+        "hi",
+        "--yes",
+        "--cancel-after",
+        "1s",
+        "--",
+        "{agent}",
+    ];
+    let mut command = vec![example("client")];
+    command.extend(argv.iter().map(|s| s.to_string()));
+    let report = check_client(ClientCheck {
+        argv: command,
+        relay: vec![example("acp_relay")],
+        timeout: Duration::from_secs(20),
+        long_turn: Duration::from_secs(3),
+        progress: false,
+    })
+    .await;
+    let table = report.table(false);
+    assert!(report.passed(), "{table}");
+    // `--yes` answers every permission request at once, so none is pending at the cancel.
+    let skipped: Vec<&str> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Skip)
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(skipped, ["cancel-pending-permission"], "{table}");
+}

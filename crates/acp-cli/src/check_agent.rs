@@ -14,7 +14,7 @@ use acp_codec::FramingMode;
 use acp_types::methods::{agent, client, protocol};
 use serde_json::{Value, json};
 
-use crate::conn::{AgentConn, Category, Finding, PeerCommand, PermissionPolicy, quote};
+use crate::conn::{Category, Conn, Finding, PeerCommand, PermissionPolicy, quote};
 use crate::full;
 use crate::report::{CaseResult, Report, Status};
 use crate::schema::Schema;
@@ -129,9 +129,9 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     /// A fresh sandbox and agent process.
-    pub(crate) async fn spawn(&self) -> Result<(AgentConn, Sandbox), Outcome> {
+    pub(crate) async fn spawn(&self) -> Result<(Conn, Sandbox), Outcome> {
         let sandbox = Sandbox::new().map_err(|e| fail(format!("cannot make a sandbox: {e}")))?;
-        let conn = AgentConn::spawn(
+        let conn = Conn::spawn(
             &self.opts.command,
             self.framing,
             &sandbox.0,
@@ -276,7 +276,7 @@ fn profile_name(profile: Profile) -> &'static str {
     }
 }
 
-fn timed(name: &'static str, outcome: Outcome, started: Instant) -> CaseResult {
+pub(crate) fn timed(name: &'static str, outcome: Outcome, started: Instant) -> CaseResult {
     let (status, detail, message) = match outcome {
         Outcome::Pass(d) => (Status::Pass, d, None),
         Outcome::Fail(d, m) => (Status::Fail, d, m),
@@ -310,7 +310,7 @@ async fn run_case(ctx: &mut Ctx, name: &'static str) -> (Outcome, Vec<Finding>, 
     (outcome, findings, count)
 }
 
-async fn dispatch(ctx: &mut Ctx, name: &str, c: &mut AgentConn) -> CaseResultOf {
+async fn dispatch(ctx: &mut Ctx, name: &str, c: &mut Conn) -> CaseResultOf {
     match name {
         "initialize" => {
             let result = initialize(ctx, c).await;
@@ -345,7 +345,7 @@ async fn dispatch(ctx: &mut Ctx, name: &str, c: &mut AgentConn) -> CaseResultOf 
 }
 
 /// Initializes and opens a session; returns the session id.
-pub(crate) async fn ready(c: &mut AgentConn) -> Result<String, Outcome> {
+pub(crate) async fn ready(c: &mut Conn) -> Result<String, Outcome> {
     c.initialize().await.map_err(fail)?;
     let session = c.new_session().await.map_err(fail)?;
     Ok(session["sessionId"].as_str().unwrap_or_default().to_owned())
@@ -362,14 +362,14 @@ pub(crate) fn prompt_params(session: &str, text: &str) -> Value {
 }
 
 /// Checks that the connection still works: a `session/new` is answered with a session.
-pub(crate) async fn still_works(c: &mut AgentConn, after: &str) -> Result<(), Outcome> {
+pub(crate) async fn still_works(c: &mut Conn, after: &str) -> Result<(), Outcome> {
     c.new_session()
         .await
         .map(drop)
         .map_err(|e| fail(format!("the connection broke after {after}: {e}")))
 }
 
-async fn initialize(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
+async fn initialize(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
     let result = c.initialize().await.map_err(fail)?;
     Schema::embedded()
         .check_def("InitializeResponse", &result)
@@ -435,8 +435,8 @@ pub(crate) fn advertised(caps: &Value) -> Vec<String> {
     out
 }
 
-async fn initialize_unknown_fields(c: &mut AgentConn) -> CaseResultOf {
-    let mut params = AgentConn::initialize_params();
+async fn initialize_unknown_fields(c: &mut Conn) -> CaseResultOf {
+    let mut params = Conn::initialize_params();
     params["acpCliUnknownField"] = json!({"nested": [1, 2, 3]});
     params["clientCapabilities"]["acpCliFutureCapability"] = json!({"enabled": true});
     params["clientCapabilities"]["fs"]["acpCliFutureFs"] = json!(true);
@@ -451,8 +451,8 @@ async fn initialize_unknown_fields(c: &mut AgentConn) -> CaseResultOf {
     ))
 }
 
-async fn version_negotiation(c: &mut AgentConn) -> CaseResultOf {
-    let mut params = AgentConn::initialize_params();
+async fn version_negotiation(c: &mut Conn) -> CaseResultOf {
+    let mut params = Conn::initialize_params();
     params["protocolVersion"] = json!(65535);
     let result = c.call_ok(agent::INITIALIZE, params).await.map_err(fail)?;
     match result["protocolVersion"].as_u64() {
@@ -467,7 +467,7 @@ async fn version_negotiation(c: &mut AgentConn) -> CaseResultOf {
     }
 }
 
-async fn request_before_initialize(c: &mut AgentConn) -> CaseResultOf {
+async fn request_before_initialize(c: &mut Conn) -> CaseResultOf {
     let cwd = c.sandbox().to_path_buf();
     let response = c
         .call(agent::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
@@ -486,7 +486,7 @@ async fn request_before_initialize(c: &mut AgentConn) -> CaseResultOf {
 }
 
 async fn expect_error(
-    c: &mut AgentConn,
+    c: &mut Conn,
     method: &str,
     params: Value,
     code: i64,
@@ -505,14 +505,14 @@ async fn expect_error(
     }
 }
 
-async fn unknown_method(c: &mut AgentConn) -> CaseResultOf {
+async fn unknown_method(c: &mut Conn) -> CaseResultOf {
     c.initialize().await.map_err(fail)?;
     expect_error(c, "session/acp_cli_no_such_method", json!({}), -32601).await?;
     still_works(c, "an unknown method").await?;
     Ok(Outcome::Pass("-32601, and the connection goes on".into()))
 }
 
-async fn extension_method(c: &mut AgentConn) -> CaseResultOf {
+async fn extension_method(c: &mut Conn) -> CaseResultOf {
     c.initialize().await.map_err(fail)?;
     c.notify("_acp_cli/notice", json!({"probe": true}))
         .await
@@ -537,7 +537,7 @@ async fn extension_method(c: &mut AgentConn) -> CaseResultOf {
     )))
 }
 
-async fn invalid_params(c: &mut AgentConn) -> CaseResultOf {
+async fn invalid_params(c: &mut Conn) -> CaseResultOf {
     c.initialize().await.map_err(fail)?;
     expect_error(
         c,
@@ -552,7 +552,7 @@ async fn invalid_params(c: &mut AgentConn) -> CaseResultOf {
     ))
 }
 
-async fn unknown_session(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
+async fn unknown_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
     c.initialize().await.map_err(fail)?;
     let response = c
         .call(
@@ -572,7 +572,7 @@ async fn unknown_session(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
     }
 }
 
-async fn invalid_json(c: &mut AgentConn) -> CaseResultOf {
+async fn invalid_json(c: &mut Conn) -> CaseResultOf {
     c.initialize().await.map_err(fail)?;
     c.send_raw(br#"{"jsonrpc": "2.0", "id": 99, "method": "session/new", "params": {"#)
         .await
@@ -600,7 +600,7 @@ async fn invalid_json(c: &mut AgentConn) -> CaseResultOf {
     ))
 }
 
-async fn json_array(c: &mut AgentConn) -> CaseResultOf {
+async fn json_array(c: &mut Conn) -> CaseResultOf {
     c.initialize().await.map_err(fail)?;
     let cwd = c.sandbox().to_path_buf();
     let batch = json!([{"jsonrpc": "2.0", "id": "acp-cli-batch", "method": agent::SESSION_NEW,
@@ -640,13 +640,13 @@ async fn json_array(c: &mut AgentConn) -> CaseResultOf {
     Ok(Outcome::Pass(format!("{what}; the connection goes on")))
 }
 
-async fn request_ids(c: &mut AgentConn) -> CaseResultOf {
+async fn request_ids(c: &mut Conn) -> CaseResultOf {
     let string_id = json!("acp-cli/ïd 1 \"quoted\"");
     let int_id = json!(9_007_199_254_740_991_i64);
     c.request_with_id(
         string_id.clone(),
         agent::INITIALIZE,
-        AgentConn::initialize_params(),
+        Conn::initialize_params(),
     )
     .await
     .map_err(fail)?;
@@ -677,7 +677,7 @@ async fn request_ids(c: &mut AgentConn) -> CaseResultOf {
     )))
 }
 
-async fn next_response(c: &mut AgentConn) -> Result<Value, Outcome> {
+async fn next_response(c: &mut Conn) -> Result<Value, Outcome> {
     let deadline = Instant::now() + c.timeout;
     while let Some(r) = c.recv(deadline).await {
         if r.message.get("method").is_none() && r.message.get("id").is_some() {
@@ -690,7 +690,7 @@ async fn next_response(c: &mut AgentConn) -> Result<Value, Outcome> {
     )))
 }
 
-async fn session_new(c: &mut AgentConn) -> CaseResultOf {
+async fn session_new(c: &mut Conn) -> CaseResultOf {
     c.initialize().await.map_err(fail)?;
     let session = c.new_session().await.map_err(fail)?;
     let mut extras = Vec::new();
@@ -722,7 +722,7 @@ pub(crate) fn updates_of<'a>(
     })
 }
 
-async fn prompt_turn(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
+async fn prompt_turn(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
     let session = ready(c).await?;
     let id = c
         .request(
@@ -753,7 +753,7 @@ async fn prompt_turn(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
     )))
 }
 
-async fn large_prompt(c: &mut AgentConn) -> CaseResultOf {
+async fn large_prompt(c: &mut Conn) -> CaseResultOf {
     let session = ready(c).await?;
     let mut text = String::with_capacity(LARGE_PROMPT_LEN);
     while text.len() < LARGE_PROMPT_LEN {
@@ -775,7 +775,7 @@ async fn large_prompt(c: &mut AgentConn) -> CaseResultOf {
     )))
 }
 
-async fn cancel(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
+async fn cancel(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
     let session = ready(c).await?;
     c.permission = PermissionPolicy::Hold;
     let id = c
@@ -831,7 +831,7 @@ async fn cancel(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
     )))
 }
 
-async fn concurrent_prompt(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
+async fn concurrent_prompt(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
     let session = ready(c).await?;
     let first = c
         .request(
@@ -889,7 +889,7 @@ async fn concurrent_prompt(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
     )))
 }
 
-async fn cancel_request_unknown(c: &mut AgentConn) -> CaseResultOf {
+async fn cancel_request_unknown(c: &mut Conn) -> CaseResultOf {
     c.initialize().await.map_err(fail)?;
     c.notify(
         protocol::CANCEL_REQUEST,
@@ -908,7 +908,7 @@ async fn cancel_request_unknown(c: &mut AgentConn) -> CaseResultOf {
     Ok(Outcome::Pass("ignored; the connection goes on".into()))
 }
 
-async fn unadvertised_methods(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
+async fn unadvertised_methods(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
     let session = ready(c).await?;
     let caps = &ctx.capabilities;
     let cwd = c.sandbox().to_path_buf();
@@ -959,7 +959,7 @@ async fn unadvertised_methods(ctx: &Ctx, c: &mut AgentConn) -> CaseResultOf {
     Ok(Outcome::Pass(format!("refused: {}", refused.join(", "))))
 }
 
-async fn stdin_close(c: &mut AgentConn) -> CaseResultOf {
+async fn stdin_close(c: &mut Conn) -> CaseResultOf {
     ready(c).await?;
     c.close_stdin();
     let started = Instant::now();

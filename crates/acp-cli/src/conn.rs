@@ -17,8 +17,8 @@ use acp_types::methods::client;
 use bytes::BytesMut;
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
-use tokio::process::{ChildStdin, Command};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::process::Command;
 use tokio::sync::mpsc;
 use tokio_util::codec::{Encoder, FramedRead};
 
@@ -106,7 +106,7 @@ pub enum PermissionPolicy {
     Allow,
     /// Select a `reject_*` option (answer `cancelled` when none is).
     Reject,
-    /// Keep the request unanswered until [`AgentConn::answer_held_cancelled`].
+    /// Keep the request unanswered until [`Conn::answer_held_cancelled`].
     Hold,
     /// Answer `cancelled` (after `session/cancel`, as the spec requires).
     Cancelled,
@@ -134,11 +134,13 @@ struct Pending {
     method: String,
 }
 
-/// The checker's connection to one agent process.
-#[derive(Debug)]
-pub struct AgentConn {
-    group: ProcessGroup,
-    stdin: Option<ChildStdin>,
+/// The checker's end of a connection: to an agent process it spawned (the checker is the
+/// client), or to a client (the checker plays the agent).
+pub struct Conn {
+    /// The side the checker plays.
+    me: Role,
+    group: Option<ProcessGroup>,
+    stdin: Option<Box<dyn AsyncWrite + Send + Unpin>>,
     codec: AnyCodec,
     incoming: mpsc::Receiver<IncomingBox>,
     next_id: i64,
@@ -162,6 +164,18 @@ pub struct AgentConn {
     schema: &'static Schema,
 }
 
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn")
+            .field("me", &self.me)
+            .field("group", &self.group)
+            .field("next_id", &self.next_id)
+            .field("received", &self.received.len())
+            .field("closed", &self.closed)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The channel item (boxed in a struct so that `Debug` can be derived on the connection).
 struct IncomingBox(Incoming);
 
@@ -180,7 +194,7 @@ fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
-impl AgentConn {
+impl Conn {
     /// Starts the agent in its own process group, with `sandbox` as its working directory.
     ///
     /// # Errors
@@ -200,28 +214,38 @@ impl AgentConn {
             .stderr(Stdio::piped());
         let mut group = ProcessGroup::spawn(&mut cmd)?;
         let child = group.child();
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let sink = tail.clone();
         // Drained to its end, so the agent never blocks on logging; never read as protocol.
-        tokio::spawn(forward_stderr(
-            stderr_pipe,
-            Stderr::Lines(Arc::new(move |line: &str| {
-                let mut tail = sink.lock().unwrap_or_else(PoisonError::into_inner);
-                if tail.len() == STDERR_TAIL {
-                    tail.pop_front();
-                }
-                tail.push_back(shorten(line, 200));
-            })),
-        ));
+        tokio::spawn(forward_stderr(stderr_pipe, keep_tail(&tail)));
+        let mut conn = Self::over(Role::Client, stdout, stdin, framing, sandbox, timeout);
+        conn.group = Some(group);
+        conn.stderr = tail;
+        Ok(conn)
+    }
+
+    /// A connection over any byte stream, the checker playing `me`.
+    pub fn over(
+        me: Role,
+        reader: impl AsyncRead + Send + Unpin + 'static,
+        writer: impl AsyncWrite + Send + Unpin + 'static,
+        framing: FramingMode,
+        sandbox: &Path,
+        timeout: Duration,
+    ) -> Self {
         let (tx, rx) = mpsc::channel(INCOMING_QUEUE);
         let codec = AnyCodec::new(framing);
-        tokio::spawn(read_frames(FramedRead::new(stdout, codec.clone()), tx));
-        Ok(Self {
-            group,
-            stdin,
+        tokio::spawn(read_frames(
+            FramedRead::new(reader, codec.clone()),
+            tx,
+            me.peer(),
+        ));
+        Self {
+            me,
+            group: None,
+            stdin: Some(Box::new(writer)),
             codec,
             incoming: rx,
             next_id: 0,
@@ -236,9 +260,19 @@ impl AgentConn {
             held: Vec::new(),
             timeout,
             closed: None,
-            stderr: tail,
+            stderr: Arc::new(Mutex::new(VecDeque::new())),
             schema: Schema::embedded(),
-        })
+        }
+    }
+
+    /// Keeps the last lines of a process's stderr in `tail` (for a failure's explanation).
+    pub fn keep_stderr_tail(&mut self, stderr: tokio::process::ChildStderr) {
+        tokio::spawn(forward_stderr(stderr, keep_tail(&self.stderr)));
+    }
+
+    /// Attaches the peer's process, to be ended with the connection.
+    pub fn attach(&mut self, group: ProcessGroup) {
+        self.group = Some(group);
     }
 
     /// The agent's last stderr lines, for a failure's explanation.
@@ -267,7 +301,7 @@ impl AgentConn {
             .encode(body, &mut buf)
             .map_err(|e| format!("cannot frame the message: {e}"))?;
         let Some(stdin) = self.stdin.as_mut() else {
-            return Err("the agent's input is closed".into());
+            return Err(format!("the {}'s input is closed", self.me.peer().as_str()));
         };
         let write = async {
             stdin.write_all(&buf).await?;
@@ -277,7 +311,8 @@ impl AgentConn {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(format!("writing to the agent failed: {e}")),
             Err(_) => Err(format!(
-                "the agent did not read its input for {:?}",
+                "the {} did not read its input for {:?}",
+                self.me.peer().as_str(),
                 self.timeout
             )),
         }
@@ -412,7 +447,9 @@ impl AgentConn {
             let item = tokio::time::timeout_at(deadline.into(), self.incoming.recv()).await;
             let incoming = match item {
                 Err(_) => return None,
-                Ok(None) => Incoming::Closed("the agent's output ended".into()),
+                Ok(None) => {
+                    Incoming::Closed(format!("the {}'s output ended", self.me.peer().as_str()))
+                }
                 Ok(Some(IncomingBox(incoming))) => incoming,
             };
             match incoming {
@@ -474,11 +511,13 @@ impl AgentConn {
         }
         if let Err(reason) =
             self.schema
-                .check_message(Role::Agent, message, answered_method.as_deref())
+                .check_message(self.me.peer(), message, answered_method.as_deref())
         {
             self.finding(Category::Schema, reason, Some(message));
         }
-        if kind == Some(Kind::Request) {
+        // Playing the client, the checker serves the agent's requests itself; playing the
+        // agent, the case answers.
+        if kind == Some(Kind::Request) && self.me == Role::Client {
             self.serve(message).await;
         }
     }
@@ -644,24 +683,39 @@ impl AgentConn {
         self.stdin = None;
     }
 
-    /// Waits up to `within` for the agent to exit; serves it meanwhile.
+    /// Waits up to `within` for the peer's process to exit; serves it meanwhile.
     pub async fn wait_exit(&mut self, within: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + within;
         // Serve until its output ends (or the deadline), then wait for the process itself.
         self.drain_until(deadline).await;
         let left = deadline.saturating_duration_since(Instant::now());
-        tokio::time::timeout(left, self.group.wait())
+        let group = self.group.as_mut()?;
+        tokio::time::timeout(left, group.wait())
             .await
             .ok()
             .and_then(Result::ok)
     }
 
-    /// Ends the agent and everything it started (its process group).
+    /// Ends the peer's process and everything it started (its process group).
     pub async fn shutdown(mut self) {
         self.stdin = None;
-        let _ = self.group.kill();
-        let _ = tokio::time::timeout(Duration::from_secs(2), self.group.wait()).await;
+        if let Some(group) = &mut self.group {
+            let _ = group.kill();
+            let _ = tokio::time::timeout(Duration::from_secs(2), group.wait()).await;
+        }
     }
+}
+
+/// A stderr sink keeping the last [`STDERR_TAIL`] lines in `tail`.
+fn keep_tail(tail: &Arc<Mutex<VecDeque<String>>>) -> Stderr {
+    let sink = tail.clone();
+    Stderr::Lines(Arc::new(move |line: &str| {
+        let mut tail = sink.lock().unwrap_or_else(PoisonError::into_inner);
+        if tail.len() == STDERR_TAIL {
+            tail.pop_front();
+        }
+        tail.push_back(shorten(line, 200));
+    }))
 }
 
 /// The answer to a permission request under `policy` (not `Hold`).
@@ -701,11 +755,13 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// Reads frames from the agent's stdout into the channel until it ends.
-async fn read_frames(
-    mut frames: FramedRead<tokio::process::ChildStdout, AnyCodec>,
+/// Reads frames from the peer into the channel until its output ends.
+async fn read_frames<R: AsyncRead + Unpin>(
+    mut frames: FramedRead<R, AnyCodec>,
     tx: mpsc::Sender<IncomingBox>,
+    peer: Role,
 ) {
+    let who = peer.as_str();
     loop {
         let item = match frames.next().await {
             None => {
@@ -715,14 +771,14 @@ async fn read_frames(
             Some(Ok(Frame::Message(body))) => match serde_json::from_slice::<Value>(&body) {
                 Ok(value) => Incoming::Message(value),
                 Err(e) => Incoming::Bad(format!(
-                    "the agent wrote something that is not JSON on stdout ({e}): {}",
+                    "the {who} wrote something that is not JSON ({e}): {}",
                     shorten(&String::from_utf8_lossy(&body), QUOTE_LEN)
                 )),
             },
             Some(Ok(Frame::Oversized { limit })) => {
-                Incoming::Bad(format!("the agent sent a message over {limit} bytes"))
+                Incoming::Bad(format!("the {who} sent a message over {limit} bytes"))
             }
-            Some(Ok(other)) => Incoming::Bad(format!("the agent's framing is broken: {other:?}")),
+            Some(Ok(other)) => Incoming::Bad(format!("the {who}'s framing is broken: {other:?}")),
         };
         let end = matches!(item, Incoming::Closed(_));
         if tx.send(IncomingBox(item)).await.is_err() || end {

@@ -19,12 +19,14 @@
 //! ```
 //!
 //! - [`check_agent`]: `acp check agent`, the conformance cases for an agent.
+//! - [`check_client`]: `acp check client`, the scripted agent that checks a client.
 //! - [`schema`]: the embedded schema and message validation.
 //! - [`report`]: the results, as a table or JSON.
 //! - [`tap`]: `acp tap`, the transparent proxy that records a transcript.
 //! - [`transcript`], [`validate`]: transcripts and `acp validate`.
 
 pub mod check_agent;
+pub mod check_client;
 pub mod conn;
 mod full;
 pub mod report;

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use acp_cli::check_agent::{AgentCheck, DEFAULT_PROMPT, Profile, check_agent};
+use acp_cli::check_client::{ClientCheck, check_client};
 use acp_cli::conn::PeerCommand;
 use acp_cli::report::{Report, colour_on_stdout};
 use acp_cli::schema::Role;
@@ -39,12 +40,38 @@ enum Command {
     Validate(ValidateArgs),
     /// Print the JSON Schema of the protocol (the one the checks validate against).
     Schema,
+    /// Relay stdio to a checker's socket (what `{agent}` becomes in `acp check client`).
+    #[command(hide = true)]
+    Relay {
+        /// The checker's socket.
+        socket: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
 enum Check {
     /// Spawn an agent and check it: `acp check agent -- CMD ARGS…`.
     Agent(AgentArgs),
+    /// Play a scripted agent and check a client: `acp check client -- CMD ARGS… {agent}`,
+    /// where `{agent}` is where the client takes its agent's command (without it, the
+    /// client's own stdio is served).
+    Client(ClientArgs),
+}
+
+#[derive(clap::Args)]
+struct ClientArgs {
+    /// Write a machine-readable report to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Seconds to wait for any one answer or step of the client's.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    timeout: f64,
+    /// Seconds the long turn of the cancellation case lasts (the client is to cancel it).
+    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
+    long_turn: f64,
+    /// The client's command and its arguments (after `--`), `{agent}` for its agent.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -125,8 +152,66 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Check(Check::Agent(args)) => run(check_agent_command(args)),
+        Command::Check(Check::Client(args)) => run(check_client_command(args)),
         Command::Tap(args) => run(tap_command(args)),
+        Command::Relay { socket } => run(relay_command(socket)),
         Command::Validate(args) => validate_command(&args),
+    }
+}
+
+fn seconds(value: f64, name: &str) -> Option<Duration> {
+    if value > 0.0 && value.is_finite() {
+        Some(Duration::from_secs_f64(value))
+    } else {
+        eprintln!("acp: {name} must be a positive number of seconds");
+        None
+    }
+}
+
+async fn check_client_command(args: ClientArgs) -> ExitCode {
+    let (Some(timeout), Some(long_turn)) = (
+        seconds(args.timeout, "--timeout"),
+        seconds(args.long_turn, "--long-turn"),
+    ) else {
+        return ExitCode::from(2);
+    };
+    let Some(command) = PeerCommand::from_argv(&args.command) else {
+        eprintln!("acp: no client command given (after `--`)");
+        return ExitCode::from(2);
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe.to_string_lossy().into_owned(),
+        Err(e) => {
+            eprintln!("acp: cannot find its own program for the relay: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut argv = vec![command.program];
+    argv.extend(command.args);
+    let opts = ClientCheck {
+        argv,
+        relay: vec![exe, "relay".to_owned()],
+        timeout,
+        long_turn,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let report = check_client(opts).await;
+    finish(&report, args.json.as_deref())
+}
+
+async fn relay_command(socket: PathBuf) -> ExitCode {
+    #[cfg(unix)]
+    match acp_cli::check_client::relay(&socket).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("acp relay: {}: {e}", socket.display());
+            ExitCode::FAILURE
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        eprintln!("acp relay: needs Unix sockets ({})", socket.display());
+        ExitCode::FAILURE
     }
 }
 
@@ -199,10 +284,9 @@ async fn check_agent_command(args: AgentArgs) -> ExitCode {
         eprintln!("acp: no agent command given (after `--`)");
         return ExitCode::from(2);
     };
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        eprintln!("acp: --timeout must be a positive number of seconds");
+    let Some(timeout) = seconds(args.timeout, "--timeout") else {
         return ExitCode::from(2);
-    }
+    };
     let mut opts = AgentCheck::new(command);
     opts.profile = match args.profile {
         ProfileArg::Core => Profile::Core,
@@ -213,7 +297,7 @@ async fn check_agent_command(args: AgentArgs) -> ExitCode {
         FramingArg::ContentLength => FramingMode::ContentLength,
         FramingArg::Auto => FramingMode::Auto,
     };
-    opts.timeout = Duration::from_secs_f64(args.timeout);
+    opts.timeout = timeout;
     opts.prompt = args.prompt;
     opts.long_prompt = args.long_prompt;
     opts.progress = std::io::stderr().is_terminal();
