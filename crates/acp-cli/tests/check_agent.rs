@@ -60,6 +60,30 @@ async fn a_correct_agent_passes_every_case() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_full_profile_skips_what_an_agent_does_not_advertise() {
+    let mut opts = AgentCheck::new(
+        PeerCommand::from_argv(&[broken_agent().to_string_lossy().into_owned()]).unwrap(),
+    );
+    opts.profile = acp_cli::check_agent::Profile::Full;
+    opts.long_prompt = Some("slow".into());
+    let report = check_agent(opts).await;
+    assert!(report.passed(), "{}", report.table(false));
+    for case in [
+        "load-session",
+        "list-sessions",
+        "resume-session",
+        "close-session",
+        "delete-session",
+        "set-mode",
+        "set-config-option",
+    ] {
+        let result = report.case(case).unwrap();
+        assert_eq!(result.status, Status::Skip, "{}", report.table(false));
+        assert!(!result.detail.is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_answered_before_its_updates_fails_prompt_turn_only() {
     caught_only_by("early-response", "prompt-turn").await;
 }
