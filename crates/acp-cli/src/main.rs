@@ -2,9 +2,9 @@
 //! tap the traffic between two, validate a transcript. `acp --help` says how.
 
 // A command-line program: its output goes to stdout, its errors and progress to stderr.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![allow(clippy::print_stderr)]
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -148,7 +148,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Schema => {
-            println!("{}", acp_cli::schema::SCHEMA_JSON.trim_end());
+            emit(&format!("{}\n", acp_cli::schema::SCHEMA_JSON.trim_end()));
             ExitCode::SUCCESS
         }
         Command::Check(Check::Agent(args)) => run(check_agent_command(args)),
@@ -241,16 +241,15 @@ fn validate_command(args: &ValidateArgs) -> ExitCode {
     });
     match acp_cli::validate::validate_file(&args.file, from) {
         Ok(validation) => {
-            println!("{}", validation.summary());
+            let mut text = format!("{}\n", validation.summary());
             for problem in validation.problems.iter().take(args.max_problems) {
-                println!("line {}: {}", problem.line, problem.reason);
+                text.push_str(&format!("line {}: {}\n", problem.line, problem.reason));
             }
             if validation.problems.len() > args.max_problems {
-                println!(
-                    "… and {} more",
-                    validation.problems.len() - args.max_problems
-                );
+                let more = validation.problems.len() - args.max_problems;
+                text.push_str(&format!("… and {more} more\n"));
             }
+            emit(&text);
             if validation.problems.is_empty() {
                 ExitCode::SUCCESS
             } else {
@@ -262,6 +261,15 @@ fn validate_command(args: &ValidateArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Writes `text` to stdout; a closed stdout (`acp schema | head`) is not an error worth a
+/// panic, so write errors end the output quietly.
+fn emit(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
 }
 
 /// Runs a command's future on a fresh runtime.
@@ -307,10 +315,12 @@ async fn check_agent_command(args: AgentArgs) -> ExitCode {
 
 /// Prints the table, writes the JSON report, and gives the exit status.
 fn finish(report: &Report, json: Option<&std::path::Path>) -> ExitCode {
+    let mut text = String::new();
     for (key, value) in &report.info {
-        println!("{key}: {value}");
+        text.push_str(&format!("{key}: {value}\n"));
     }
-    print!("{}", report.table(colour_on_stdout()));
+    text.push_str(&report.table(colour_on_stdout()));
+    emit(&text);
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text + "\n") {
