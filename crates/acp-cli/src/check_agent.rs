@@ -224,31 +224,47 @@ pub async fn check_agent(opts: AgentCheck) -> Report {
         }
         results.push(timed(name, outcome, started));
     }
-    for (name, category, what) in AGGREGATE_CASES {
-        let started = Instant::now();
-        let mine: Vec<&(&str, Finding)> = findings
-            .iter()
-            .filter(|(_, f)| f.category == *category)
-            .collect();
-        let outcome = match mine.first() {
-            None => Outcome::Pass(format!("{what} ({messages} messages from the agent)")),
-            Some((case, first)) => Outcome::Fail(
-                format!(
-                    "{} problem(s); first, in case `{case}`: {}",
-                    mine.len(),
-                    first.reason
-                ),
-                first.message.clone(),
-            ),
-        };
-        results.push(timed(name, outcome, started));
-    }
+    results.extend(aggregate_cases(
+        AGGREGATE_CASES,
+        &findings,
+        messages,
+        "agent",
+    ));
     Report {
         subject: "agent",
         command: ctx.opts.command.to_string(),
         info,
         cases: results,
     }
+}
+
+/// The cases that report what any case ran into: each `(name, category, what it checks)` passes
+/// when no finding of its category was made, and otherwise fails naming the first.
+pub(crate) fn aggregate_cases(
+    cases: &[(&'static str, Category, &str)],
+    findings: &[(&'static str, Finding)],
+    messages: usize,
+    peer: &str,
+) -> Vec<CaseResult> {
+    cases
+        .iter()
+        .map(|&(name, category, what)| {
+            let started = Instant::now();
+            let mut mine = findings.iter().filter(|(_, f)| f.category == category);
+            let outcome = match mine.next() {
+                None => Outcome::Pass(format!("{what} ({messages} messages from the {peer})")),
+                Some((case, first)) => Outcome::Fail(
+                    format!(
+                        "{} problem(s); first, in case `{case}`: {}",
+                        mine.count() + 1,
+                        first.reason
+                    ),
+                    first.message.clone(),
+                ),
+            };
+            timed(name, outcome, started)
+        })
+        .collect()
 }
 
 const AGGREGATE_CASES: &[(&str, Category, &str)] = &[

@@ -16,7 +16,7 @@ use acp_codec::FramingMode;
 use acp_types::methods::{agent, client};
 use serde_json::{Value, json};
 
-use crate::check_agent::{CaseResultOf, Outcome, fail, fail_with, timed};
+use crate::check_agent::{CaseResultOf, Outcome, aggregate_cases, fail, fail_with, timed};
 use crate::conn::{Category, Conn, Finding};
 use crate::report::Report;
 use crate::schema::{Kind, Role};
@@ -133,25 +133,7 @@ pub async fn check_client(opts: ClientCheck) -> Report {
         }
         results.push(timed(name, outcome, started));
     }
-    for (name, category, what) in AGGREGATES {
-        let started = Instant::now();
-        let mine: Vec<&(&str, Finding)> = findings
-            .iter()
-            .filter(|(_, f)| f.category == *category)
-            .collect();
-        let outcome = match mine.first() {
-            None => Outcome::Pass(format!("{what} ({messages} messages from the client)")),
-            Some((case, first)) => Outcome::Fail(
-                format!(
-                    "{} problem(s); first, in case `{case}`: {}",
-                    mine.len(),
-                    first.reason
-                ),
-                first.message.clone(),
-            ),
-        };
-        results.push(timed(name, outcome, started));
-    }
+    results.extend(aggregate_cases(AGGREGATES, &findings, messages, "client"));
     Report {
         subject: "client",
         command: opts.argv.join(" "),

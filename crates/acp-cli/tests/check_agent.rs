@@ -2,6 +2,8 @@
 //! the correct one passes every case, and each defect is caught by the right case and only
 //! by it.
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -9,17 +11,8 @@ use acp_cli::check_agent::{AgentCheck, check_agent};
 use acp_cli::conn::PeerCommand;
 use acp_cli::report::{Report, Status};
 
-/// The `broken_agent` example, built next to the test executable (`cargo test` builds examples).
 fn broken_agent() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let path = exe
-        .parent()
-        .and_then(std::path::Path::parent)
-        .expect("target/<profile>/deps")
-        .join("examples")
-        .join(format!("broken_agent{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.is_file(), "{} is not built", path.display());
-    path
+    common::example("broken_agent")
 }
 
 async fn check(defect: Option<&str>) -> Report {

@@ -2,18 +2,15 @@
 //! (the checker's `{agent}` relayed through `acp relay`): the correct one passes, and each
 //! defect is caught by the right case and only by it.
 
-use std::path::PathBuf;
+mod common;
+
 use std::time::Duration;
 
 use acp_cli::check_client::{ClientCheck, check_client};
 use acp_cli::report::{Report, Status};
 
 fn broken_client() -> String {
-    PathBuf::from(env!("CARGO_BIN_EXE_acp"))
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(format!("broken_client{}", std::env::consts::EXE_SUFFIX))
+    common::example("broken_client")
         .to_string_lossy()
         .into_owned()
 }

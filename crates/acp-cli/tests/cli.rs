@@ -1,18 +1,13 @@
 //! The `acp` binary itself: its exit status, its table and its JSON report.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn acp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_acp"))
-}
+use std::path::PathBuf;
+
+use common::{acp, example};
 
 fn broken_agent() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_acp"))
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(format!("broken_agent{}", std::env::consts::EXE_SUFFIX))
+    example("broken_agent")
 }
 
 #[test]
@@ -20,8 +15,8 @@ fn schema_prints_the_repository_schema() {
     let out = acp().arg("schema").output().unwrap();
     assert!(out.status.success());
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let root =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema/acp.schema.json");
+    // The crate's link to the repository's `schema/acp.schema.json` (a copy in a package).
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("acp.schema.json");
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root).unwrap()).unwrap();
     assert_eq!(printed, file);

@@ -8,17 +8,12 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use acp_cli::validate::validate_file;
+use common::{acp, example};
 
-fn acp() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_acp"))
-}
+mod common;
 
 fn broken_agent() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_acp"))
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(format!("broken_agent{}", std::env::consts::EXE_SUFFIX))
+    example("broken_agent")
 }
 
 fn temp(name: &str) -> PathBuf {
