@@ -771,6 +771,9 @@ async fn prompt_turn(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
 
 async fn large_prompt(c: &mut Conn) -> CaseResultOf {
     let session = ready(c).await?;
+    // Permission requests are allowed in `prompt-turn`, answered `cancelled` in `cancel`, and
+    // rejected here, so that an agent that asks meets each answer.
+    c.permission = PermissionPolicy::Reject;
     let mut text = String::with_capacity(LARGE_PROMPT_LEN);
     while text.len() < LARGE_PROMPT_LEN {
         text.push_str("The quick brown fox jumps over the lazy dog. ");

@@ -246,17 +246,7 @@ async fn start(opts: &ClientCheck) -> Result<Run, Outcome> {
                 )));
             };
             let (reader, writer) = stream.into_split();
-            let mut conn = Conn::over(
-                Role::Agent,
-                reader,
-                writer,
-                FramingMode::Ndjson,
-                &workspace,
-                opts.timeout,
-            );
-            conn.keep_stderr_tail(stderr);
-            conn.attach(group);
-            conn
+            serve(reader, writer, stderr, group, &workspace, opts.timeout)
         }
         #[cfg(not(unix))]
         {
@@ -270,17 +260,7 @@ async fn start(opts: &ClientCheck) -> Result<Run, Outcome> {
         let stdin = group.child().stdin.take().expect("stdin is piped");
         let stdout = group.child().stdout.take().expect("stdout is piped");
         let stderr = group.child().stderr.take().expect("stderr is piped");
-        let mut conn = Conn::over(
-            Role::Agent,
-            stdout,
-            stdin,
-            FramingMode::Ndjson,
-            &workspace,
-            opts.timeout,
-        );
-        conn.keep_stderr_tail(stderr);
-        conn.attach(group);
-        conn
+        serve(stdout, stdin, stderr, group, &workspace, opts.timeout)
     };
     let mut run = Run {
         conn,
@@ -308,6 +288,28 @@ async fn start(opts: &ClientCheck) -> Result<Run, Outcome> {
         answer(&mut run, &r.message).await;
     }
     Ok(run)
+}
+
+/// The checker's end, playing the agent, of a connection to the client `group`.
+fn serve(
+    reader: impl tokio::io::AsyncRead + Send + Unpin + 'static,
+    writer: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
+    stderr: tokio::process::ChildStderr,
+    group: ProcessGroup,
+    workspace: &Path,
+    timeout: Duration,
+) -> Conn {
+    let mut conn = Conn::over(
+        Role::Agent,
+        reader,
+        writer,
+        FramingMode::Ndjson,
+        workspace,
+        timeout,
+    );
+    conn.keep_stderr_tail(stderr);
+    conn.attach(group);
+    conn
 }
 
 fn spawn(cmd: &mut tokio::process::Command, program: &str) -> Result<ProcessGroup, Outcome> {

@@ -486,6 +486,23 @@ impl Conn {
     /// Validates one message of the agent's, matches a response to its request, serves a
     /// request.
     async fn handle(&mut self, message: &Value) {
+        // An array (a JSON-RPC batch answer): its members are checked; ACP sends no batches,
+        // so a request inside one is not served.
+        if let Some(items) = message.as_array() {
+            for item in items {
+                self.check(item);
+            }
+            return;
+        }
+        // Playing the client, the checker serves the agent's requests itself; playing the
+        // agent, the case answers.
+        if self.check(message) == Some(Kind::Request) && self.me == Role::Client {
+            self.serve(message).await;
+        }
+    }
+
+    /// Matches a response to its request and validates the message; returns its kind.
+    fn check(&mut self, message: &Value) -> Option<Kind> {
         let kind = Kind::of(message);
         let mut answered_method = None;
         if kind == Some(Kind::Response) {
@@ -515,11 +532,7 @@ impl Conn {
         {
             self.finding(Category::Schema, reason, Some(message));
         }
-        // Playing the client, the checker serves the agent's requests itself; playing the
-        // agent, the case answers.
-        if kind == Some(Kind::Request) && self.me == Role::Client {
-            self.serve(message).await;
-        }
+        kind
     }
 
     /// Answers a request of the agent's.
