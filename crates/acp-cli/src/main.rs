@@ -4,7 +4,7 @@
 // A command-line program: its output goes to stdout, its errors and progress to stderr.
 #![allow(clippy::print_stderr)]
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -66,6 +66,9 @@ struct ClientArgs {
     /// Seconds to wait for any one answer or step of the client's.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     timeout: f64,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    quiet: bool,
     /// Seconds the long turn of the cancellation case lasts (the client is to cancel it).
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     long_turn: f64,
@@ -88,6 +91,9 @@ struct AgentArgs {
     /// Seconds to wait for any one answer of the agent's (a prompt turn gets three times it).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     timeout: f64,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    quiet: bool,
     /// The text of an ordinary prompt.
     #[arg(long, value_name = "TEXT", default_value = DEFAULT_PROMPT)]
     prompt: String,
@@ -193,7 +199,7 @@ async fn check_client_command(args: ClientArgs) -> ExitCode {
         relay: vec![exe, "relay".to_owned()],
         timeout,
         long_turn,
-        progress: std::io::stderr().is_terminal(),
+        progress: !args.quiet,
     };
     let report = check_client(opts).await;
     finish(&report, args.json.as_deref())
@@ -308,7 +314,7 @@ async fn check_agent_command(args: AgentArgs) -> ExitCode {
     opts.timeout = timeout;
     opts.prompt = args.prompt;
     opts.long_prompt = args.long_prompt;
-    opts.progress = std::io::stderr().is_terminal();
+    opts.progress = !args.quiet;
     let report = check_agent(opts).await;
     finish(&report, args.json.as_deref())
 }
