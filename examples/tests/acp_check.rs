@@ -22,7 +22,7 @@ fn example_agent() -> PathBuf {
     path
 }
 
-async fn check(framing: FramingMode, profile: Profile) {
+async fn check(framing: FramingMode, profile: Profile, prompt: Option<&str>) {
     let agent = example_agent().to_string_lossy().into_owned();
     let argv = vec![agent, "--framing".to_owned(), framing.as_str().to_owned()];
     let mut opts = AgentCheck::new(PeerCommand::from_argv(&argv).unwrap());
@@ -31,6 +31,9 @@ async fn check(framing: FramingMode, profile: Profile) {
     opts.timeout = Duration::from_secs(20);
     // The example agent's slow command: 30 chunks 100 ms apart, something to cancel.
     opts.long_prompt = Some("stream 30 100".into());
+    if let Some(prompt) = prompt {
+        opts.prompt = prompt.to_owned();
+    }
     let report = check_agent(opts).await;
     let table = report.table(false);
     assert!(report.passed(), "{table}");
@@ -46,17 +49,19 @@ async fn check(framing: FramingMode, profile: Profile) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_example_agent_passes_the_core_profile_over_ndjson() {
-    check(FramingMode::Ndjson, Profile::Core).await;
+    check(FramingMode::Ndjson, Profile::Core, None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_example_agent_passes_the_core_profile_over_content_length() {
-    check(FramingMode::ContentLength, Profile::Core).await;
+    check(FramingMode::ContentLength, Profile::Core, None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_example_agent_passes_the_full_profile() {
-    check(FramingMode::Ndjson, Profile::Full).await;
+async fn the_example_agent_passes_the_full_profile_running_commands_in_checker_terminals() {
+    // `run` makes the agent ask permission and use terminal/create, wait_for_exit, output and
+    // release, all served by the checker in its sandbox.
+    check(FramingMode::Ndjson, Profile::Full, Some("run echo checked")).await;
 }
 
 fn example(name: &str) -> String {

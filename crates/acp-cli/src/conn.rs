@@ -23,6 +23,7 @@ use tokio::sync::mpsc;
 use tokio_util::codec::{Encoder, FramedRead};
 
 use crate::schema::{Kind, Role, Schema, shorten};
+use crate::terminals::Terminals;
 
 /// The protocol version the checker speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -162,6 +163,10 @@ pub struct Conn {
     closed: Option<String>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     schema: &'static Schema,
+    terminals: Terminals,
+    /// Answers computed off the serving loop (`terminal/wait_for_exit`), to be sent.
+    deferred_tx: mpsc::UnboundedSender<Value>,
+    deferred_rx: mpsc::UnboundedReceiver<Value>,
 }
 
 impl std::fmt::Debug for Conn {
@@ -236,6 +241,7 @@ impl Conn {
         timeout: Duration,
     ) -> Self {
         let (tx, rx) = mpsc::channel(INCOMING_QUEUE);
+        let (deferred_tx, deferred_rx) = mpsc::unbounded_channel();
         let codec = AnyCodec::new(framing);
         tokio::spawn(read_frames(
             FramedRead::new(reader, codec.clone()),
@@ -262,6 +268,9 @@ impl Conn {
             closed: None,
             stderr: Arc::new(Mutex::new(VecDeque::new())),
             schema: Schema::embedded(),
+            terminals: Terminals::default(),
+            deferred_tx,
+            deferred_rx,
         }
     }
 
@@ -444,7 +453,22 @@ impl Conn {
             if self.closed.is_some() {
                 return None;
             }
-            let item = tokio::time::timeout_at(deadline.into(), self.incoming.recv()).await;
+            let next = async {
+                tokio::select! {
+                    deferred = self.deferred_rx.recv() => Err(deferred),
+                    incoming = self.incoming.recv() => Ok(incoming),
+                }
+            };
+            let item = match tokio::time::timeout_at(deadline.into(), next).await {
+                Err(elapsed) => Err(elapsed),
+                // An answer computed off the loop: send it, then go on waiting.
+                Ok(Err(Some(response))) => {
+                    let _ = self.send(&response).await;
+                    continue;
+                }
+                Ok(Err(None)) => continue,
+                Ok(Ok(incoming)) => Ok(incoming),
+            };
             let incoming = match item {
                 Err(_) => return None,
                 Ok(None) => {
@@ -550,6 +574,20 @@ impl Conn {
             },
             client::FS_READ_TEXT_FILE => self.read_file(request),
             client::FS_WRITE_TEXT_FILE => self.write_file(request),
+            client::TERMINAL_CREATE => self.create_terminal(request),
+            client::TERMINAL_OUTPUT => self.terminals.output(params),
+            client::TERMINAL_KILL => self.terminals.kill(params),
+            client::TERMINAL_RELEASE => self.terminals.release(params),
+            client::TERMINAL_WAIT_FOR_EXIT => match self.terminals.wait_for_exit(params) {
+                Ok(wait) => {
+                    let deferred = self.deferred_tx.clone();
+                    tokio::spawn(async move {
+                        let _ = deferred.send(response_to(id, wait.await));
+                    });
+                    return;
+                }
+                Err(error) => Err(error),
+            },
             other if crate::schema::is_extension(other) => Err((
                 -32601,
                 format!("`{other}` is not an extension the checker knows"),
@@ -566,14 +604,21 @@ impl Conn {
                 Err((-32601, format!("method not found: {other}")))
             }
         };
-        let response = match result {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err((code, message)) => {
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+        // A failed write shows up as the agent's closed output.
+        let _ = self.send(&response_to(id, result)).await;
+    }
+
+    /// `terminal/create`, its cwd (the sandbox by default) checked to be in the sandbox.
+    fn create_terminal(&mut self, request: &Value) -> Result<Value, (i64, String)> {
+        let cwd = match request["params"]["cwd"].as_str() {
+            None => self.sandbox.clone(),
+            Some(_) => {
+                let mut as_path = request.clone();
+                as_path["params"]["path"] = as_path["params"]["cwd"].take();
+                self.sandboxed(&as_path)?
             }
         };
-        // A failed write shows up as the agent's closed output.
-        let _ = self.send(&response).await;
+        self.terminals.create(&request["params"], &cwd)
     }
 
     /// Answers every held permission request `cancelled`; later ones too.
@@ -643,13 +688,13 @@ impl Conn {
         Ok(json!({}))
     }
 
-    /// The standard `initialize` params of the checker: fs read and write, no terminal.
+    /// The standard `initialize` params of the checker: fs read and write, terminals.
     pub fn initialize_params() -> Value {
         json!({
             "protocolVersion": PROTOCOL_VERSION,
             "clientCapabilities": {
                 "fs": {"readTextFile": true, "writeTextFile": true},
-                "terminal": false
+                "terminal": true
             },
             "clientInfo": {"name": "acp-cli", "title": "acp check", "version": env!("CARGO_PKG_VERSION")}
         })
@@ -715,6 +760,16 @@ impl Conn {
         if let Some(group) = &mut self.group {
             let _ = group.kill();
             let _ = tokio::time::timeout(Duration::from_secs(2), group.wait()).await;
+        }
+    }
+}
+
+/// The response to request `id`.
+fn response_to(id: Value, result: Result<Value, (i64, String)>) -> Value {
+    match result {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err((code, message)) => {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
         }
     }
 }

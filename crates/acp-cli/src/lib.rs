@@ -32,5 +32,6 @@ mod full;
 pub mod report;
 pub mod schema;
 pub mod tap;
+mod terminals;
 pub mod transcript;
 pub mod validate;

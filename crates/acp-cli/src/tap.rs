@@ -84,9 +84,8 @@ async fn pump(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        if to.write_all(&chunk[..n]).await.is_err() || to.flush().await.is_err() {
-            break;
-        }
+        // Recorded before it is passed on, so that the transcript keeps cause before effect
+        // (an answer never precedes the request it answers).
         buf.extend_from_slice(&chunk[..n]);
         while let Ok(Some(frame)) = codec.decode(&mut buf) {
             if let Frame::Message(body) = frame {
@@ -95,6 +94,9 @@ async fn pump(
                     .unwrap_or_else(PoisonError::into_inner)
                     .record(role, &body);
             }
+        }
+        if to.write_all(&chunk[..n]).await.is_err() || to.flush().await.is_err() {
+            break;
         }
     }
     // An unterminated last message still goes in the transcript.

@@ -139,8 +139,12 @@ impl Validator {
                 let update_kind = message["params"]["update"]["sessionUpdate"]
                     .as_str()
                     .unwrap_or_default();
+                // A `session/load` replays the history before its response: not a late update.
+                let replaying = self.open.iter().any(|((role, _), o)| {
+                    *role == Role::Client && o.method == agent::SESSION_LOAD && o.session == session
+                });
                 if let Some(ended) = session.as_ref().and_then(|s| self.turn_over.get(s)) {
-                    if TURN_UPDATES.contains(&update_kind) {
+                    if TURN_UPDATES.contains(&update_kind) && !replaying {
                         let ended = *ended;
                         self.problem(line, format!(
                             "a `{update_kind}` update for session {} after its turn's response (line {ended})",
@@ -200,7 +204,16 @@ impl Validator {
     /// The rules about the answer to `open`: a cancelled turn ends `cancelled`, a permission
     /// request pending at the cancel is answered `cancelled`.
     fn check_answer(&mut self, line: usize, open: &Open, response: &Value) {
-        if open.method == agent::SESSION_PROMPT {
+        // A refused prompt (an error) started no turn; a turn is over when no other prompt of
+        // its session is still open.
+        let turn_ended = open.method == agent::SESSION_PROMPT
+            && response.get("result").is_some()
+            && !self.open.iter().any(|((role, _), other)| {
+                *role == Role::Client
+                    && other.method == agent::SESSION_PROMPT
+                    && other.session == open.session
+            });
+        if turn_ended {
             if let Some(s) = &open.session {
                 self.turn_over.insert(s.clone(), line);
                 if let Some(cancel_line) = self.cancelled.remove(s) {
@@ -328,6 +341,75 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn problems(lines: &[(Role, Value)]) -> Vec<Problem> {
+        let mut validator = Validator::new(true);
+        for (i, (from, message)) in lines.iter().enumerate() {
+            validator.feed(i + 1, *from, message);
+        }
+        validator.finish();
+        validator.problems
+    }
+
+    fn prompt(id: u64) -> (Role, Value) {
+        (
+            Role::Client,
+            json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt",
+            "params": {"sessionId": "s", "prompt": []}}),
+        )
+    }
+
+    fn chunk() -> (Role, Value) {
+        (
+            Role::Agent,
+            json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+            "sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "x"}}}}),
+        )
+    }
+
+    fn answer(id: u64, body: Value) -> (Role, Value) {
+        let mut message = json!({"jsonrpc": "2.0", "id": id});
+        let key = if body.get("code").is_some() {
+            "error"
+        } else {
+            "result"
+        };
+        message[key] = body;
+        (Role::Agent, message)
+    }
+
+    #[test]
+    fn a_refused_second_prompt_does_not_end_the_running_turn() {
+        let lines = [
+            prompt(1),
+            prompt(2),
+            answer(2, json!({"code": -32600, "message": "busy"})),
+            chunk(),
+            answer(1, json!({"stopReason": "end_turn"})),
+        ];
+        assert_eq!(problems(&lines), []);
+    }
+
+    #[test]
+    fn a_load_replays_history_after_the_last_turn_without_a_problem() {
+        let load = (
+            Role::Client,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "session/load",
+            "params": {"sessionId": "s", "cwd": "/", "mcpServers": []}}),
+        );
+        let lines = [
+            prompt(1),
+            answer(1, json!({"stopReason": "end_turn"})),
+            load,
+            chunk(),
+            answer(2, json!({})),
+            chunk(),
+        ];
+        let found = problems(&lines);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].line, 6);
+    }
 
     #[test]
     fn civil_dates_are_right_around_leap_days() {
