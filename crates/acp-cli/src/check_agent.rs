@@ -329,7 +329,7 @@ async fn run_case(ctx: &mut Ctx, name: &'static str) -> (Outcome, Vec<Finding>, 
 async fn dispatch(ctx: &mut Ctx, name: &str, c: &mut Conn) -> CaseResultOf {
     match name {
         "initialize" => {
-            let result = initialize(ctx, c).await;
+            let result = initialize(c).await;
             if let Ok(Outcome::Pass(_)) = &result {
                 // Keep the capabilities for the cases that depend on them.
                 if let Some(r) = c.received.iter().find(|r| r.message["id"] == json!(0)) {
@@ -385,7 +385,7 @@ pub(crate) async fn still_works(c: &mut Conn, after: &str) -> Result<(), Outcome
         .map_err(|e| fail(format!("the connection broke after {after}: {e}")))
 }
 
-async fn initialize(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
+async fn initialize(c: &mut Conn) -> CaseResultOf {
     let result = c.initialize().await.map_err(fail)?;
     Schema::embedded()
         .check_def("InitializeResponse", &result)
@@ -413,7 +413,6 @@ async fn initialize(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
         _ => "no agentInfo".to_owned(),
     };
     let caps = advertised(&result["agentCapabilities"]);
-    let _ = ctx;
     Ok(Outcome::Pass(format!(
         "version 1, {}; advertises: {}",
         name.trim(),
