@@ -367,7 +367,11 @@ impl Schema {
                     Some(params) => params,
                 };
                 self.check_def(schema.params, params).map_err(|e| {
-                    format!("params of `{name}` are not a valid {}: {e}", schema.params)
+                    let typed = typed_diagnosis(sender, message, None);
+                    format!(
+                        "params of `{name}` are not a valid {}: {e}{typed}",
+                        schema.params
+                    )
                 })
             }
             Kind::Response => {
@@ -381,14 +385,31 @@ impl Schema {
                     .and_then(method_schema)
                     .and_then(|m| m.result.map(|def| (m.method, def)));
                 match (result_def, message.get("result")) {
-                    (Some((name, def)), Some(result)) => self
-                        .check_def(def, result)
-                        .map_err(|e| format!("result of `{name}` is not a valid {def}: {e}")),
+                    (Some((name, def)), Some(result)) => self.check_def(def, result).map_err(|e| {
+                        let typed = typed_diagnosis(sender, message, Some(name));
+                        format!("result of `{name}` is not a valid {def}: {e}{typed}")
+                    }),
                     _ => Ok(()),
                 }
             }
         }
     }
+}
+
+/// What `acp-types`' decoder says of a message the schema rejected: the path of the offending
+/// field and the reason, often plainer than the schema's (a union's branches all failing).
+/// Empty when the decoder takes the message (it applies the schema's own leniency) or cannot
+/// tell.
+fn typed_diagnosis(sender: Role, message: &Value, answered: Option<&str>) -> String {
+    let Ok(bytes) = serde_json::to_vec(message) else {
+        return String::new();
+    };
+    let method_of = |_: &acp_types::RequestId| answered;
+    let error = match sender {
+        Role::Agent => acp_types::AgentMessage::decode(&bytes, method_of).err(),
+        Role::Client => acp_types::ClientMessage::decode(&bytes, method_of).err(),
+    };
+    error.map_or_else(String::new, |e| format!(" (acp-types: {e})"))
 }
 
 fn violations(validator: &Validator, doc: &Value) -> Result<(), String> {
