@@ -1,29 +1,16 @@
 //! `acp check agent` (the `acp-cli` checker) against the example agent, over both framings:
 //! the agent must pass every case of both profiles.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use acp_agent::FramingMode;
 use acp_cli::check_agent::{AgentCheck, Profile, check_agent};
 use acp_cli::conn::PeerCommand;
 use acp_cli::report::Status;
-
-/// The example agent, built next to the test executable (`cargo test` builds examples).
-fn example_agent() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let path = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps")
-        .join("examples")
-        .join(format!("agent{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.is_file(), "{} is not built", path.display());
-    path
-}
+use acp_testkit::example_binary;
 
 async fn check(framing: FramingMode, profile: Profile, prompt: Option<&str>) {
-    let agent = example_agent().to_string_lossy().into_owned();
+    let agent = example("agent");
     let argv = vec![agent, "--framing".to_owned(), framing.as_str().to_owned()];
     let mut opts = AgentCheck::new(PeerCommand::from_argv(&argv).unwrap());
     opts.framing = framing;
@@ -65,10 +52,7 @@ async fn the_example_agent_passes_the_full_profile_running_commands_in_checker_t
 }
 
 fn example(name: &str) -> String {
-    example_agent()
-        .with_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX))
-        .to_string_lossy()
-        .into_owned()
+    example_binary(name).to_string_lossy().into_owned()
 }
 
 #[cfg(unix)]
