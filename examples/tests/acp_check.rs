@@ -25,12 +25,7 @@ async fn check(framing: FramingMode, profile: Profile, prompt: Option<&str>) {
     let table = report.table(false);
     assert!(report.passed(), "{table}");
     // Only the case about methods it does not advertise is skipped: it advertises them all.
-    let skipped: Vec<&str> = report
-        .cases
-        .iter()
-        .filter(|c| c.status == Status::Skip)
-        .map(|c| c.name)
-        .collect();
+    let skipped = report.names(Status::Skip);
     assert_eq!(skipped, ["unadvertised-methods"], "{table}");
 }
 
@@ -82,11 +77,6 @@ async fn the_example_client_passes_the_client_check() {
     let table = report.table(false);
     assert!(report.passed(), "{table}");
     // `--yes` answers every permission request at once, so none is pending at the cancel.
-    let skipped: Vec<&str> = report
-        .cases
-        .iter()
-        .filter(|c| c.status == Status::Skip)
-        .map(|c| c.name)
-        .collect();
+    let skipped = report.names(Status::Skip);
     assert_eq!(skipped, ["cancel-pending-permission"], "{table}");
 }

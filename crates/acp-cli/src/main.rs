@@ -58,17 +58,25 @@ enum Check {
     Client(ClientArgs),
 }
 
+/// The options both checks take.
 #[derive(clap::Args)]
-struct ClientArgs {
+struct CheckArgs {
     /// Write a machine-readable report to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Seconds to wait for any one answer or step of the client's.
+    /// Seconds to wait for any one answer or step of the peer's (an agent's prompt turn gets
+    /// three times it).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     timeout: f64,
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct ClientArgs {
+    #[command(flatten)]
+    check: CheckArgs,
     /// Seconds the long turn of the cancellation case lasts (the client is to cancel it).
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     long_turn: f64,
@@ -85,15 +93,8 @@ struct AgentArgs {
     /// How messages are framed on the agent's stdio (`auto` tries NDJSON, then Content-Length).
     #[arg(long, value_enum, default_value_t = FramingArg::Ndjson)]
     framing: FramingArg,
-    /// Write a machine-readable report to FILE.
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-    /// Seconds to wait for any one answer of the agent's (a prompt turn gets three times it).
-    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
-    timeout: f64,
-    /// No progress lines on stderr.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    check: CheckArgs,
     /// The text of an ordinary prompt.
     #[arg(long, value_name = "TEXT", default_value = DEFAULT_PROMPT)]
     prompt: String,
@@ -176,7 +177,7 @@ fn seconds(value: f64, name: &str) -> Option<Duration> {
 
 async fn check_client_command(args: ClientArgs) -> ExitCode {
     let (Some(timeout), Some(long_turn)) = (
-        seconds(args.timeout, "--timeout"),
+        seconds(args.check.timeout, "--timeout"),
         seconds(args.long_turn, "--long-turn"),
     ) else {
         return ExitCode::from(2);
@@ -199,10 +200,10 @@ async fn check_client_command(args: ClientArgs) -> ExitCode {
         relay: vec![exe, "relay".to_owned()],
         timeout,
         long_turn,
-        progress: !args.quiet,
+        progress: !args.check.quiet,
     };
     let report = check_client(opts).await;
-    finish(&report, args.json.as_deref())
+    finish(&report, args.check.json.as_deref())
 }
 
 async fn relay_command(socket: PathBuf) -> ExitCode {
@@ -298,7 +299,7 @@ async fn check_agent_command(args: AgentArgs) -> ExitCode {
         eprintln!("acp: no agent command given (after `--`)");
         return ExitCode::from(2);
     };
-    let Some(timeout) = seconds(args.timeout, "--timeout") else {
+    let Some(timeout) = seconds(args.check.timeout, "--timeout") else {
         return ExitCode::from(2);
     };
     let mut opts = AgentCheck::new(command);
@@ -314,9 +315,9 @@ async fn check_agent_command(args: AgentArgs) -> ExitCode {
     opts.timeout = timeout;
     opts.prompt = args.prompt;
     opts.long_prompt = args.long_prompt;
-    opts.progress = !args.quiet;
+    opts.progress = !args.check.quiet;
     let report = check_agent(opts).await;
-    finish(&report, args.json.as_deref())
+    finish(&report, args.check.json.as_deref())
 }
 
 /// Prints the table, writes the JSON report, and gives the exit status.

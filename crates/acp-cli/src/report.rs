@@ -62,6 +62,15 @@ impl Report {
         self.cases.iter().find(|c| c.name == name)
     }
 
+    /// The names of the cases that ended with `status`, in order.
+    pub fn names(&self, status: Status) -> Vec<&'static str> {
+        self.cases
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| c.name)
+            .collect()
+    }
+
     /// How many cases ended with `status`.
     pub fn count(&self, status: Status) -> usize {
         self.cases.iter().filter(|c| c.status == status).count()

@@ -26,19 +26,10 @@ async fn check(defect: Option<&str>) -> Report {
     check_agent(opts).await
 }
 
-fn failed(report: &Report) -> Vec<&str> {
-    report
-        .cases
-        .iter()
-        .filter(|c| c.status == Status::Fail)
-        .map(|c| c.name)
-        .collect()
-}
-
 async fn caught_only_by(defect: &str, case: &str) {
     let report = check(Some(defect)).await;
     assert_eq!(
-        failed(&report),
+        report.names(Status::Fail),
         vec![case],
         "defect `{defect}`:\n{}",
         report.table(false)

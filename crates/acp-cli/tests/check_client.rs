@@ -31,22 +31,13 @@ async fn check(defect: Option<&str>) -> Report {
     .await
 }
 
-fn by_status(report: &Report, status: Status) -> Vec<&str> {
-    report
-        .cases
-        .iter()
-        .filter(|c| c.status == status)
-        .map(|c| c.name)
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_correct_client_passes_every_case_it_offers() {
     let report = check(None).await;
     assert!(report.passed(), "{}", report.table(false));
     // It offers no terminals.
     assert_eq!(
-        by_status(&report, Status::Skip),
+        report.names(Status::Skip),
         ["terminal"],
         "{}",
         report.table(false)
@@ -57,7 +48,7 @@ async fn a_correct_client_passes_every_case_it_offers() {
 async fn a_client_rejecting_an_unknown_update_kind_fails_unknown_update_only() {
     let report = check(Some("reject-unknown-update")).await;
     assert_eq!(
-        by_status(&report, Status::Fail),
+        report.names(Status::Fail),
         ["unknown-update"],
         "{}",
         report.table(false)
@@ -68,7 +59,7 @@ async fn a_client_rejecting_an_unknown_update_kind_fails_unknown_update_only() {
 async fn a_client_writing_outside_the_sandbox_fails_fs_write_only() {
     let report = check(Some("write-outside")).await;
     assert_eq!(
-        by_status(&report, Status::Fail),
+        report.names(Status::Fail),
         ["fs-write"],
         "{}",
         report.table(false)
@@ -81,7 +72,7 @@ async fn a_client_leaving_permission_requests_unanswered_at_cancel_is_caught() {
     // Like a user who does not answer, the client holds permission requests until it cancels:
     // in both cases a request is pending at the cancel, and never answered.
     assert_eq!(
-        by_status(&report, Status::Fail),
+        report.names(Status::Fail),
         ["permission", "cancel-pending-permission"],
         "{}",
         report.table(false)
