@@ -12,6 +12,10 @@ mod fork;
 mod mcp_over_acp;
 #[cfg(feature = "unstable_nes")]
 mod nes;
+#[cfg(feature = "unstable_nes")]
+mod nes_capabilities;
+#[cfg(feature = "unstable_nes")]
+mod nes_context;
 #[cfg(feature = "unstable_session_notices")]
 mod notices;
 #[cfg(feature = "unstable_plan_operations")]
@@ -31,6 +35,10 @@ pub use fork::*;
 pub use mcp_over_acp::*;
 #[cfg(feature = "unstable_nes")]
 pub use nes::*;
+#[cfg(feature = "unstable_nes")]
+pub use nes_capabilities::*;
+#[cfg(feature = "unstable_nes")]
+pub use nes_context::*;
 #[cfg(feature = "unstable_session_notices")]
 pub use notices::*;
 #[cfg(feature = "unstable_plan_operations")]
