@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use acp_types::*;
 
@@ -28,15 +29,29 @@ impl From<Cancelled> for ErrorObject {
     }
 }
 
+/// Keeps a copy of the updates a context sends (see [`SessionStore::recording`](crate::SessionStore::recording)).
+pub(crate) type Recorder = Arc<dyn Fn(&SessionId, &SessionUpdate) + Send + Sync>;
+
 /// The context of one prompt turn: pushes updates for its session without repeating the
 /// session id, reaches the client, and tells when the client cancelled the turn.
 ///
 /// Cheap to clone; clones share the cancellation signal.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct PromptContext {
     client: ClientHandle,
     session_id: SessionId,
     cancel: Signal,
+    recorder: Option<Recorder>,
+}
+
+impl fmt::Debug for PromptContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptContext")
+            .field("session_id", &self.session_id)
+            .field("cancelled", &self.is_cancelled())
+            .field("recording", &self.recorder.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl PromptContext {
@@ -45,6 +60,34 @@ impl PromptContext {
             client,
             session_id,
             cancel,
+            recorder: None,
+        }
+    }
+
+    pub(crate) fn with_recorder(mut self, recorder: Recorder) -> Self {
+        self.recorder = Some(recorder);
+        self
+    }
+
+    /// The same context without recording: what it sends is not kept in a
+    /// [`SessionStore`](crate::SessionStore)'s history (for a live-only update whose
+    /// recorded form differs).
+    pub fn unrecorded(&self) -> PromptContext {
+        Self {
+            recorder: None,
+            ..self.clone()
+        }
+    }
+
+    /// Records the user's prompt as `user_message_chunk`s, without sending them (the client
+    /// has it), so that a replay shows both sides. Does nothing unless the context is
+    /// [recording](crate::SessionStore::recording).
+    pub fn record_prompt(&self, prompt: &[ContentBlock]) {
+        if let Some(record) = &self.recorder {
+            for block in prompt {
+                let update = SessionUpdate::UserMessageChunk(ContentChunk::new(block.clone()));
+                record(&self.session_id, &update);
+            }
         }
     }
 
@@ -197,11 +240,12 @@ impl PromptContext {
     ///
     /// When the connection is closed.
     pub async fn update(&self, update: impl Into<SessionUpdate>) -> Result<(), Error> {
+        let update = update.into();
+        if let Some(record) = &self.recorder {
+            record(&self.session_id, &update);
+        }
         self.client
-            .session_update(SessionNotification::new(
-                self.session_id.clone(),
-                update.into(),
-            ))
+            .session_update(SessionNotification::new(self.session_id.clone(), update))
             .await
     }
 

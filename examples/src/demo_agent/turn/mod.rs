@@ -99,7 +99,7 @@ impl Turn<'_> {
         for block in &request.prompt {
             self.record(SessionUpdate::UserMessageChunk(ContentChunk::new(
                 block.clone(),
-            )))?;
+            )));
         }
         if let Some(commands) = announce {
             self.notify(SessionUpdate::AvailableCommandsUpdate(
@@ -267,7 +267,7 @@ impl Turn<'_> {
     /// Sends an update and keeps it (without terminals) in the session's history.
     async fn send(&mut self, update: impl Into<SessionUpdate>) -> Result<(), Stop> {
         let update = update.into();
-        self.record(without_terminals(&update))?;
+        self.record(update.clone());
         self.send_live(update).await
     }
 
@@ -282,8 +282,9 @@ impl Turn<'_> {
         self.send_live(update).await
     }
 
-    fn record(&self, update: SessionUpdate) -> Result<(), Stop> {
-        self.session(|s| s.history.push(update))
+    /// Keeps an update in the session's history (conversation only, terminals left out).
+    fn record(&self, update: SessionUpdate) {
+        self.agent.sessions.0.record(&self.session_id, &update);
     }
 
     async fn message(&mut self, text: String) -> Result<(), Stop> {
@@ -405,22 +406,6 @@ fn describe(block: &ContentBlock) -> Option<String> {
         },
         _ => "a content block of a kind I do not know".to_owned(),
     })
-}
-
-/// The same update without terminal content (for the history, replayed after release).
-fn without_terminals(update: &SessionUpdate) -> SessionUpdate {
-    let keep = |content: &mut Option<Vec<ToolCallContent>>| {
-        if let Some(list) = content {
-            list.retain(|c| !matches!(c, ToolCallContent::Terminal(_)));
-        }
-    };
-    let mut update = update.clone();
-    match &mut update {
-        SessionUpdate::ToolCall(call) => keep(&mut call.content),
-        SessionUpdate::ToolCallUpdate(call) => keep(&mut call.content),
-        _ => {}
-    }
-    update
 }
 
 /// A chunking of `text` into pieces of a few words, whitespace kept.

@@ -281,7 +281,7 @@ impl Turn<'_> {
                 ])
                 .raw_output(raw.clone())
                 .into(),
-        )?;
+        );
         self.send_live(
             ToolCallUpdate::new(id)
                 .status(state)
