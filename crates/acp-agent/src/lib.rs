@@ -73,7 +73,7 @@ mod store;
 mod terminal;
 mod tools;
 
-pub use acp_rpc::{Config, Driver, FramingMode};
+pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
 pub use agent::Agent;
 pub use async_trait::async_trait;

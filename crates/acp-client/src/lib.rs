@@ -80,7 +80,7 @@ mod process;
 mod process_group;
 mod stderr;
 
-pub use acp_rpc::{Config, Driver, FramingMode};
+pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
 pub use async_trait::async_trait;
 pub use client::Client;
