@@ -152,7 +152,7 @@ impl PromptContext {
     /// [`Error::CapabilityNotAdvertised`] without `fs.readTextFile`; [`Error::Rpc`] when the
     /// client fails it (a missing file is `-32002`) or the connection closes.
     pub async fn read_text_file(&self, path: impl AsRef<Path>) -> Result<String, Error> {
-        let request = ReadTextFileRequest::new(self.session_id.clone(), path_text(path));
+        let request = ReadTextFileRequest::new(self.session_id.clone(), path);
         Ok(self.client.read_text_file(request).await?.content)
     }
 
@@ -167,8 +167,7 @@ impl PromptContext {
         path: impl AsRef<Path>,
         content: impl Into<String>,
     ) -> Result<(), Error> {
-        let request =
-            WriteTextFileRequest::new(self.session_id.clone(), path_text(path), content.into());
+        let request = WriteTextFileRequest::new(self.session_id.clone(), path, content.into());
         self.client.write_text_file(request).await.map(drop)
     }
 
@@ -284,9 +283,4 @@ impl PromptContext {
         let request = RequestPermissionRequest::new(self.session_id.clone(), tool_call, options);
         Ok(self.client.request_permission(request).await?.outcome)
     }
-}
-
-/// A path as the protocol carries it (text; non-UTF-8 bytes replaced).
-fn path_text(path: impl AsRef<Path>) -> String {
-    path.as_ref().to_string_lossy().into_owned()
 }

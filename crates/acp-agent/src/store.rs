@@ -54,7 +54,7 @@
 //! # agent.request::<methods::Initialize>(&InitializeRequest::new(ProtocolVersion::V1)).await?;
 //! # let session = agent.request::<methods::SessionNew>(&NewSessionRequest::new("/tmp", Vec::<McpServer>::new())).await?;
 //! # agent.request::<methods::SessionPrompt>(&PromptRequest::new(session.session_id.clone(), vec!["hi".into()])).await?;
-//! # agent.request::<methods::SessionLoad>(&LoadSessionRequest::new(Vec::<McpServer>::new(), "/tmp", session.session_id.clone())).await?;
+//! # agent.request::<methods::SessionLoad>(&LoadSessionRequest::new(session.session_id.clone(), "/tmp", Vec::<McpServer>::new())).await?;
 //! // After one turn: the user's prompt and the agent's reply.
 //! # let id = session.session_id;
 //! assert_eq!(store.history(&id).map(|h| h.len()), Some(2));

@@ -108,7 +108,7 @@ impl ToolCallHandle {
         old: Option<&str>,
         new: &str,
     ) -> Result<(), Error> {
-        let mut diff = Diff::new(path.as_ref().to_string_lossy(), new);
+        let mut diff = Diff::new(path, new);
         if let Some(old) = old {
             diff = diff.old_text(old);
         }
