@@ -208,15 +208,17 @@ impl PromptContext {
         self.start_tool_call(call).await
     }
 
-    /// Starts the tool call `call` as given (its id, locations, raw input...).
+    /// Starts the tool call `call` as given (its id, locations, raw input, content...); the
+    /// handle's content starts with `call`'s.
     ///
     /// # Errors
     ///
     /// When the connection is closed.
     pub async fn start_tool_call(&self, call: ToolCall) -> Result<ToolCallHandle, Error> {
         let id = call.tool_call_id.clone();
+        let content = call.content.clone().unwrap_or_default();
         self.update(SessionUpdate::from(call)).await?;
-        Ok(ToolCallHandle::new(self.clone(), id))
+        Ok(ToolCallHandle::new(self.clone(), id, content))
     }
 
     /// Publishes a plan whose entries are all `pending`; see [`PlanHandle`].

@@ -45,11 +45,11 @@ pub struct ToolCallHandle {
 }
 
 impl ToolCallHandle {
-    pub(crate) fn new(cx: PromptContext, id: ToolCallId) -> Self {
+    pub(crate) fn new(cx: PromptContext, id: ToolCallId, content: Vec<ToolCallContent>) -> Self {
         Self {
             cx,
             id,
-            content: Arc::default(),
+            content: Arc::new(Mutex::new(content)),
         }
     }
 
@@ -58,7 +58,9 @@ impl ToolCallHandle {
         &self.id
     }
 
-    /// Sends `update` (its id is this call's, whatever it held).
+    /// Sends `update` as is (its id is this call's, whatever it held). Content it carries
+    /// replaces what the client shows, but not what the handle accumulates for
+    /// [`content`](Self::content) and the others.
     ///
     /// # Errors
     ///
