@@ -202,10 +202,27 @@ impl PromptContext {
         title: impl Into<String>,
         kind: ToolKind,
     ) -> Result<ToolCallHandle, Error> {
-        let call = ToolCall::new(self.client.next_tool_call_id(), title)
+        self.start_tool_call(self.new_tool_call(title, kind)).await
+    }
+
+    /// A `pending` tool call with a fresh id (unique on the connection), not sent yet: add
+    /// its locations, raw input or content, then [`start_tool_call`](Self::start_tool_call).
+    ///
+    /// ```no_run
+    /// # use acp_agent::{Error, PromptContext};
+    /// # use acp_types::*;
+    /// # #[allow(dead_code)]
+    /// # async fn turn(cx: PromptContext) -> Result<(), Error> {
+    /// let call = cx.new_tool_call("Read main.rs", ToolKind::Read)
+    ///     .locations(vec![ToolCallLocation::new("/src/main.rs").line(1)])
+    ///     .raw_input(serde_json::json!({"path": "/src/main.rs"}));
+    /// let read = cx.start_tool_call(call).await?;
+    /// # let _ = read; Ok(()) }
+    /// ```
+    pub fn new_tool_call(&self, title: impl Into<String>, kind: ToolKind) -> ToolCall {
+        ToolCall::new(self.client.next_tool_call_id(), title)
             .kind(kind)
-            .status(ToolCallStatus::Pending);
-        self.start_tool_call(call).await
+            .status(ToolCallStatus::Pending)
     }
 
     /// Starts the tool call `call` as given (its id, locations, raw input, content...); the
@@ -215,10 +232,9 @@ impl PromptContext {
     ///
     /// When the connection is closed.
     pub async fn start_tool_call(&self, call: ToolCall) -> Result<ToolCallHandle, Error> {
-        let id = call.tool_call_id.clone();
-        let content = call.content.clone().unwrap_or_default();
+        let handle = ToolCallHandle::new(self.clone(), &call);
         self.update(SessionUpdate::from(call)).await?;
-        Ok(ToolCallHandle::new(self.clone(), id, content))
+        Ok(handle)
     }
 
     /// Publishes a plan whose entries are all `pending`; see [`PlanHandle`].
