@@ -13,21 +13,15 @@
 // A command-line program: it reports on stdout and stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::process::ExitCode;
 use std::time::Duration;
 
-use acp_client::{AgentHandle, Client, ClientOptions, Observer, SpawnOptions, Stderr, async_trait};
+use acp_client::{
+    AgentHandle, Client, ClientOptions, Observer, SpawnOptions, Stderr, Terminals, async_trait,
+};
 use acp_types::*;
-use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
-use tokio::sync::{Notify, watch};
-
-/// The output a terminal keeps when the agent sets no limit.
-const DEFAULT_OUTPUT_LIMIT: usize = 1024 * 1024;
 
 /// What to answer when the agent asks permission.
 #[derive(Clone, Copy, PartialEq)]
@@ -38,20 +32,13 @@ enum Answer {
     Cancel,
 }
 
-/// The editor: a workspace directory, its terminals, and how it answers.
+/// The editor: a workspace directory, the terminals it runs for the agent, and how it
+/// answers.
 struct Editor {
     agent: AgentHandle,
     root: PathBuf,
     answer: Answer,
-    terminals: Mutex<HashMap<TerminalId, Arc<Term>>>,
-    next_terminal: AtomicU64,
-}
-
-/// A running (or finished) command.
-struct Term {
-    output: Mutex<(String, bool)>,
-    exit: watch::Receiver<Option<TerminalExitStatus>>,
-    kill: Notify,
+    terminals: Terminals,
 }
 
 impl Editor {
@@ -67,17 +54,6 @@ impl Editor {
                 serde_json::json!({ "path": path }),
             ))
         }
-    }
-
-    fn terminals(&self) -> MutexGuard<'_, HashMap<TerminalId, Arc<Term>>> {
-        self.terminals
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn term(&self, id: &TerminalId) -> Result<Arc<Term>> {
-        let term = self.terminals().get(id).cloned();
-        term.ok_or_else(|| ErrorObject::terminal_not_found(id.as_str()))
     }
 }
 
@@ -152,130 +128,32 @@ impl Client for Editor {
             Some(cwd) => self.inside(cwd)?,
             None => self.root.clone(),
         };
-        let mut command = Command::new(&request.command);
-        command.args(request.args.iter().flatten()).current_dir(cwd);
-        for var in request.env.iter().flatten() {
-            command.env(&var.name, &var.value);
-        }
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = command
-            .spawn()
-            .map_err(|e| ErrorObject::internal_error(format_args!("{}: {e}", request.command)))?;
-        let limit = request.output_byte_limit.map_or(DEFAULT_OUTPUT_LIMIT, |l| {
-            usize::try_from(l).unwrap_or(usize::MAX)
-        });
-        let (exit_tx, exit) = watch::channel(None);
-        let term = Arc::new(Term {
-            output: Mutex::new((String::new(), false)),
-            exit,
-            kill: Notify::new(),
-        });
-        let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
-        let running = term.clone();
-        tokio::spawn(async move {
-            // Output first, then the exit: a waiter sees all the output.
-            let collect = async {
-                tokio::join!(
-                    capture(stdout, &running, limit),
-                    capture(stderr, &running, limit)
-                )
-            };
-            let status = tokio::select! {
-                (_, status) = futures::future::join(collect, child.wait()) => status,
-                () = running.kill.notified() => {
-                    let _ = child.start_kill();
-                    child.wait().await
-                }
-            };
-            let mut exit = TerminalExitStatus::new();
-            if let Ok(status) = status {
-                exit = exit.maybe(
-                    status.code().and_then(|c| u32::try_from(c).ok()),
-                    TerminalExitStatus::exit_code,
-                );
-                #[cfg(unix)]
-                {
-                    use std::os::unix::process::ExitStatusExt;
-                    exit = exit.maybe(
-                        status.signal().map(|s| format!("signal {s}")),
-                        TerminalExitStatus::signal,
-                    );
-                }
-            }
-            let _ = exit_tx.send(Some(exit));
-        });
-        let n = self.next_terminal.fetch_add(1, Ordering::Relaxed) + 1;
-        let id = TerminalId::from(format!("term-{n}"));
-        self.terminals().insert(id.clone(), term);
-        Ok(CreateTerminalResponse::new(id))
+        self.terminals.create(&request, &cwd)
     }
 
     async fn terminal_output(
         &self,
         request: TerminalOutputRequest,
     ) -> Result<TerminalOutputResponse> {
-        let term = self.term(&request.terminal_id)?;
-        let (output, truncated) = term
-            .output
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let exit = term.exit.borrow().clone();
-        Ok(TerminalOutputResponse::new(output, truncated)
-            .maybe(exit, TerminalOutputResponse::exit_status))
+        self.terminals.output(&request)
     }
 
     async fn wait_for_terminal_exit(
         &self,
         request: WaitForTerminalExitRequest,
     ) -> Result<WaitForTerminalExitResponse> {
-        let mut exit = self.term(&request.terminal_id)?.exit.clone();
-        let status = exit
-            .wait_for(Option::is_some)
-            .await
-            .map_err(ErrorObject::internal_error)?;
-        let status = status.clone().unwrap_or_default();
-        Ok(WaitForTerminalExitResponse::new()
-            .maybe(status.exit_code, WaitForTerminalExitResponse::exit_code)
-            .maybe(status.signal, WaitForTerminalExitResponse::signal))
+        self.terminals.wait_for_exit(&request).await
     }
 
     async fn kill_terminal(&self, request: KillTerminalRequest) -> Result<KillTerminalResponse> {
-        self.term(&request.terminal_id)?.kill.notify_one();
-        Ok(KillTerminalResponse::new())
+        self.terminals.kill(&request)
     }
 
     async fn release_terminal(
         &self,
         request: ReleaseTerminalRequest,
     ) -> Result<ReleaseTerminalResponse> {
-        let id = &request.terminal_id;
-        let term = self.terminals().remove(id);
-        let term = term.ok_or_else(|| ErrorObject::terminal_not_found(id.as_str()))?;
-        term.kill.notify_one(); // Releasing kills a command still running.
-        Ok(ReleaseTerminalResponse::new())
-    }
-}
-
-/// Appends what `pipe` prints to the terminal's output, keeping its last `limit` bytes.
-async fn capture(pipe: Option<impl AsyncRead + Unpin>, term: &Term, limit: usize) {
-    let Some(mut pipe) = pipe else { return };
-    let mut buf = vec![0; 8192];
-    while let Ok(n @ 1..) = pipe.read(&mut buf).await {
-        let mut output = term.output.lock().unwrap_or_else(PoisonError::into_inner);
-        output.0.push_str(&String::from_utf8_lossy(&buf[..n]));
-        if output.0.len() > limit {
-            let mut cut = output.0.len() - limit;
-            while !output.0.is_char_boundary(cut) {
-                cut += 1;
-            }
-            output.0.drain(..cut);
-            output.1 = true;
-        }
+        self.terminals.release(&request)
     }
 }
 
@@ -381,8 +259,7 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
         agent,
         root,
         answer,
-        terminals: Mutex::default(),
-        next_terminal: AtomicU64::new(0),
+        terminals: Terminals::new(),
     };
     let spawn_options = SpawnOptions::default()
         .client(options)

@@ -79,6 +79,7 @@ mod error;
 mod process;
 mod process_group;
 mod stderr;
+pub mod terminals;
 
 pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
@@ -89,3 +90,4 @@ pub use error::Error;
 pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
 pub use process_group::{ProcessGroup, StopStage, Stopped};
 pub use stderr::{MAX_STDERR_LINE, Stderr, forward_stderr};
+pub use terminals::Terminals;
