@@ -17,7 +17,7 @@
 
 // A command-line program: `--help` goes to stdout (before any protocol traffic) and usage
 // errors to stderr.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![allow(clippy::print_stderr)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,11 +73,16 @@ fn parse_args() -> Result<Option<Args>, String> {
         let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
             "-h" | "--help" => {
-                println!("{USAGE}{LISTEN_HELP}{USAGE_END}{COMMANDS_HELP}");
+                acp_examples::print_text(&format!(
+                    "{USAGE}{LISTEN_HELP}{USAGE_END}{COMMANDS_HELP}"
+                ));
                 return Ok(None);
             }
             "-V" | "--version" => {
-                println!("agent (acp-examples) {}", env!("CARGO_PKG_VERSION"));
+                acp_examples::print_text(concat!(
+                    "agent (acp-examples) ",
+                    env!("CARGO_PKG_VERSION")
+                ));
                 return Ok(None);
             }
             "--framing" => {

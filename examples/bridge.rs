@@ -13,7 +13,7 @@
 //! ```
 
 // A command-line program: `--help` goes to stdout, messages to stderr.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![allow(clippy::print_stderr)]
 
 use std::process::ExitCode;
 
@@ -61,11 +61,14 @@ fn parse_args() -> Result<Option<Args>, String> {
         let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
             "-h" | "--help" => {
-                println!("{USAGE}{LISTEN_HELP}{USAGE_END}");
+                acp_examples::print_text(&format!("{USAGE}{LISTEN_HELP}{USAGE_END}"));
                 return Ok(None);
             }
             "-V" | "--version" => {
-                println!("bridge (acp-examples) {}", env!("CARGO_PKG_VERSION"));
+                acp_examples::print_text(concat!(
+                    "bridge (acp-examples) ",
+                    env!("CARGO_PKG_VERSION")
+                ));
                 return Ok(None);
             }
             "--framing" => {

@@ -8,9 +8,6 @@
 //! turn and closes the agent and the commands it started; a second one kills them at once.
 //! `client --help` lists everything; the logic lives in [`acp_examples::demo_client`].
 
-// A command-line program: the help goes to stdout.
-#![allow(clippy::print_stdout)]
-
 use std::process::ExitCode;
 
 use acp_examples::demo_client::{self, Parsed, USAGE};
@@ -19,7 +16,7 @@ use acp_examples::demo_client::{self, Parsed, USAGE};
 async fn main() -> ExitCode {
     match demo_client::parse(std::env::args().skip(1)) {
         Ok(Parsed::Help) => {
-            println!("{USAGE}");
+            acp_examples::print_text(USAGE);
             ExitCode::SUCCESS
         }
         Ok(Parsed::Run(options)) => ExitCode::from(demo_client::run(*options).await),

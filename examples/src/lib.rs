@@ -10,3 +10,12 @@ pub mod bench;
 pub mod demo_agent;
 pub mod demo_client;
 pub mod wire_log;
+
+/// Prints `text` and a newline on stdout for `--help` and `--version`. A closed stdout (`agent
+/// --help | head -1`) is not an error: unlike `println!`, this does not panic then.
+pub fn print_text(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    // Nothing to do about a reader that went away.
+    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+}

@@ -3,30 +3,10 @@
 //! `acp_rpc::stdio()`, which the RPC and trait agents serve on. The programs are the `acp-rpc`
 //! pair, the hand-written limit pair and the `acp-agent`/`acp-client` trait pair.
 
-use std::path::PathBuf;
 use std::process::Command;
 
+use acp_testkit::example_binary as example;
 use serde_json::Value;
-
-/// The directory cargo puts the examples in (they are built by `cargo test`).
-fn examples_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    // target/<profile>/deps/bench-<hash> -> target/<profile>/examples
-    exe.parent()
-        .and_then(|deps| deps.parent())
-        .expect("the test binary lives in target/<profile>/deps")
-        .join("examples")
-}
-
-fn example(name: &str) -> PathBuf {
-    let path = examples_dir().join(name);
-    assert!(
-        path.is_file(),
-        "{} is missing: `cargo test -p acp-examples` builds the examples first",
-        path.display()
-    );
-    path
-}
 
 /// Runs a client against an agent and returns its report line.
 fn run(client: &str, args: &[&str], agent: &str) -> Value {

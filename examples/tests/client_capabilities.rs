@@ -2,27 +2,14 @@
 //! `fs.writeTextFile`, `--no-fs` the whole file system, `--no-terminal` the terminals. Checked
 //! on the wire, in what the example agent received.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use acp_testkit::example_binary as example;
 use serde_json::Value;
 
 /// How long one client run may take before the test gives up on it.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// An example binary, built next to the test executable (`cargo test` builds examples).
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let path = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps")
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.is_file(), "the `{name}` example is not built");
-    path
-}
 
 /// Runs the client against the example agent with `flags`, and returns the `initialize`
 /// request the agent received.

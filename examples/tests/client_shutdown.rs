@@ -5,6 +5,7 @@
 //! no process behind.
 #![cfg(unix)]
 
+use acp_testkit::example_binary;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -48,19 +49,6 @@ done
 echo eof >> agent.log
 case "$1" in *stubborn*) while :; do sleep 1; done;; esac
 "#;
-
-/// The example client, built next to the test executable (`cargo test` builds examples).
-fn client() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let path = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps")
-        .join("examples")
-        .join(format!("client{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.is_file(), "the `client` example is not built");
-    path
-}
 
 /// True while `pid` runs (a zombie counts as gone).
 fn alive(pid: u32) -> bool {
@@ -163,7 +151,7 @@ struct Run {
 
 impl Run {
     fn start(dir: &Workdir, flags: &[&str], agent_mode: &str) -> Self {
-        let mut child = Command::new(client())
+        let mut child = Command::new(example_binary("client"))
             .args(flags)
             .args(["--", "sh", "-c", FAKE_AGENT, "fake-agent", agent_mode])
             .current_dir(&dir.0)

@@ -9,28 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use acp_testkit::example_binary as example;
 use serde_json::Value;
 
 /// How long one program run may take before the test gives up on it.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The example binaries, built next to the test executable (`cargo test` builds examples).
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps")
-        .join("examples");
-    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "the `{name}` example is not built at {}: run `cargo test -p acp-examples` (which builds \
-         the examples) or `cargo build --examples` first",
-        path.display()
-    );
-    path
-}
 
 /// A fresh directory with the files the scripts use; removed when dropped.
 struct Workdir(PathBuf);

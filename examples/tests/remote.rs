@@ -14,6 +14,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use acp_testkit::example_binary as example;
 use serde_json::Value;
 
 /// How long one client run may take before the test gives up on it.
@@ -21,24 +22,6 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long a server has to say where it listens, and to exit after SIGTERM.
 const SERVER_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// The example binaries, built next to the test executable (`cargo test` builds examples).
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps")
-        .join("examples");
-    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "the `{name}` example is not built at {}: run `cargo test -p acp-examples` (which builds \
-         the examples) or `cargo build --examples` first",
-        path.display()
-    );
-    path
-}
 
 fn signal(pid: u32, name: &str) {
     let _ = Command::new("kill")

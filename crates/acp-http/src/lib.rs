@@ -83,8 +83,12 @@
 //!   HTTP), `ws(s)://` (WebSocket) or `client_id`-profile URL and gives the same
 //!   [`acp_client::AgentHandle`] as over stdio.
 //!
-//! Features: `server` and `client` (both default). TLS is not built in yet: the client refuses
-//! `https://` and `wss://` URLs with a clear error; serve behind a TLS-terminating proxy.
+//! Features: `server` and `client` (both default), and `tls` (opt-in): `https://` and
+//! `wss://` for the client, with rustls (its `ring` provider), verifying agents against the
+//! platform's trust store or a `rustls::ClientConfig` of your own
+//! (`ConnectOptions::tls_config`). Without it the client refuses those URLs with a
+//! clear error. The server speaks plain HTTP: serve it behind a TLS-terminating proxy, or hand
+//! [`server::AcpServer::router`] to a TLS listener of your own.
 
 #![doc(test(attr(deny(warnings))))]
 

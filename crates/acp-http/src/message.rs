@@ -81,6 +81,91 @@ pub(crate) fn shape(bytes: &[u8]) -> Result<Shape, NotAMessage> {
     })
 }
 
+/// Reads the shape of a message that `acp-rpc` wrote, without parsing what routing does not
+/// need: the agent served in process writes every envelope in one layout
+/// (`{"jsonrpc":"2.0","id":…,"method":…,"params":…}`, members in that order, the payload last,
+/// and the typed params and results with their `sessionId` first), so its prefix says it all.
+/// Anything else in that prefix (escapes, a `sessionId` that is not the first member, another
+/// layout) falls back to [`shape`]. Only for messages of that writer: a foreign program may put
+/// `id` after `params`.
+pub(crate) fn shape_of_ours(bytes: &[u8]) -> Result<Shape, NotAMessage> {
+    prefix_shape(bytes).map_or_else(|| shape(bytes), Ok)
+}
+
+/// The shape read from the envelope's prefix, or `None` when the prefix does not settle it.
+fn prefix_shape(bytes: &[u8]) -> Option<Shape> {
+    let mut rest = bytes.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
+    let mut shape = Shape::default();
+    if let Some(after) = rest.strip_prefix(br#""id":"#) {
+        let (id, after) = id_text(after)?;
+        shape.id = Some(id.to_owned());
+        rest = after.strip_prefix(b",")?;
+    }
+    if let Some(after) = rest.strip_prefix(br#""method":"#) {
+        let (method, after) = plain_string(after)?;
+        shape.method = Some(method.to_owned());
+        shape.params_session = leading_session(after.strip_prefix(br#","params":"#)?)?;
+    } else if let Some(result) = rest.strip_prefix(br#""result":"#) {
+        shape.id.as_ref()?;
+        shape.result_session = leading_session(result)?;
+    } else if rest.starts_with(br#""error":"#) {
+        shape.id.as_ref()?;
+        shape.error = true;
+    } else {
+        return None;
+    }
+    Some(shape)
+}
+
+/// The text of an id (an integer, `null`, or a string without escapes, quotes included) and
+/// what follows it.
+fn id_text(bytes: &[u8]) -> Option<(&str, &[u8])> {
+    let len = match bytes.first()? {
+        b'"' => plain_string(bytes)?.0.len() + 2,
+        b'n' => bytes.starts_with(b"null").then_some(4)?,
+        _ => {
+            let digits = usize::from(bytes[0] == b'-');
+            let len = digits
+                + bytes[digits..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+            // A fraction or an exponent: not an integer literal, left to the full read.
+            (len > digits && bytes.get(len) == Some(&b',')).then_some(len)?
+        }
+    };
+    let (id, rest) = bytes.split_at(len);
+    Some((std::str::from_utf8(id).ok()?, rest))
+}
+
+/// A JSON string without escapes at the start of `bytes` (its text, and what follows it).
+fn plain_string(bytes: &[u8]) -> Option<(&str, &[u8])> {
+    let body = bytes.strip_prefix(b"\"")?;
+    let end = body.iter().position(|&b| b == b'"' || b == b'\\')?;
+    if body[end] != b'"' {
+        return None;
+    }
+    Some((std::str::from_utf8(&body[..end]).ok()?, &body[end + 1..]))
+}
+
+/// The session of a payload, if its start settles it: `Some(Some(id))` for an object whose
+/// first member is a string `sessionId`, `Some(None)` for a value that is not an object or an
+/// empty object, `None` when only reading further would tell.
+fn leading_session(value: &[u8]) -> Option<Option<String>> {
+    match value.first()? {
+        b'{' => {
+            let members = &value[1..];
+            if members.starts_with(b"}") {
+                return Some(None);
+            }
+            let (session, _) = plain_string(members.strip_prefix(br#""sessionId":"#)?)?;
+            Some(Some(session.to_owned()))
+        }
+        b'[' | b'"' | b'n' | b't' | b'f' | b'-' | b'0'..=b'9' => Some(None),
+        _ => None,
+    }
+}
+
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
@@ -200,6 +285,73 @@ mod tests {
         assert_eq!(s.params_session, None);
         let s = shape(br#"{"jsonrpc":"2.0","method":"n","params":{"sessionId":5}}"#).unwrap();
         assert_eq!(s.params_session, None);
+    }
+
+    /// Messages in acp-rpc's layout, and near misses of it: wherever the prefix read answers,
+    /// it answers as the full read does.
+    #[test]
+    fn the_prefix_read_agrees_with_the_full_read() {
+        let ids = [
+            "7",
+            "-3",
+            "0",
+            "null",
+            r#""a""#,
+            r#""a\"b""#,
+            r#""""#,
+            "1.5",
+            "1e3",
+            "-",
+        ];
+        let payloads = [
+            r#"{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}}"#,
+            r#"{"sessionId":"s\"1","x":1}"#,
+            r#"{"sessionId":"é","x":1}"#,
+            r#"{"sessionId":5,"sessionId":"late"}"#,
+            r#"{"prompt":[],"sessionId":"late"}"#,
+            r#"{}"#,
+            r#"[1,2]"#,
+            "null",
+            "42",
+            r#""text""#,
+            "true",
+        ];
+        let mut answered = 0;
+        for id in ids {
+            for payload in payloads {
+                for message in [
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"session/prompt","params":{payload}}}"#
+                    ),
+                    format!(r#"{{"jsonrpc":"2.0","method":"session/update","params":{payload}}}"#),
+                    format!(r#"{{"jsonrpc":"2.0","method":"a\"b","params":{payload}}}"#),
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{payload}}}"#),
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"m"}}}}"#
+                    ),
+                    format!(r#"{{"jsonrpc":"2.0","result":{payload},"id":{id}}}"#),
+                    format!(r#"{{"id":{id},"jsonrpc":"2.0","result":{payload}}}"#),
+                ] {
+                    let full = shape(message.as_bytes());
+                    if let Some(prefix) = prefix_shape(message.as_bytes()) {
+                        answered += 1;
+                        assert_eq!(Ok(prefix), full, "{message}");
+                    }
+                    assert_eq!(shape_of_ours(message.as_bytes()), full, "{message}");
+                }
+            }
+        }
+        // The common messages take the short way.
+        assert!(answered > 150, "{answered}");
+        for message in [
+            r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/a"}}"#,
+            r#"{"jsonrpc":"2.0","id":"x","result":{"sessionId":"s"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#,
+        ] {
+            assert!(prefix_shape(message.as_bytes()).is_some(), "{message}");
+        }
     }
 
     #[test]

@@ -379,11 +379,18 @@ async fn an_answer_to_an_agent_request_from_the_connection_stream_has_no_session
 
 #[tokio::test]
 async fn connect_refuses_urls_it_cannot_use() {
+    // Without TLS, `https` and `wss` too (with it, see `client_tls.rs`).
+    let secure: &[_] = if cfg!(feature = "tls") {
+        &[]
+    } else {
+        &[
+            ("https://127.0.0.1/acp", None),
+            ("wss://127.0.0.1/acp", None),
+        ]
+    };
     for (url, profile) in [
         ("not a url", None),
         ("ftp://127.0.0.1/acp", None),
-        ("https://127.0.0.1/acp", None),
-        ("wss://127.0.0.1/acp", None),
         (
             "ws://127.0.0.1/acp",
             Some(acp_http::client::Profile::StreamableHttp),
@@ -392,9 +399,12 @@ async fn connect_refuses_urls_it_cannot_use() {
             "ws://127.0.0.1/acp",
             Some(acp_http::client::Profile::ClientId),
         ),
-    ] {
+    ]
+    .iter()
+    .chain(secure)
+    {
         let mut options = ConnectOptions::default();
-        options.profile = profile;
+        options.profile = *profile;
         let result = connect(url, Editor::default().factory(), options).await;
         let e = result
             .map(|(_, d): (AgentHandle, RemoteDriver)| d)

@@ -43,6 +43,29 @@ pub fn spec_dir() -> PathBuf {
     }
 }
 
+/// An example program of the workspace (`agent`, `client`, ...), as `cargo test` builds it next
+/// to the test executable (`target/<profile>/examples/<name>`).
+///
+/// # Panics
+///
+/// When the example is not built (run the test through `cargo test`, which builds examples).
+pub fn example_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let path = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test executable lives in target/<profile>/deps")
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.is_file(),
+        "the `{name}` example is not built at {}: run `cargo test -p acp-examples` (which builds \
+         the examples) or `cargo build --examples` first",
+        path.display()
+    );
+    path
+}
+
 /// True when running under CI, where a missing specification fails instead of skipping.
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")

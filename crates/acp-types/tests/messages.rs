@@ -589,3 +589,53 @@ fn a_lone_surrogate_is_named_as_such_with_its_path() {
     let doc = r#"{"type":"text","text":"\ud83d\ude00"}"#;
     assert!(acp_types::from_str::<ContentBlock>(doc).is_ok());
 }
+
+/// Floats in typed fields decode to the nearest double, so that what we write back (the
+/// shortest text that reads as the same double) decodes to the very same value: a decode →
+/// encode → decode is stable. serde_json's default float parser can be one unit off in the last
+/// place; the workspace enables its `float_roundtrip` feature for this. (In this test build the
+/// feature is on whatever the workspace says, as `jsonschema`, a dev-dependency, enables it too;
+/// the fuzz smoke run, built without it, holds the regression that failed before.)
+#[test]
+fn floats_decode_to_the_nearest_double_and_re_encode_stably() {
+    fn stable(text: &str) {
+        let doc = format!(r#"{{"amount":{text},"currency":"USD"}}"#);
+        let first: Cost = acp_types::from_str(&doc).unwrap_or_else(|e| panic!("{doc}: {e}"));
+        let encoded = serde_json::to_string(&first).unwrap();
+        let second: Cost = acp_types::from_str(&encoded).unwrap();
+        assert_eq!(
+            first.amount.to_bits(),
+            second.amount.to_bits(),
+            "{doc} -> {encoded}"
+        );
+        let value: ElicitationContentValue = acp_types::from_str(text).unwrap();
+        let again: ElicitationContentValue =
+            acp_types::from_str(&serde_json::to_string(&value).unwrap()).unwrap();
+        assert_eq!(value, again, "{text}");
+    }
+    // Found by the `types_definitions` fuzz target: an 86-digit integer read as a float.
+    stable(&format!("{}2", "4".repeat(85)));
+    stable("4.444444444444445e85");
+    for text in [
+        "0.1",
+        "0.30000000000000004",
+        "2.2250738585072014e-308",
+        "1.7976931348623157e308",
+    ] {
+        stable(text);
+    }
+    // Finite doubles spread over the whole range (a fixed xorshift sequence of bit patterns).
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..20_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let x = f64::from_bits(state);
+        if x.is_finite() {
+            let text = serde_json::to_string(&x).unwrap();
+            let back: Cost =
+                acp_types::from_str(&format!(r#"{{"amount":{text},"currency":"USD"}}"#)).unwrap();
+            assert_eq!(back.amount.to_bits(), x.to_bits(), "{text}");
+        }
+    }
+}

@@ -138,13 +138,19 @@ struct ErrorChain<'a>(&'a (dyn std::error::Error + 'static));
 
 impl fmt::Display for ErrorChain<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)?;
+        // Some errors already show their source in their own text (an `io::Error` wrapping a
+        // TLS error): a cause that the text so far ends with is not repeated.
+        let mut text = self.0.to_string();
         let mut source = self.0.source();
         while let Some(s) = source {
-            write!(f, ": {s}")?;
+            let cause = s.to_string();
+            if !text.ends_with(&cause) {
+                text.push_str(": ");
+                text.push_str(&cause);
+            }
             source = s.source();
         }
-        Ok(())
+        f.write_str(&text)
     }
 }
 
@@ -187,5 +193,29 @@ mod tests {
             e.to_string(),
             "POST http://127.0.0.1:1/acp: the agent answered 404 Not Found: Unknown Acp-Connection-Id"
         );
+    }
+
+    #[derive(Debug)]
+    struct Cause(&'static str, Option<Box<Cause>>);
+
+    impl fmt::Display for Cause {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Cause {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|c| c as _)
+        }
+    }
+
+    #[test]
+    fn causes_are_chained_once() {
+        // An `io::Error` shows its inner error's text and also gives it as its source.
+        let io = std::io::Error::other(Cause("invalid peer certificate", None));
+        assert_eq!(ErrorChain(&io).to_string(), "invalid peer certificate");
+        let chain = Cause("connect", Some(Box::new(Cause("refused", None))));
+        assert_eq!(ErrorChain(&chain).to_string(), "connect: refused");
     }
 }

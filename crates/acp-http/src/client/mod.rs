@@ -82,6 +82,8 @@ mod http;
 mod link;
 mod options;
 mod pipe;
+#[cfg(feature = "tls")]
+mod tls;
 mod ws;
 
 use std::sync::Arc;
@@ -99,6 +101,9 @@ pub use self::link::Connection;
 pub use self::options::{ConnectOptions, DEFAULT_MAX_MESSAGE_LEN, Profile};
 /// The header types of [`ConnectOptions::header`] (from the `http` crate, through reqwest).
 pub use reqwest::header;
+/// The TLS library of `https://` and `wss://` (feature `tls`), for [`ConnectOptions::tls_config`].
+#[cfg(feature = "tls")]
+pub use rustls;
 
 use self::driver::Goodbye;
 use self::http::{Http, Mode, Settings};
@@ -111,8 +116,8 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(30);
 /// Connects to the agent at `url` and runs `make_client`'s [`Client`] against it.
 ///
 /// The profile comes from [`ConnectOptions::profile`], or else from the URL's scheme:
-/// `http://` for Streamable HTTP, `ws://` for WebSocket (`https://` and `wss://` are refused:
-/// this build has no TLS). What is checked before this returns: the URL and the
+/// `http(s)://` for Streamable HTTP, `ws(s)://` for WebSocket (`https://` and `wss://` need the
+/// `tls` feature; without it they are refused). What is checked before this returns: the URL and the
 /// options; for WebSocket, the handshake; for the `client_id` profile, the opening of its
 /// event stream. Over Streamable HTTP nothing is sent before the first call,
 /// [`AgentHandle::initialize`].
@@ -158,11 +163,12 @@ pub async fn connect<C: Client>(
             )));
         }
     };
+    let secure = matches!(parsed.scheme(), "https" | "wss");
     // No TLS in this build (see the crate's features): say so now, not as an obscure error of
     // the first request.
-    if matches!(parsed.scheme(), "https" | "wss") {
+    if secure && !cfg!(feature = "tls") {
         return Err(invalid(
-            "https:// and wss:// need TLS, which this build of acp-http does not include",
+            "https:// and wss:// need TLS: build acp-http with its `tls` feature",
         ));
     }
     let jar = options.cookie_jar.clone().unwrap_or_default();
@@ -176,6 +182,8 @@ pub async fn connect<C: Client>(
                 jar: &jar,
                 max_message_len: options.max_message_len,
                 timeout: options.connect_timeout,
+                #[cfg(feature = "tls")]
+                tls: secure.then(|| tls::config(&options, &[])).transpose()?,
             })
             .await?;
             if let Some(id) = connection_id {
@@ -193,7 +201,7 @@ pub async fn connect<C: Client>(
             } else {
                 Mode::Streamable { endpoint: parsed }
             };
-            let client = http_client(&options, jar)?;
+            let client = http_client(&options, jar, secure)?;
             let (http, new_streams) = Http::new(client, mode, settings(&options), link.clone());
             if profile == Profile::ClientId {
                 // The one stream opens before anything is posted.
@@ -223,8 +231,12 @@ fn settings(options: &ConnectOptions) -> Settings {
 }
 
 /// The connection's HTTP client: its own cookie jar (or the one given), no redirects (a `3xx`
-/// is an answer like any other), TCP keep-alive.
-fn http_client(options: &ConnectOptions, jar: Arc<Jar>) -> Result<reqwest::Client, Error> {
+/// is an answer like any other), TCP keep-alive; TLS when `secure` (feature `tls`).
+fn http_client(
+    options: &ConnectOptions,
+    jar: Arc<Jar>,
+    secure: bool,
+) -> Result<reqwest::Client, Error> {
     let mut builder = reqwest::Client::builder()
         .cookie_provider(jar)
         .redirect(reqwest::redirect::Policy::none())
@@ -236,6 +248,17 @@ fn http_client(options: &ConnectOptions, jar: Arc<Jar>) -> Result<reqwest::Clien
     if options.http2_prior_knowledge {
         builder = builder.http2_prior_knowledge();
     }
+    // Always a configuration of ours: reqwest has no crypto provider of its own here.
+    #[cfg(feature = "tls")]
+    {
+        builder = builder.tls_backend_preconfigured(if secure {
+            tls::config(options, tls::HTTP_ALPN)?
+        } else {
+            tls::plain()?
+        });
+    }
+    #[cfg(not(feature = "tls"))]
+    let _ = secure;
     builder
         .build()
         .map_err(|e| Error::InvalidOption(format!("the HTTP client cannot be built: {e}")))

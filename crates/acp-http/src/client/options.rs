@@ -95,13 +95,20 @@ pub struct ConnectOptions {
     /// `None` (the default) gives each connection a jar of its own; share one to keep cookies
     /// across connections.
     pub cookie_jar: Option<Arc<Jar>>,
+    /// The TLS settings of `https://` and `wss://` connections (feature `tls`). `None` (the
+    /// default) verifies the agent's certificate against the platform's trust store, with
+    /// rustls and its `ring` provider. Give a configuration of your own for a private
+    /// certificate authority, pinned roots or a client certificate. Its ALPN protocols are set
+    /// per transport (`h2` and `http/1.1` for HTTP, none for WebSocket), whatever it says.
+    #[cfg(feature = "tls")]
+    pub tls_config: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl fmt::Debug for ConnectOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The header values may be credentials: names only.
-        f.debug_struct("ConnectOptions")
-            .field("client", &self.client)
+        let mut f = f.debug_struct("ConnectOptions");
+        f.field("client", &self.client)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("profile", &self.profile)
             .field("max_message_len", &self.max_message_len)
@@ -110,8 +117,10 @@ impl fmt::Debug for ConnectOptions {
             .field("stream_idle_timeout", &self.stream_idle_timeout)
             .field("close_timeout", &self.close_timeout)
             .field("http2_prior_knowledge", &self.http2_prior_knowledge)
-            .field("cookie_jar", &self.cookie_jar.is_some())
-            .finish()
+            .field("cookie_jar", &self.cookie_jar.is_some());
+        #[cfg(feature = "tls")]
+        f.field("tls_config", &self.tls_config.is_some());
+        f.finish()
     }
 }
 
@@ -128,6 +137,8 @@ impl Default for ConnectOptions {
             close_timeout: Duration::from_secs(5),
             http2_prior_knowledge: false,
             cookie_jar: None,
+            #[cfg(feature = "tls")]
+            tls_config: None,
         }
     }
 }
@@ -161,6 +172,33 @@ impl ConnectOptions {
         })?;
         value.set_sensitive(true);
         Ok(self.header(AUTHORIZATION, value))
+    }
+
+    /// Uses this TLS configuration for `https://` and `wss://` (feature `tls`), instead of
+    /// the platform's trust store. See [`ConnectOptions::tls_config`].
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use acp_http::client::{ConnectOptions, rustls};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // Trust a private certificate authority (DER-encoded), and only it.
+    /// let mut roots = rustls::RootCertStore::empty();
+    /// roots.add(std::fs::read("private-ca.der")?.into())?;
+    /// let provider = Arc::new(rustls::crypto::ring::default_provider());
+    /// let config = rustls::ClientConfig::builder_with_provider(provider)
+    ///     .with_safe_default_protocol_versions()?
+    ///     .with_root_certificates(roots)
+    ///     .with_no_client_auth();
+    /// let options = ConnectOptions::default().tls_config(config);
+    /// assert!(options.tls_config.is_some());
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "tls")]
+    #[must_use]
+    pub fn tls_config(mut self, config: rustls::ClientConfig) -> Self {
+        self.tls_config = Some(Arc::new(config));
+        self
     }
 
     /// Sets the profile, instead of choosing it by the URL's scheme.

@@ -30,6 +30,9 @@ pub(crate) struct Handshake<'a> {
     pub(crate) jar: &'a Arc<Jar>,
     pub(crate) max_message_len: usize,
     pub(crate) timeout: Option<Duration>,
+    /// The TLS configuration of a `wss://` URL.
+    #[cfg(feature = "tls")]
+    pub(crate) tls: Option<rustls::ClientConfig>,
 }
 
 /// The URL cookies are kept under: the `http(s)` twin of a `ws(s)` URL.
@@ -71,6 +74,15 @@ pub(crate) async fn handshake(h: Handshake<'_>) -> Result<(Socket, Option<String
     let config = WebSocketConfig::default()
         .max_message_size(Some(h.max_message_len))
         .max_frame_size(Some(h.max_message_len));
+    #[cfg(feature = "tls")]
+    let connecting = tokio_tungstenite::connect_async_tls_with_config(
+        request,
+        Some(config),
+        true,
+        h.tls
+            .map(|tls| tokio_tungstenite::Connector::Rustls(Arc::new(tls))),
+    );
+    #[cfg(not(feature = "tls"))]
     let connecting = tokio_tungstenite::connect_async_with_config(request, Some(config), true);
     let connected = match h.timeout {
         Some(after) => {

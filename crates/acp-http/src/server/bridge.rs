@@ -192,6 +192,8 @@ impl Backend for Programs {
             to_agent,
             from_agent,
             task,
+            // A program's own output: any layout.
+            ours: false,
         })
     }
 }

@@ -116,6 +116,8 @@ pub(crate) struct Connection {
     /// The `client_id` profile: everything goes on the one stream, and a new reader replaces
     /// the old one.
     single_stream: bool,
+    /// The agent's messages come from `acp-rpc`'s writer (see [`Link::ours`]).
+    ours: bool,
 }
 
 impl fmt::Debug for Connection {
@@ -211,6 +213,7 @@ impl Connection {
             to_agent: link.to_agent,
             limits,
             single_stream,
+            ours: link.ours,
         });
         (conn, link.from_agent, link.task)
     }
@@ -375,7 +378,12 @@ impl Connection {
     /// Puts one of the agent's messages where it belongs, waiting while the buffer is full.
     async fn route(&self, message: Bytes) {
         self.tap(crate::server::Direction::ToClient, &message);
-        let shape = message::shape(&message).unwrap_or_default();
+        let shape = if self.ours {
+            message::shape_of_ours(&message)
+        } else {
+            message::shape(&message)
+        }
+        .unwrap_or_default();
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);

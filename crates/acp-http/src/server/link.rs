@@ -25,6 +25,9 @@ pub(crate) struct Link {
     pub(crate) from_agent: mpsc::Receiver<Bytes>,
     /// What runs the agent; aborted when the connection ends.
     pub(crate) task: JoinHandle<()>,
+    /// The agent's messages are written by `acp-rpc` (an agent served in process), in the
+    /// layout whose prefix routing can read ([`crate::message::shape_of_ours`]).
+    pub(crate) ours: bool,
 }
 
 /// Makes the agent of each new connection.
@@ -75,6 +78,7 @@ where
             to_agent,
             from_agent,
             task,
+            ours: true,
         })
     }
 }
