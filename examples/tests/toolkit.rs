@@ -5,34 +5,16 @@
 //! method's result), from the client's traffic log.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use acp_testkit::Spec;
+use acp_testkit::{Spec, example_binary as example};
 use serde_json::Value;
 
 /// Bounds each run, so that a regression fails instead of hanging.
 const DEADLINE: Duration = Duration::from_secs(60);
 
 const NOTES: &str = "# Notes\n- TODO: one\n- TODO: two\n";
-
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps");
-    let path = dir
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "the `{name}` example is not built at {}: `cargo test -p acp-examples` builds it",
-        path.display()
-    );
-    path
-}
 
 struct Run {
     stdout: String,
