@@ -242,6 +242,10 @@ struct Shared<S> {
 /// means nothing; record its output as text with [`record`](Self::record) if the replay
 /// should show it (send the live update through [`PromptContext::unrecorded`]).
 ///
+/// An update is recorded as it is handed to the connection, before it is written: one sent by
+/// a turn dropped at that very moment (a cancellation) may be in the history without having
+/// reached the client.
+///
 /// The history is bounded per session by [`HistoryLimits`] (count and bytes, oldest dropped
 /// first). Sessions themselves stay until [`remove`](Self::remove)d.
 pub struct SessionStore<S> {
