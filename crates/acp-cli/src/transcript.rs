@@ -1,0 +1,420 @@
+//! Transcripts: the tap's NDJSON record of both directions, and their validation (`acp
+//! validate`, `acp tap --validate`).
+//!
+//! A tap transcript line is `{"ts": "<RFC 3339 UTC>", "from": "client"|"agent", "message":
+//! <the message>}`, or `"raw": "<text>"` instead of `message` for bytes that were not a JSON
+//! message. `acp validate` also reads plain NDJSON of one direction (one message per line).
+
+use std::collections::HashMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use acp_types::methods::{agent, client};
+use serde_json::{Value, json};
+
+use crate::conn::quote;
+use crate::schema::{Kind, Role, Schema};
+
+/// One protocol problem in a transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The 1-based line of the transcript.
+    pub line: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// The kinds of update that belong to a prompt turn, so may not follow its response.
+const TURN_UPDATES: &[&str] = &[
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+];
+
+#[derive(Debug)]
+struct Open {
+    method: String,
+    line: usize,
+    session: Option<String>,
+    /// For a permission request: a `session/cancel` for its session was sent while it waited.
+    cancelled: bool,
+}
+
+/// Checks a stream of messages of both directions (or of one) as they come.
+#[derive(Debug)]
+pub struct Validator {
+    schema: &'static Schema,
+    /// Requests awaiting an answer, by sender and id.
+    open: HashMap<(Role, String), Open>,
+    /// Answered requests, by sender and id, to tell a second answer from a stray one.
+    answered: HashMap<(Role, String), usize>,
+    /// Sessions whose turn ended (the prompt's response seen), until the next prompt.
+    turn_over: HashMap<String, usize>,
+    /// Sessions with a `session/cancel` sent during the current turn.
+    cancelled: HashMap<String, usize>,
+    /// Whether both directions are seen (a one-direction file cannot match ids).
+    both_sides: bool,
+    /// Problems found so far.
+    pub problems: Vec<Problem>,
+    /// Messages seen, by sender.
+    pub counts: HashMap<Role, usize>,
+}
+
+impl Validator {
+    /// A validator; `both_sides` when the transcript holds both directions.
+    pub fn new(both_sides: bool) -> Self {
+        Self {
+            schema: Schema::embedded(),
+            open: HashMap::new(),
+            answered: HashMap::new(),
+            turn_over: HashMap::new(),
+            cancelled: HashMap::new(),
+            both_sides,
+            problems: Vec::new(),
+            counts: HashMap::new(),
+        }
+    }
+
+    fn problem(&mut self, line: usize, reason: String) -> Problem {
+        let problem = Problem { line, reason };
+        self.problems.push(problem.clone());
+        problem
+    }
+
+    /// Checks one message `from` sent, at `line`; returns the problems it shows.
+    pub fn feed(&mut self, line: usize, from: Role, message: &Value) -> Vec<Problem> {
+        let before = self.problems.len();
+        *self.counts.entry(from).or_default() += 1;
+        if let Some(batch) = message.as_array() {
+            for item in batch {
+                self.feed(line, from, item);
+            }
+            return self.problems[before..].to_vec();
+        }
+        let kind = Kind::of(message);
+        let id = message.get("id").map(Value::to_string).unwrap_or_default();
+        let method = message["method"].as_str().unwrap_or_default();
+        let session = message["params"]["sessionId"].as_str().map(str::to_owned);
+        let mut answered_method = None;
+        match kind {
+            Some(Kind::Request) if self.both_sides => {
+                if self.open.contains_key(&(from, id.clone())) {
+                    self.problem(
+                        line,
+                        format!(
+                            "the {} reused the id {id} of a request still open",
+                            from.as_str()
+                        ),
+                    );
+                }
+                if method == agent::SESSION_PROMPT {
+                    if let Some(s) = &session {
+                        self.turn_over.remove(s);
+                        self.cancelled.remove(s);
+                    }
+                }
+                let open = Open {
+                    method: method.to_owned(),
+                    line,
+                    session: session.clone(),
+                    cancelled: false,
+                };
+                self.open.insert((from, id), open);
+            }
+            Some(Kind::Notification) if method == agent::SESSION_CANCEL => {
+                if let Some(s) = &session {
+                    self.cancelled.insert(s.clone(), line);
+                    for ((role, _), open) in &mut self.open {
+                        if *role == Role::Agent
+                            && open.method == client::SESSION_REQUEST_PERMISSION
+                            && open.session.as_ref() == Some(s)
+                        {
+                            open.cancelled = true;
+                        }
+                    }
+                }
+            }
+            Some(Kind::Notification) if method == client::SESSION_UPDATE && from == Role::Agent => {
+                let update_kind = message["params"]["update"]["sessionUpdate"]
+                    .as_str()
+                    .unwrap_or_default();
+                // A `session/load` replays the history before its response: not a late update.
+                let replaying = self.open.iter().any(|((role, _), o)| {
+                    *role == Role::Client && o.method == agent::SESSION_LOAD && o.session == session
+                });
+                if let Some(ended) = session.as_ref().and_then(|s| self.turn_over.get(s)) {
+                    if TURN_UPDATES.contains(&update_kind) && !replaying {
+                        let ended = *ended;
+                        self.problem(line, format!(
+                            "a `{update_kind}` update for session {} after its turn's response (line {ended})",
+                            session.as_deref().unwrap_or_default()
+                        ));
+                    }
+                }
+            }
+            Some(Kind::Response) if self.both_sides => {
+                let key = (from.peer(), id.clone());
+                match self.open.remove(&key) {
+                    Some(open) => {
+                        self.answered.insert(key, line);
+                        self.check_answer(line, &open, message);
+                        answered_method = Some(open.method);
+                    }
+                    None => {
+                        let null_error = message["id"].is_null() && message.get("error").is_some();
+                        match self.answered.get(&key) {
+                            Some(first) => {
+                                let first = *first;
+                                self.problem(
+                                    line,
+                                    format!(
+                                        "a second answer to request {id} (first on line {first})"
+                                    ),
+                                );
+                            }
+                            None if null_error => {}
+                            None => {
+                                self.problem(
+                                    line,
+                                    format!(
+                                        "a response to request {id}, which the {} never sent",
+                                        from.peer().as_str()
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Err(reason) = self
+            .schema
+            .check_message(from, message, answered_method.as_deref())
+        {
+            self.problem(
+                line,
+                format!("from the {}: {reason}: {}", from.as_str(), quote(message)),
+            );
+        }
+        self.problems[before..].to_vec()
+    }
+
+    /// The rules about the answer to `open`: a cancelled turn ends `cancelled`, a permission
+    /// request pending at the cancel is answered `cancelled`.
+    fn check_answer(&mut self, line: usize, open: &Open, response: &Value) {
+        // A refused prompt (an error) started no turn; a turn is over when no other prompt of
+        // its session is still open.
+        let turn_ended = open.method == agent::SESSION_PROMPT
+            && response.get("result").is_some()
+            && !self.open.iter().any(|((role, _), other)| {
+                *role == Role::Client
+                    && other.method == agent::SESSION_PROMPT
+                    && other.session == open.session
+            });
+        if turn_ended {
+            if let Some(s) = &open.session {
+                self.turn_over.insert(s.clone(), line);
+                if let Some(cancel_line) = self.cancelled.remove(s) {
+                    let stop = &response["result"]["stopReason"];
+                    if response.get("result").is_some() && stop != &json!("cancelled") {
+                        self.problem(line, format!(
+                            "the turn of session {s} was cancelled (line {cancel_line}) but ended {stop}, not \"cancelled\""
+                        ));
+                    }
+                }
+            }
+        }
+        if open.method == client::SESSION_REQUEST_PERMISSION && open.cancelled {
+            let outcome = &response["result"]["outcome"]["outcome"];
+            if outcome != &json!("cancelled") {
+                self.problem(line, format!(
+                    "a permission request (line {}) pending when its turn was cancelled must be answered \"cancelled\", not {outcome}",
+                    open.line
+                ));
+            }
+        }
+    }
+
+    /// The end of the transcript: requests never answered.
+    pub fn finish(&mut self) {
+        let mut open: Vec<((Role, String), Open)> = self.open.drain().collect();
+        open.sort_by_key(|(_, o)| o.line);
+        for ((role, id), o) in open {
+            self.problem(
+                o.line,
+                format!(
+                    "the {}'s `{}` request {id} was never answered",
+                    role.as_str(),
+                    o.method
+                ),
+            );
+        }
+    }
+}
+
+/// One line of a transcript, read.
+#[derive(Debug)]
+pub enum Line {
+    /// A message and its sender (`None` for plain NDJSON).
+    Message(Option<Role>, Value),
+    /// Bytes the tap saw that were not a JSON message.
+    Raw(Option<Role>, String),
+    /// A blank line.
+    Blank,
+}
+
+/// Parses a transcript line.
+///
+/// # Errors
+///
+/// When the line is not JSON.
+pub fn parse_line(text: &str) -> Result<Line, String> {
+    if text.trim().is_empty() {
+        return Ok(Line::Blank);
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let from = match value["from"].as_str() {
+        Some("agent") => Some(Role::Agent),
+        Some("client") => Some(Role::Client),
+        _ => None,
+    };
+    if from.is_some() {
+        if let Some(message) = value.get("message") {
+            return Ok(Line::Message(from, message.clone()));
+        }
+        if let Some(raw) = value["raw"].as_str() {
+            return Ok(Line::Raw(from, raw.to_owned()));
+        }
+    }
+    Ok(Line::Message(None, value))
+}
+
+/// Guesses who sent a one-direction file: the client when any message calls a method the
+/// agent serves, else the agent.
+pub fn guess_sender(messages: &[Value]) -> Role {
+    let calls_agent = messages.iter().any(|m| {
+        m["method"]
+            .as_str()
+            .and_then(crate::schema::method_schema)
+            .is_some_and(|s| s.receiver == Some(Role::Agent))
+    });
+    if calls_agent {
+        Role::Client
+    } else {
+        Role::Agent
+    }
+}
+
+/// The current time as RFC 3339 UTC with microseconds.
+pub fn timestamp() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = now.as_secs();
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:06}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60,
+        now.subsec_micros()
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(lines: &[(Role, Value)]) -> Vec<Problem> {
+        let mut validator = Validator::new(true);
+        for (i, (from, message)) in lines.iter().enumerate() {
+            validator.feed(i + 1, *from, message);
+        }
+        validator.finish();
+        validator.problems
+    }
+
+    fn prompt(id: u64) -> (Role, Value) {
+        (
+            Role::Client,
+            json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt",
+            "params": {"sessionId": "s", "prompt": []}}),
+        )
+    }
+
+    fn chunk() -> (Role, Value) {
+        (
+            Role::Agent,
+            json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+            "sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "x"}}}}),
+        )
+    }
+
+    fn answer(id: u64, body: Value) -> (Role, Value) {
+        let mut message = json!({"jsonrpc": "2.0", "id": id});
+        let key = if body.get("code").is_some() {
+            "error"
+        } else {
+            "result"
+        };
+        message[key] = body;
+        (Role::Agent, message)
+    }
+
+    #[test]
+    fn a_refused_second_prompt_does_not_end_the_running_turn() {
+        let lines = [
+            prompt(1),
+            prompt(2),
+            answer(2, json!({"code": -32600, "message": "busy"})),
+            chunk(),
+            answer(1, json!({"stopReason": "end_turn"})),
+        ];
+        assert_eq!(problems(&lines), []);
+    }
+
+    #[test]
+    fn a_load_replays_history_after_the_last_turn_without_a_problem() {
+        let load = (
+            Role::Client,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "session/load",
+            "params": {"sessionId": "s", "cwd": "/", "mcpServers": []}}),
+        );
+        let lines = [
+            prompt(1),
+            answer(1, json!({"stopReason": "end_turn"})),
+            load,
+            chunk(),
+            answer(2, json!({})),
+            chunk(),
+        ];
+        let found = problems(&lines);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].line, 6);
+    }
+
+    #[test]
+    fn civil_dates_are_right_around_leap_days() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_782), (2026, 11, 25));
+    }
+}
