@@ -77,9 +77,9 @@ async fn session_history_keeps_only_the_newest_updates() {
         let mut updates = agent.session_updates(session.clone());
         agent
             .load_session(LoadSessionRequest::new(
-                Vec::<McpServer>::new(),
-                cwd.as_str(),
                 session.clone(),
+                cwd.as_str(),
+                Vec::<McpServer>::new(),
             ))
             .await
             .expect("session/load");

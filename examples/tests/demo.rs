@@ -653,6 +653,27 @@ fn the_agent_falls_back_when_the_client_has_no_fs_or_terminal() {
 }
 
 #[test]
+fn the_wire_log_of_a_spawned_agent_holds_every_message() {
+    let dir = Workdir::new("spawned-log");
+    let wire = dir.path().join("wire");
+    let wire_arg = wire.display().to_string();
+    let agent = example("agent");
+    let agent_arg = agent.display().to_string();
+    let run = run_client(
+        dir.path(),
+        &["--json", "--wire-log", &wire_arg, "--", &agent_arg],
+    );
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    assert_eq!(of(&run.events(), "done")[0]["ok"], true);
+    // One message per line, each valid (with no input, the client only opens a session).
+    if let Some(methods) = check_wire(&wire, Framing::Ndjson) {
+        for method in ["initialize", "session/new"] {
+            assert!(methods.contains(method), "{method} was not logged");
+        }
+    }
+}
+
+#[test]
 fn the_default_demo_runs_in_process_and_exits_0() {
     let dir = Workdir::new("demo");
     let wire = dir.path().join("wire");

@@ -237,7 +237,7 @@ impl ScriptedAgent {
             .sessions
             .get(id)
             .cloned()
-            .ok_or_else(|| ErrorObject::resource_not_found(id.as_str()))
+            .ok_or_else(|| ErrorObject::session_not_found(id.as_str()))
     }
 
     pub(crate) fn with_session<T>(
@@ -249,7 +249,7 @@ impl ScriptedAgent {
         let session = state
             .sessions
             .get_mut(id)
-            .ok_or_else(|| ErrorObject::resource_not_found(id.as_str()))?;
+            .ok_or_else(|| ErrorObject::session_not_found(id.as_str()))?;
         f(session)
     }
 

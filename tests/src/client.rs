@@ -193,7 +193,7 @@ impl TestClient {
         lock(&self.inner.terminals)
             .get_mut(id)
             .map(f)
-            .ok_or_else(|| ErrorObject::resource_not_found(id.as_str()))
+            .ok_or_else(|| ErrorObject::terminal_not_found(id.as_str()))
     }
 }
 
@@ -374,7 +374,7 @@ impl Client for TestClient {
     ) -> Result<ReleaseTerminalResponse, ErrorObject> {
         lock(&self.inner.terminals)
             .remove(&request.terminal_id)
-            .ok_or_else(|| ErrorObject::resource_not_found(request.terminal_id.as_str()))?;
+            .ok_or_else(|| ErrorObject::terminal_not_found(request.terminal_id.as_str()))?;
         Ok(ReleaseTerminalResponse::new())
     }
 

@@ -156,9 +156,9 @@ async fn the_client_accepts_a_null_result_where_the_result_has_no_required_field
     let load = tokio::spawn(async move {
         agent
             .load_session(LoadSessionRequest::new(
-                Vec::<McpServer>::new(),
-                "/work",
                 "s1",
+                "/work",
+                Vec::<McpServer>::new(),
             ))
             .await
     });
@@ -362,9 +362,9 @@ async fn the_client_refuses_requests_and_drops_updates_for_sessions_it_does_not_
     let load = tokio::spawn(async move {
         agent
             .load_session(LoadSessionRequest::new(
-                Vec::<McpServer>::new(),
-                "/work",
                 "old-1",
+                "/work",
+                Vec::<McpServer>::new(),
             ))
             .await
     });
@@ -382,9 +382,9 @@ async fn the_client_refuses_requests_and_drops_updates_for_sessions_it_does_not_
     let load = tokio::spawn(async move {
         agent
             .load_session(LoadSessionRequest::new(
-                Vec::<McpServer>::new(),
-                "/work",
                 "old-2",
+                "/work",
+                Vec::<McpServer>::new(),
             ))
             .await
     });

@@ -141,9 +141,9 @@ async fn whole_session(wiring: Wiring) {
     within(
         "load",
         agent.load_session(LoadSessionRequest::new(
-            Vec::<McpServer>::new(),
-            "/work",
             session.clone(),
+            "/work",
+            Vec::<McpServer>::new(),
         )),
     )
     .await

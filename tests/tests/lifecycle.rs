@@ -200,9 +200,9 @@ async fn whole_lifecycle(wiring: Wiring) {
     let loaded = within(
         "load",
         agent.load_session(LoadSessionRequest::new(
-            Vec::<McpServer>::new(),
-            "/work",
             s1.clone(),
+            "/work",
+            Vec::<McpServer>::new(),
         )),
     )
     .await

@@ -164,9 +164,9 @@ async fn a_session_outlives_its_connection_through_session_load() {
         within(
             "session/load",
             second.agent.load_session(LoadSessionRequest::new(
-                Vec::<McpServer>::new(),
-                "/work",
                 session.clone(),
+                "/work",
+                Vec::<McpServer>::new(),
             )),
         )
         .await

@@ -195,9 +195,9 @@ async fn the_client_does_not_call_what_the_agent_did_not_advertise() {
         not_advertised(
             agent
                 .load_session(LoadSessionRequest::new(
-                    none.clone(),
+                    session.clone(),
                     "/work",
-                    session.clone()
+                    none.clone(),
                 ))
                 .await
         ),

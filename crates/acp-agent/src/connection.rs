@@ -72,6 +72,17 @@ impl AgentOptions {
         self.rpc = self.rpc.framing(framing);
         self
     }
+
+    /// Gives every message exchanged with the client to `f` (its direction and JSON body), to
+    /// log or validate the traffic; see [`acp_rpc::Observer`].
+    #[must_use]
+    pub fn observe(
+        mut self,
+        f: impl Fn(acp_rpc::Direction, &[u8]) + Send + Sync + 'static,
+    ) -> Self {
+        self.rpc = self.rpc.observe(f);
+        self
+    }
 }
 
 /// State shared by the connection and the client handle.

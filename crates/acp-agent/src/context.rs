@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use acp_types::*;
 
@@ -28,15 +29,29 @@ impl From<Cancelled> for ErrorObject {
     }
 }
 
+/// Keeps a copy of the updates a context sends (see [`SessionStore::recording`](crate::SessionStore::recording)).
+pub(crate) type Recorder = Arc<dyn Fn(&SessionId, &SessionUpdate) + Send + Sync>;
+
 /// The context of one prompt turn: pushes updates for its session without repeating the
 /// session id, reaches the client, and tells when the client cancelled the turn.
 ///
 /// Cheap to clone; clones share the cancellation signal.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct PromptContext {
     client: ClientHandle,
     session_id: SessionId,
     cancel: Signal,
+    recorder: Option<Recorder>,
+}
+
+impl fmt::Debug for PromptContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptContext")
+            .field("session_id", &self.session_id)
+            .field("cancelled", &self.is_cancelled())
+            .field("recording", &self.recorder.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl PromptContext {
@@ -45,6 +60,34 @@ impl PromptContext {
             client,
             session_id,
             cancel,
+            recorder: None,
+        }
+    }
+
+    pub(crate) fn with_recorder(mut self, recorder: Recorder) -> Self {
+        self.recorder = Some(recorder);
+        self
+    }
+
+    /// The same context without recording: what it sends is not kept in a
+    /// [`SessionStore`](crate::SessionStore)'s history (for a live-only update whose
+    /// recorded form differs).
+    pub fn unrecorded(&self) -> PromptContext {
+        Self {
+            recorder: None,
+            ..self.clone()
+        }
+    }
+
+    /// Records the user's prompt as `user_message_chunk`s, without sending them (the client
+    /// has it), so that a replay shows both sides. Does nothing unless the context is
+    /// [recording](crate::SessionStore::recording).
+    pub fn record_prompt(&self, prompt: &[ContentBlock]) {
+        if let Some(record) = &self.recorder {
+            for block in prompt {
+                let update = SessionUpdate::UserMessageChunk(ContentChunk::new(block.clone()));
+                record(&self.session_id, &update);
+            }
         }
     }
 
@@ -109,7 +152,7 @@ impl PromptContext {
     /// [`Error::CapabilityNotAdvertised`] without `fs.readTextFile`; [`Error::Rpc`] when the
     /// client fails it (a missing file is `-32002`) or the connection closes.
     pub async fn read_text_file(&self, path: impl AsRef<Path>) -> Result<String, Error> {
-        let request = ReadTextFileRequest::new(self.session_id.clone(), path_text(path));
+        let request = ReadTextFileRequest::new(self.session_id.clone(), path);
         Ok(self.client.read_text_file(request).await?.content)
     }
 
@@ -124,8 +167,7 @@ impl PromptContext {
         path: impl AsRef<Path>,
         content: impl Into<String>,
     ) -> Result<(), Error> {
-        let request =
-            WriteTextFileRequest::new(self.session_id.clone(), path_text(path), content.into());
+        let request = WriteTextFileRequest::new(self.session_id.clone(), path, content.into());
         self.client.write_text_file(request).await.map(drop)
     }
 
@@ -160,21 +202,39 @@ impl PromptContext {
         title: impl Into<String>,
         kind: ToolKind,
     ) -> Result<ToolCallHandle, Error> {
-        let call = ToolCall::new(self.client.next_tool_call_id(), title)
-            .kind(kind)
-            .status(ToolCallStatus::Pending);
-        self.start_tool_call(call).await
+        self.start_tool_call(self.new_tool_call(title, kind)).await
     }
 
-    /// Starts the tool call `call` as given (its id, locations, raw input...).
+    /// A `pending` tool call with a fresh id (unique on the connection), not sent yet: add
+    /// its locations, raw input or content, then [`start_tool_call`](Self::start_tool_call).
+    ///
+    /// ```no_run
+    /// # use acp_agent::{Error, PromptContext};
+    /// # use acp_types::*;
+    /// # #[allow(dead_code)]
+    /// # async fn turn(cx: PromptContext) -> Result<(), Error> {
+    /// let call = cx.new_tool_call("Read main.rs", ToolKind::Read)
+    ///     .locations(vec![ToolCallLocation::new("/src/main.rs").line(1)])
+    ///     .raw_input(serde_json::json!({"path": "/src/main.rs"}));
+    /// let read = cx.start_tool_call(call).await?;
+    /// # let _ = read; Ok(()) }
+    /// ```
+    pub fn new_tool_call(&self, title: impl Into<String>, kind: ToolKind) -> ToolCall {
+        ToolCall::new(self.client.next_tool_call_id(), title)
+            .kind(kind)
+            .status(ToolCallStatus::Pending)
+    }
+
+    /// Starts the tool call `call` as given (its id, locations, raw input, content...); the
+    /// handle's content starts with `call`'s.
     ///
     /// # Errors
     ///
     /// When the connection is closed.
     pub async fn start_tool_call(&self, call: ToolCall) -> Result<ToolCallHandle, Error> {
-        let id = call.tool_call_id.clone();
+        let handle = ToolCallHandle::new(self.clone(), &call);
         self.update(SessionUpdate::from(call)).await?;
-        Ok(ToolCallHandle::new(self.clone(), id))
+        Ok(handle)
     }
 
     /// Publishes a plan whose entries are all `pending`; see [`PlanHandle`].
@@ -197,11 +257,12 @@ impl PromptContext {
     ///
     /// When the connection is closed.
     pub async fn update(&self, update: impl Into<SessionUpdate>) -> Result<(), Error> {
+        let update = update.into();
+        if let Some(record) = &self.recorder {
+            record(&self.session_id, &update);
+        }
         self.client
-            .session_update(SessionNotification::new(
-                self.session_id.clone(),
-                update.into(),
-            ))
+            .session_update(SessionNotification::new(self.session_id.clone(), update))
             .await
     }
 
@@ -240,9 +301,4 @@ impl PromptContext {
         let request = RequestPermissionRequest::new(self.session_id.clone(), tool_call, options);
         Ok(self.client.request_permission(request).await?.outcome)
     }
-}
-
-/// A path as the protocol carries it (text; non-UTF-8 bytes replaced).
-fn path_text(path: impl AsRef<Path>) -> String {
-    path.as_ref().to_string_lossy().into_owned()
 }

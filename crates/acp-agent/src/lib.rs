@@ -77,6 +77,7 @@ mod connection;
 mod context;
 mod error;
 mod signal;
+mod store;
 mod terminal;
 mod tools;
 // The draft features that add calls to the client or session updates.
@@ -88,12 +89,13 @@ mod tools;
 ))]
 mod unstable;
 
-pub use acp_rpc::{Config, Driver, FramingMode};
+pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
 pub use agent::Agent;
 pub use async_trait::async_trait;
 pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_stdio};
 pub use context::{Cancelled, PromptContext};
 pub use error::Error;
+pub use store::{History, HistoryLimits, SessionStore, is_conversation};
 pub use terminal::TerminalHandle;
 pub use tools::{Permission, PlanHandle, ToolCallHandle, permission_options};

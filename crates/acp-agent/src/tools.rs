@@ -41,15 +41,18 @@ use crate::{Error, PromptContext};
 pub struct ToolCallHandle {
     cx: PromptContext,
     id: ToolCallId,
+    /// The title it started with, for the permission request.
+    title: Option<String>,
     content: Arc<Mutex<Vec<ToolCallContent>>>,
 }
 
 impl ToolCallHandle {
-    pub(crate) fn new(cx: PromptContext, id: ToolCallId) -> Self {
+    pub(crate) fn new(cx: PromptContext, call: &ToolCall) -> Self {
         Self {
             cx,
-            id,
-            content: Arc::default(),
+            id: call.tool_call_id.clone(),
+            title: Some(call.title.clone()),
+            content: Arc::new(Mutex::new(call.content.clone().unwrap_or_default())),
         }
     }
 
@@ -58,7 +61,9 @@ impl ToolCallHandle {
         &self.id
     }
 
-    /// Sends `update` (its id is this call's, whatever it held).
+    /// Sends `update` as is (its id is this call's, whatever it held). Content it carries
+    /// replaces what the client shows, but not what the handle accumulates for
+    /// [`content`](Self::content) and the others.
     ///
     /// # Errors
     ///
@@ -108,7 +113,7 @@ impl ToolCallHandle {
         old: Option<&str>,
         new: &str,
     ) -> Result<(), Error> {
-        let mut diff = Diff::new(path.as_ref().to_string_lossy(), new);
+        let mut diff = Diff::new(path, new);
         if let Some(old) = old {
             diff = diff.old_text(old);
         }
@@ -124,19 +129,18 @@ impl ToolCallHandle {
         self.content(terminal.content()).await
     }
 
-    /// Asks the user to approve this call, offering `options`; the answer says which kind of
-    /// option was chosen (see [`Permission`]). A cancelled turn answers
-    /// [`Permission::Cancelled`].
+    /// Asks the user to approve this call (named by its title), offering `options`; the
+    /// answer says which kind of option was chosen (see [`Permission`]). A cancelled turn
+    /// answers [`Permission::Cancelled`].
     ///
     /// # Errors
     ///
     /// When the client fails the request or the connection closes.
     pub async fn ask(&self, options: Vec<PermissionOption>) -> Result<Permission, Error> {
         let offered = options.clone();
-        let outcome = self
-            .cx
-            .request_permission(ToolCallUpdate::new(self.id.clone()), options)
-            .await?;
+        let call =
+            ToolCallUpdate::new(self.id.clone()).maybe(self.title.clone(), ToolCallUpdate::title);
+        let outcome = self.cx.request_permission(call, options).await?;
         Ok(Permission::of(&outcome, &offered))
     }
 

@@ -76,6 +76,27 @@ impl ClientOptions {
         self.rpc = self.rpc.framing(framing);
         self
     }
+
+    /// Gives every message exchanged with the agent to `f` (its direction and JSON body), to
+    /// log or validate the traffic; see [`acp_rpc::Observer`]. For a [`spawn`](crate::spawn)ed
+    /// agent too, through [`SpawnOptions::client`](crate::SpawnOptions::client).
+    ///
+    /// ```
+    /// use acp_client::{ClientOptions, Direction};
+    ///
+    /// let options = ClientOptions::default().observe(|direction: Direction, body: &[u8]| {
+    ///     eprintln!("{direction}: {}", String::from_utf8_lossy(body));
+    /// });
+    /// # let _ = options;
+    /// ```
+    #[must_use]
+    pub fn observe(
+        mut self,
+        f: impl Fn(acp_rpc::Direction, &[u8]) + Send + Sync + 'static,
+    ) -> Self {
+        self.rpc = self.rpc.observe(f);
+        self
+    }
 }
 
 /// State shared by the connection and the agent handle.

@@ -86,6 +86,7 @@ mod error;
 mod process;
 mod process_group;
 mod stderr;
+pub mod terminals;
 // The draft features that add calls to the agent.
 #[cfg(any(
     feature = "unstable_session_fork",
@@ -95,7 +96,7 @@ mod stderr;
 ))]
 mod unstable;
 
-pub use acp_rpc::{Config, Driver, FramingMode};
+pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
 pub use async_trait::async_trait;
 pub use client::Client;
@@ -104,3 +105,4 @@ pub use error::Error;
 pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
 pub use process_group::{ProcessGroup, StopStage, Stopped};
 pub use stderr::{MAX_STDERR_LINE, Stderr, forward_stderr};
+pub use terminals::Terminals;

@@ -295,9 +295,9 @@ async fn a_new_connection_loads_the_session_of_an_old_one() {
     within(
         "session/load",
         agent.load_session(LoadSessionRequest::new(
-            Vec::<McpServer>::new(),
-            "/tmp",
             session.clone(),
+            "/tmp",
+            Vec::<McpServer>::new(),
         )),
     )
     .await

@@ -122,9 +122,9 @@ async fn a_409_fails_the_session_until_it_is_loaded_again() {
     within(
         "session/load",
         agent.load_session(LoadSessionRequest::new(
-            Vec::<McpServer>::new(),
-            "/tmp",
             session.clone(),
+            "/tmp",
+            Vec::<McpServer>::new(),
         )),
     )
     .await

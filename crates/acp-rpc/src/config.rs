@@ -2,6 +2,8 @@
 
 use acp_codec::{DEFAULT_MAX_FRAME_LEN, FramingMode};
 
+use crate::{Direction, Observer};
+
 /// The default cap on requests from the peer handled at the same time.
 ///
 /// Requests beyond it are answered at once with an error instead of queueing without bound.
@@ -63,6 +65,8 @@ pub struct Config {
     /// (the default): no limit. [`Peer::request_with_timeout`](crate::Peer::request_with_timeout)
     /// sets one per call.
     pub request_timeout: Option<std::time::Duration>,
+    /// Sees every message received and sent (see [`Observer`]); `None` (the default): none.
+    pub observer: Option<Observer>,
 }
 
 impl Default for Config {
@@ -75,6 +79,7 @@ impl Default for Config {
             max_outgoing_bytes: DEFAULT_MAX_OUTGOING_BYTES,
             max_queued_notifications: DEFAULT_MAX_QUEUED_NOTIFICATIONS,
             request_timeout: None,
+            observer: None,
         }
     }
 }
@@ -119,6 +124,14 @@ impl Config {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Gives every message received and sent to `f`, to log or validate the traffic (see
+    /// [`Observer`]).
+    #[must_use]
+    pub fn observe(mut self, f: impl Fn(Direction, &[u8]) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Observer::new(f));
         self
     }
 

@@ -20,7 +20,7 @@ use tokio_util::codec::FramedRead;
 use crate::handler::Handler;
 use crate::outbox::{Batch, Outbox};
 use crate::peer::{Peer, RawResult, Reply, Shared, write_response};
-use crate::{Config, Error};
+use crate::{Config, Direction, Error, Observer};
 
 /// The size of the read buffer: one pipe's capacity on Linux.
 const READ_CHUNK: usize = 64 * 1024;
@@ -104,7 +104,8 @@ where
         config.framing,
         config.max_frame_len,
         config.max_outgoing_bytes,
-    );
+    )
+    .observed(config.observer.clone());
     let shared = Arc::new(Shared::new(outbox, config.request_timeout));
     let peer = Peer {
         shared: shared.clone(),
@@ -140,7 +141,8 @@ where
     I: Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin + 'static,
     O: Sink<Bytes, Error = std::io::Error> + Send + Unpin + 'static,
 {
-    let outbox = Outbox::for_messages(config.max_frame_len, config.max_outgoing_bytes);
+    let outbox = Outbox::for_messages(config.max_frame_len, config.max_outgoing_bytes)
+        .observed(config.observer.clone());
     let shared = Arc::new(Shared::new(outbox, config.request_timeout));
     let peer = Peer {
         shared: shared.clone(),
@@ -272,6 +274,8 @@ struct Dispatcher<H: Handler> {
     lane: VecDeque<LaneItem<H::Notification>>,
     /// The notification being handled (at most one).
     current: Option<BoxFuture<'static, ()>>,
+    /// Sees every message received.
+    observer: Option<Observer>,
 }
 
 async fn run<H, I>(
@@ -292,6 +296,7 @@ where
     let mut d = Dispatcher {
         handler,
         shared: shared.clone(),
+        observer: config.observer.clone(),
         max_in_flight: config.max_in_flight,
         max_in_flight_bytes: config.max_in_flight_bytes,
         held_bytes: 0,
@@ -450,7 +455,12 @@ impl<H: Handler> Dispatcher<H> {
 
     fn on_frame(&mut self, frame: Frame) {
         let bytes = match frame {
-            Frame::Message(bytes) => bytes,
+            Frame::Message(bytes) => {
+                if let Some(observer) = &self.observer {
+                    observer.observe(Direction::Received, &bytes);
+                }
+                bytes
+            }
             Frame::Oversized { limit } => {
                 tracing::warn!(limit, "skipped an oversized frame");
                 self.reply_now(

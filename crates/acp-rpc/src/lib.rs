@@ -162,6 +162,7 @@ mod config;
 mod driver;
 mod error;
 mod handler;
+mod observe;
 mod outbox;
 mod peer;
 mod sniff;
@@ -174,6 +175,7 @@ pub use config::{
 pub use driver::{Driver, connect, connect_messages};
 pub use error::Error;
 pub use handler::{Handler, Router, decode_params};
+pub use observe::{Direction, Observer};
 pub use peer::{Peer, RawResult};
 pub use stdio::{Stdin, Stdout, stdio};
 

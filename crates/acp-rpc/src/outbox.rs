@@ -18,7 +18,7 @@ use bytes::{Bytes, BytesMut};
 use tokio::sync::Notify;
 use tokio_util::codec::Encoder;
 
-use crate::Error;
+use crate::{Direction, Error, Observer};
 
 /// How outgoing messages are delimited.
 enum Delimit {
@@ -59,6 +59,8 @@ pub(crate) struct Outbox {
     buffered: AtomicUsize,
     /// Set once closed, readable without the lock.
     closed: AtomicBool,
+    /// Sees each message as it is framed (under the lock, so in wire order).
+    observer: Option<Observer>,
 }
 
 /// How much a sender buffers before it lets the writer run: about what one write to a pipe
@@ -114,6 +116,21 @@ impl Outbox {
         )
     }
 
+    /// Gives every message framed from now on to `observer`.
+    pub(crate) fn observed(mut self, observer: Option<Observer>) -> Self {
+        self.observer = observer;
+        self
+    }
+
+    /// Frames `body` and shows it to the observer if it went into the buffer.
+    fn frame(&self, state: &mut State, body: &[u8]) -> Result<(), Error> {
+        frame(state, body)?;
+        if let Some(observer) = &self.observer {
+            observer.observe(Direction::Sent, body);
+        }
+        Ok(())
+    }
+
     fn with_delimit(delimit: Delimit, max_bytes: usize) -> Self {
         Self {
             state: Mutex::new(State {
@@ -127,6 +144,7 @@ impl Outbox {
             data_ready: Notify::new(),
             space: Notify::new(),
             max_bytes,
+            observer: None,
             buffered: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
         }
@@ -193,7 +211,7 @@ impl Outbox {
             return None;
         }
         let before = state.buf.len();
-        let result = frame(&mut state, &body.0);
+        let result = self.frame(&mut state, &body.0);
         let after = state.buf.len();
         self.buffered.store(after, Ordering::Release);
         drop(state);
@@ -214,7 +232,7 @@ impl Outbox {
         if state.closed {
             return Err(Error::ConnectionClosed);
         }
-        let result = frame(&mut state, &body.0);
+        let result = self.frame(&mut state, &body.0);
         self.buffered.store(state.buf.len(), Ordering::Release);
         drop(state);
         self.data_ready.notify_one();

@@ -26,10 +26,10 @@ wire_object! {
 
 impl ReadTextFileRequest {
     /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, path: impl Into<String>) -> Self {
+    pub fn new(session_id: impl Into<SessionId>, path: impl AsRef<std::path::Path>) -> Self {
         Self {
             session_id: session_id.into(),
-            path: path.into(),
+            path: crate::field::path_text(path),
             line: None,
             limit: None,
             meta: None,
@@ -77,12 +77,12 @@ impl WriteTextFileRequest {
     /// Builds the value from its required fields; optional ones start absent.
     pub fn new(
         session_id: impl Into<SessionId>,
-        path: impl Into<String>,
+        path: impl AsRef<std::path::Path>,
         content: impl Into<String>,
     ) -> Self {
         Self {
             session_id: session_id.into(),
-            path: path.into(),
+            path: crate::field::path_text(path),
             content: content.into(),
             meta: None,
             extras: Extras::default(),

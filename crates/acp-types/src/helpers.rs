@@ -100,6 +100,47 @@ impl From<Plan> for SessionUpdate {
     }
 }
 
+/// `From` each update type that belongs to one variant only.
+macro_rules! update_from {
+    ($($ty:ident => $var:ident),* $(,)?) => {
+        $(
+            impl From<$ty> for SessionUpdate {
+                fn from(update: $ty) -> Self {
+                    SessionUpdate::$var(update)
+                }
+            }
+        )*
+    };
+}
+
+update_from!(
+    AvailableCommandsUpdate => AvailableCommandsUpdate,
+    CurrentModeUpdate => CurrentModeUpdate,
+    ConfigOptionUpdate => ConfigOptionUpdate,
+    SessionInfoUpdate => SessionInfoUpdate,
+    UsageUpdate => UsageUpdate,
+);
+
+impl From<ContentChunk> for SessionUpdate {
+    /// A chunk of the agent's reply (`agent_message_chunk`), the usual chunk an agent sends;
+    /// build `SessionUpdate::UserMessageChunk` or `AgentThoughtChunk` for the others.
+    fn from(chunk: ContentChunk) -> Self {
+        SessionUpdate::AgentMessageChunk(chunk)
+    }
+}
+
+impl From<AuthMethodAgent> for AuthMethod {
+    fn from(method: AuthMethodAgent) -> Self {
+        AuthMethod::Agent(method)
+    }
+}
+
+impl From<AuthMethodTerminal> for AuthMethod {
+    fn from(method: AuthMethodTerminal) -> Self {
+        AuthMethod::Terminal(method)
+    }
+}
+
 impl ImageContent {
     /// An image from its raw bytes, base64-encoded for the wire.
     pub fn from_bytes(bytes: &[u8], mime_type: impl Into<String>) -> Self {

@@ -293,6 +293,11 @@ wire_object! {
 /// The wire error object under the name JSON-RPC libraries usually give it.
 pub type ErrorObject = Error;
 
+/// What the methods of the `Agent` and `Client` traits return: their result, or the
+/// [`ErrorObject`] to answer with. With `use acp_types::*`, `Result<PromptResponse>` is
+/// enough; `Result<T, E>` is still the standard result.
+pub type Result<T, E = ErrorObject> = std::result::Result<T, E>;
+
 impl Error {
     /// Builds an error from a code and a message.
     pub fn new(code: impl Into<ErrorCode>, message: impl Into<String>) -> Self {
@@ -349,6 +354,30 @@ impl Error {
         Self::with_detail(ErrorCode::INVALID_PARAMS, "Invalid params", detail)
     }
 
+    /// `-32602` with structured `data` (for programs: which field, what was expected...);
+    /// `detail` goes into the message only.
+    ///
+    /// ```
+    /// use acp_types::ErrorObject;
+    ///
+    /// let e = ErrorObject::invalid_params_with(
+    ///     "`line` must be at least 1",
+    ///     serde_json::json!({"field": "line", "min": 1}),
+    /// );
+    /// assert_eq!(e.message, "Invalid params: `line` must be at least 1");
+    /// assert_eq!(e.data.unwrap()["field"], "line");
+    /// ```
+    pub fn invalid_params_with(
+        detail: impl fmt::Display,
+        data: impl Into<serde_json::Value>,
+    ) -> Self {
+        Self::new(
+            ErrorCode::INVALID_PARAMS,
+            format!("Invalid params: {}", bounded_detail(detail)),
+        )
+        .with_data(data)
+    }
+
     /// `-32603`: an internal error; `detail` goes into the message and `data`.
     pub fn internal_error(detail: impl fmt::Display) -> Self {
         Self::with_detail(ErrorCode::INTERNAL_ERROR, "Internal error", detail)
@@ -364,7 +393,9 @@ impl Error {
         Self::new(ErrorCode::AUTH_REQUIRED, "Authentication required")
     }
 
-    /// `-32002`: a resource was not found; `uri` goes into `data`.
+    /// `-32002`: a resource (a file, an embedded resource) was not found; `data` is
+    /// `{"uri": …}`. For an unknown session use [`session_not_found`](Self::session_not_found),
+    /// for an unknown terminal [`terminal_not_found`](Self::terminal_not_found).
     pub fn resource_not_found(uri: impl Into<String>) -> Self {
         Self::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
             .with_data(serde_json::json!({ "uri": uri.into() }))
@@ -380,6 +411,17 @@ impl Error {
             format!("Resource not found: unknown session `{id}`"),
         )
         .with_data(serde_json::json!({ "sessionId": id }))
+    }
+
+    /// `-32002`: the request names a terminal this side does not know (never created, or
+    /// released since); the message names it and `data` is `{"terminalId": …}`.
+    pub fn terminal_not_found(terminal_id: &str) -> Self {
+        let id = bounded_detail(terminal_id);
+        Self::new(
+            ErrorCode::RESOURCE_NOT_FOUND,
+            format!("Resource not found: unknown terminal `{id}`"),
+        )
+        .with_data(serde_json::json!({ "terminalId": id }))
     }
 
     /// `-32601`: `method` exists but this side did not advertise the capability it needs, so

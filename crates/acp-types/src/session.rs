@@ -29,9 +29,9 @@ wire_object! {
 
 impl NewSessionRequest {
     /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(cwd: impl Into<String>, mcp_servers: impl Into<Vec<McpServer>>) -> Self {
+    pub fn new(cwd: impl AsRef<std::path::Path>, mcp_servers: impl Into<Vec<McpServer>>) -> Self {
         Self {
-            cwd: cwd.into(),
+            cwd: crate::field::path_text(cwd),
             additional_directories: None,
             mcp_servers: mcp_servers.into(),
             meta: None,
@@ -84,15 +84,16 @@ wire_object! {
 }
 
 impl LoadSessionRequest {
-    /// Builds the value from its required fields; optional ones start absent.
+    /// Builds the value from its required fields (in the order of
+    /// [`NewSessionRequest::new`], after the session); optional ones start absent.
     pub fn new(
-        mcp_servers: impl Into<Vec<McpServer>>,
-        cwd: impl Into<String>,
         session_id: impl Into<SessionId>,
+        cwd: impl AsRef<std::path::Path>,
+        mcp_servers: impl Into<Vec<McpServer>>,
     ) -> Self {
         Self {
             mcp_servers: mcp_servers.into(),
-            cwd: cwd.into(),
+            cwd: crate::field::path_text(cwd),
             additional_directories: None,
             session_id: session_id.into(),
             meta: None,
@@ -171,10 +172,10 @@ wire_object! {
 
 impl SessionInfo {
     /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, cwd: impl Into<String>) -> Self {
+    pub fn new(session_id: impl Into<SessionId>, cwd: impl AsRef<std::path::Path>) -> Self {
         Self {
             session_id: session_id.into(),
-            cwd: cwd.into(),
+            cwd: crate::field::path_text(cwd),
             additional_directories: None,
             title: None,
             updated_at: None,
@@ -232,10 +233,10 @@ wire_object! {
 
 impl ResumeSessionRequest {
     /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, cwd: impl Into<String>) -> Self {
+    pub fn new(session_id: impl Into<SessionId>, cwd: impl AsRef<std::path::Path>) -> Self {
         Self {
             session_id: session_id.into(),
-            cwd: cwd.into(),
+            cwd: crate::field::path_text(cwd),
             additional_directories: None,
             mcp_servers: None,
             meta: None,

@@ -207,9 +207,9 @@ wire_object! {
 
 impl Diff {
     /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(path: impl Into<String>, new_text: impl Into<String>) -> Self {
+    pub fn new(path: impl AsRef<std::path::Path>, new_text: impl Into<String>) -> Self {
         Self {
-            path: path.into(),
+            path: crate::field::path_text(path),
             old_text: None,
             new_text: new_text.into(),
             meta: None,
@@ -253,9 +253,9 @@ wire_object! {
 
 impl ToolCallLocation {
     /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(path: impl Into<String>) -> Self {
+    pub fn new(path: impl AsRef<std::path::Path>) -> Self {
         Self {
-            path: path.into(),
+            path: crate::field::path_text(path),
             line: None,
             meta: None,
             extras: Extras::default(),

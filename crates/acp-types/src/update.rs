@@ -327,9 +327,9 @@ wire_object! {
 
 impl Cost {
     /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(amount: impl Into<f64>, currency: impl Into<String>) -> Self {
+    pub fn new(amount: impl IntoField<f64>, currency: impl Into<String>) -> Self {
         Self {
-            amount: amount.into(),
+            amount: amount.into_field(),
             currency: currency.into(),
             meta: None,
             extras: Extras::default(),
@@ -353,10 +353,10 @@ wire_object! {
 
 impl UsageUpdate {
     /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(used: impl Into<u64>, size: impl Into<u64>) -> Self {
+    pub fn new(used: impl IntoField<u64>, size: impl IntoField<u64>) -> Self {
         Self {
-            used: used.into(),
-            size: size.into(),
+            used: used.into_field(),
+            size: size.into_field(),
             cost: None,
             meta: None,
             extras: Extras::default(),

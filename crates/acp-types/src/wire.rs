@@ -1302,9 +1302,33 @@ macro_rules! wire_object {
             }
         )?
 
+        impl $crate::ConvertibleField for $name {}
+
         #[allow(clippy::needless_update)]
         impl $name {
             $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(@setter $kind $field $json $($ty)?); )*
+
+            /// Applies `set` (one of this type's setters) to the value in `value`, if there
+            /// is one: a setter chained with an `Option` (`None` changes nothing).
+            #[must_use]
+            pub fn maybe<V>(self, value: Option<V>, set: impl FnOnce(Self, V) -> Self) -> Self {
+                match value {
+                    Some(value) => set(self, value),
+                    None => self,
+                }
+            }
+
+            /// Sends the optional field `field` (its wire name, e.g. `"title"`) as an explicit
+            /// `null`: the field is cleared and written as `null` until set again. Only for
+            /// fields the schema lets be `null`; returns false (and changes nothing) for any
+            /// other name.
+            #[allow(unused_variables)]
+            pub fn set_null(&mut self, field: &str) -> bool {
+                $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(
+                    @null $kind self field $field $json (0 $($(| $crate::wire::$flag)+)?)
+                ); )*
+                false
+            }
 
             /// The fields of the received object this crate does not model, and the optional
             /// fields received as an explicit `null`; both are written back on encoding.
@@ -1403,6 +1427,16 @@ macro_rules! wire_object {
         $crate::wire::field_schema(::schemars::json_schema!({}), &$crate::wire::doc_text($docs), $flags, false)
     };
 
+    // `set_null` for one field: only optional fields the schema lets be `null`.
+    (@null opt $self:ident $name:ident $field:ident $json:literal ($flags:expr)) => {
+        if ($flags) & $crate::wire::NULLABLE != 0 && $name == $json {
+            $self.$field = None;
+            $self.extras.mark_null($json);
+            return true;
+        }
+    };
+    (@null $kind:ident $self:ident $name:ident $field:ident $json:literal ($flags:expr)) => {};
+
     (@required req $required:ident $json:literal) => {
         $required.push($json.into());
     };
@@ -1413,17 +1447,17 @@ macro_rules! wire_object {
     (@setter req $field:ident $json:literal $ty:ty) => {
         #[doc = concat!("Sets `", $json, "`.")]
         #[must_use]
-        pub fn $field(mut self, value: impl Into<$ty>) -> Self {
-            self.$field = value.into();
+        pub fn $field(mut self, value: impl $crate::IntoField<$ty>) -> Self {
+            self.$field = value.into_field();
             self.extras.unmark_number_form($json);
             self
         }
     };
     (@setter opt $field:ident $json:literal $ty:ty) => {
-        #[doc = concat!("Sets `", $json, "`.")]
+        #[doc = concat!("Sets `", $json, "` (see [`IntoField`](", "crate::IntoField) for `Option`s).")]
         #[must_use]
-        pub fn $field(mut self, value: impl Into<$ty>) -> Self {
-            self.$field = Some(value.into());
+        pub fn $field(mut self, value: impl $crate::IntoField<$ty>) -> Self {
+            self.$field = Some(value.into_field());
             self.extras.unmark_null($json);
             self.extras.unmark_number_form($json);
             self

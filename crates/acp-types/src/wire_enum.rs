@@ -53,6 +53,8 @@ macro_rules! tagged_union {
             )?
         }
 
+        impl $crate::ConvertibleField for $name {}
+
         impl $name {
             /// The tags this crate knows, in schema order.
             pub const TAGS: &'static [&'static str] = &[$($(#[cfg($vcfg)])? $vtag,)* $($dtag)?];
@@ -369,6 +371,8 @@ macro_rules! string_enum {
             $catch(String),
         }
 
+        impl $crate::ConvertibleField for $name {}
+
         impl $name {
             /// The values this crate knows, in schema order.
             pub const VALUES: &'static [&'static str] = &[$($value),*];
@@ -473,6 +477,8 @@ macro_rules! id_type {
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(clippy::exhaustive_structs)] // A transparent newtype: its one field is the wire value.
         pub struct $name(pub ::std::sync::Arc<str>);
+
+        impl $crate::ConvertibleField for $name {}
 
         impl $name {
             /// Builds an identifier from any string.

@@ -30,10 +30,7 @@ pub mod listen;
 mod session;
 mod turn;
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-
-use acp_agent::{Agent, ClientHandle, PromptContext, async_trait};
+use acp_agent::{Agent, ClientHandle, PromptContext, SessionStore, async_trait};
 use acp_types::*;
 
 pub use commands::COMMANDS_HELP;
@@ -55,22 +52,10 @@ pub struct DemoAgent {
 ///
 /// A server that makes an agent per connection gives them all the same `Sessions`, so that a
 /// client can reconnect and `session/load` a session started on an earlier connection (or list
-/// the sessions of other connections: they all belong to whoever may connect).
+/// the sessions of other connections: they all belong to whoever may connect). Each session's
+/// history is bounded by [`HISTORY_MAX_UPDATES`] and [`HISTORY_MAX_BYTES`].
 #[derive(Debug, Clone, Default)]
-pub struct Sessions(Arc<Mutex<State>>);
-
-#[derive(Debug, Default)]
-struct State {
-    next_session: u64,
-    /// Sessions by creation number, so that listing is stable.
-    sessions: BTreeMap<u64, Session>,
-}
-
-impl State {
-    fn find(&mut self, id: &SessionId) -> Option<&mut Session> {
-        self.sessions.values_mut().find(|s| &s.id == id)
-    }
-}
+pub struct Sessions(SessionStore<Session>);
 
 impl DemoAgent {
     /// An agent that calls the client through `client`, with sessions of its own.
@@ -84,24 +69,13 @@ impl DemoAgent {
         Self { client, sessions }
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
-        self.sessions
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Runs `f` on a session, or fails with "resource not found".
     fn with_session<T>(
         &self,
         id: &SessionId,
         f: impl FnOnce(&mut Session) -> T,
     ) -> Result<T, ErrorObject> {
-        let mut state = self.state();
-        let session = state
-            .find(id)
-            .ok_or_else(|| ErrorObject::resource_not_found(id.as_str()))?;
-        Ok(f(session))
+        self.sessions.0.with(id, f)
     }
 
     /// True when the client said it renders boolean configuration options.
@@ -194,15 +168,12 @@ impl Agent for DemoAgent {
     ) -> Result<NewSessionResponse, ErrorObject> {
         check_absolute(&request.cwd)?;
         let booleans = self.client_takes_booleans();
-        let mut state = self.state();
-        state.next_session += 1;
-        let number = state.next_session;
-        let session = Session::new(format!("sess-{number}").into(), request.cwd);
-        let response = NewSessionResponse::new(session.id.clone())
-            .modes(session.modes())
-            .config_options(session.config_options(booleans));
-        state.sessions.insert(number, session);
-        Ok(response)
+        let session = Session::new(request.cwd);
+        let (modes, options) = (session.modes(), session.config_options(booleans));
+        let id = self.sessions.0.create(session);
+        Ok(NewSessionResponse::new(id)
+            .modes(modes)
+            .config_options(options))
     }
 
     async fn load_session(
@@ -211,17 +182,18 @@ impl Agent for DemoAgent {
     ) -> Result<LoadSessionResponse, ErrorObject> {
         check_absolute(&request.cwd)?;
         let booleans = self.client_takes_booleans();
-        let (history, modes, options) = self.with_session(&request.session_id, |s| {
-            s.cwd = request.cwd.clone();
-            s.open = true;
-            (s.history.updates(), s.modes(), s.config_options(booleans))
-        })?;
         // The spec: the history goes out as updates before the answer (the newest updates,
         // within the bounds of `HISTORY_MAX_UPDATES` and `HISTORY_MAX_BYTES`).
-        let cx = self.client.session(request.session_id.clone());
-        for update in history {
-            cx.update(update).await?;
-        }
+        let load = |s: &mut Session| {
+            s.cwd = request.cwd.clone();
+            s.open = true;
+            (s.modes(), s.config_options(booleans))
+        };
+        let (modes, options) = self
+            .sessions
+            .0
+            .load(&self.client, &request.session_id, load)
+            .await?;
         Ok(LoadSessionResponse::new()
             .modes(modes)
             .config_options(options))
@@ -231,30 +203,12 @@ impl Agent for DemoAgent {
         &self,
         request: ListSessionsRequest,
     ) -> Result<ListSessionsResponse, ErrorObject> {
-        let after = match request.cursor.as_deref() {
-            None => 0,
-            Some(cursor) => cursor
-                .strip_prefix("after-")
-                .and_then(|n| n.parse::<u64>().ok())
-                .ok_or_else(|| ErrorObject::invalid_params("invalid cursor"))?,
-        };
-        let state = self.state();
-        let mut page: Vec<(u64, SessionInfo)> = state
-            .sessions
-            .range(after + 1..)
-            .filter(|(_, s)| request.cwd.as_ref().is_none_or(|cwd| *cwd == s.cwd))
-            .take(LIST_PAGE_LEN + 1)
-            .map(|(n, s)| (*n, s.info()))
-            .collect();
-        let more = page.len() > LIST_PAGE_LEN;
-        page.truncate(LIST_PAGE_LEN);
-        let next = page.last().map(|(n, _)| format!("after-{n}"));
-        let mut response =
-            ListSessionsResponse::new(page.into_iter().map(|(_, info)| info).collect::<Vec<_>>());
-        if let (true, Some(next)) = (more, next) {
-            response = response.next_cursor(next);
-        }
-        Ok(response)
+        let cwd = request.cwd.as_ref();
+        self.sessions
+            .0
+            .list(request.cursor.as_deref(), LIST_PAGE_LEN, |id, s| {
+                cwd.is_none_or(|cwd| *cwd == s.cwd).then(|| s.info(id))
+            })
     }
 
     async fn resume_session(
@@ -289,9 +243,7 @@ impl Agent for DemoAgent {
         request: DeleteSessionRequest,
     ) -> Result<DeleteSessionResponse, ErrorObject> {
         // Deleting an unknown session succeeds silently, as the spec asks.
-        self.state()
-            .sessions
-            .retain(|_, s| s.id != request.session_id);
+        self.sessions.0.remove(&request.session_id);
         Ok(DeleteSessionResponse::new())
     }
 

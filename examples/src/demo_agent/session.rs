@@ -1,17 +1,17 @@
 //! The demo agent's sessions: their state, modes, configuration options, slash commands and
 //! bounded history.
 
-use std::collections::VecDeque;
-
 use acp_types::*;
+
+use acp_agent::HistoryLimits;
 
 /// The most updates a session's history keeps for `session/load` to replay. Past it, the
 /// oldest updates are dropped: a long session must not grow the agent's memory without end.
-pub const HISTORY_MAX_UPDATES: usize = 2_000;
+pub const HISTORY_MAX_UPDATES: usize = HistoryLimits::DEFAULT_MAX_UPDATES;
 
 /// The most bytes (of the updates' JSON) a session's history keeps; past it, the oldest updates
 /// are dropped. A single update larger than this is not kept at all.
-pub const HISTORY_MAX_BYTES: usize = 2 * 1024 * 1024;
+pub const HISTORY_MAX_BYTES: usize = HistoryLimits::DEFAULT_MAX_BYTES;
 
 /// The modes a session offers, in the order they are advertised.
 pub(crate) const MODES: [(&str, &str, &str); 3] = [
@@ -34,10 +34,10 @@ const MODELS: [(&str, &str, u64); 2] = [
     ("demo-smart", "Demo smart", 200_000),
 ];
 
-/// One session, alive for as long as the agent process.
+/// One session, alive for as long as the agent process (its history is kept by the
+/// [`SessionStore`](acp_agent::SessionStore)).
 #[derive(Debug, Clone)]
 pub(crate) struct Session {
-    pub(crate) id: SessionId,
     pub(crate) cwd: String,
     pub(crate) title: Option<String>,
     pub(crate) updated_at: String,
@@ -47,8 +47,6 @@ pub(crate) struct Session {
     pub(crate) auto_title: bool,
     /// Set once the user answered "always allow" for edits or commands.
     pub(crate) always_allow: bool,
-    /// The updates of its turns, replayed by `session/load` (the newest, within bounds).
-    pub(crate) history: History,
     pub(crate) commands_announced: bool,
     /// False once closed, until loaded or resumed again.
     pub(crate) open: bool,
@@ -57,9 +55,8 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub(crate) fn new(id: SessionId, cwd: String) -> Self {
+    pub(crate) fn new(cwd: String) -> Self {
         Self {
-            id,
             cwd,
             title: None,
             updated_at: now_iso8601(),
@@ -68,7 +65,6 @@ impl Session {
             thoughts: true,
             auto_title: true,
             always_allow: false,
-            history: History::default(),
             commands_announced: false,
             open: true,
             tokens_used: 0,
@@ -188,53 +184,13 @@ impl Session {
         commands
     }
 
-    pub(crate) fn info(&self) -> SessionInfo {
-        let mut info = SessionInfo::new(self.id.clone(), self.cwd.as_str())
-            .updated_at(self.updated_at.as_str());
+    pub(crate) fn info(&self, id: &SessionId) -> SessionInfo {
+        let mut info =
+            SessionInfo::new(id.clone(), self.cwd.as_str()).updated_at(self.updated_at.as_str());
         if let Some(title) = &self.title {
             info = info.title(title.as_str());
         }
         info
-    }
-}
-
-/// A session's history: its newest updates, at most [`HISTORY_MAX_UPDATES`] of them and
-/// [`HISTORY_MAX_BYTES`] of JSON.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct History {
-    updates: VecDeque<(SessionUpdate, usize)>,
-    bytes: usize,
-}
-
-impl History {
-    /// Keeps `update`, dropping the oldest updates to stay within bounds.
-    pub(crate) fn push(&mut self, update: SessionUpdate) {
-        let size = serde_json::to_vec(&update).map_or(0, |json| json.len());
-        if size > HISTORY_MAX_BYTES {
-            return;
-        }
-        while self.updates.len() >= HISTORY_MAX_UPDATES || self.bytes + size > HISTORY_MAX_BYTES {
-            match self.updates.pop_front() {
-                Some((_, dropped)) => self.bytes -= dropped,
-                None => break,
-            }
-        }
-        self.bytes += size;
-        self.updates.push_back((update, size));
-    }
-
-    /// The updates kept, oldest first.
-    pub(crate) fn updates(&self) -> Vec<SessionUpdate> {
-        self.updates
-            .iter()
-            .map(|(update, _)| update.clone())
-            .collect()
-    }
-
-    /// How many updates are kept.
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.updates.len()
     }
 }
 
@@ -273,43 +229,9 @@ mod tests {
         assert!(now.starts_with("20") && now.ends_with('Z'), "{now}");
     }
 
-    fn chunk(text: &str) -> SessionUpdate {
-        SessionUpdate::AgentMessageChunk(ContentChunk::new(text.to_owned()))
-    }
-
-    #[test]
-    fn history_drops_the_oldest_past_its_count() {
-        let mut history = History::default();
-        for i in 0..HISTORY_MAX_UPDATES + 5 {
-            history.push(chunk(&i.to_string()));
-        }
-        assert_eq!(history.len(), HISTORY_MAX_UPDATES);
-        let kept = history.updates();
-        assert_eq!(
-            kept.first().map(|u| format!("{u:?}")),
-            Some(format!("{:?}", chunk("5")))
-        );
-    }
-
-    #[test]
-    fn history_drops_the_oldest_past_its_bytes() {
-        let mut history = History::default();
-        let big = "x".repeat(HISTORY_MAX_BYTES / 3);
-        for _ in 0..4 {
-            history.push(chunk(&big));
-        }
-        assert_eq!(history.len(), 2, "three would not fit with their JSON");
-        assert!(history.bytes <= HISTORY_MAX_BYTES);
-        // An update larger than the whole budget is not kept, and keeps nothing out.
-        history.push(chunk(&"y".repeat(HISTORY_MAX_BYTES + 1)));
-        assert_eq!(history.len(), 2);
-        history.push(chunk("small"));
-        assert_eq!(history.len(), 3);
-    }
-
     #[test]
     fn options_validate_their_values() {
-        let mut s = Session::new("s".into(), "/tmp".into());
+        let mut s = Session::new("/tmp".into());
         assert!(
             s.set_option(
                 "mode",

@@ -104,7 +104,8 @@ pub struct Options {
     pub no_terminal: bool,
     /// The framing of the connection.
     pub framing: FramingMode,
-    /// Record the raw traffic of the in-process connection (hidden, for tests).
+    /// Record the traffic (hidden, for tests): the raw bytes of the in-process connection, or
+    /// the messages (one JSON per line) exchanged with a spawned agent.
     pub wire_log: Option<PathBuf>,
     /// `--url`: the remote agent's endpoint.
     pub url: Option<String>,
@@ -207,7 +208,7 @@ fn check_remote(options: &Options, framing_set: bool) -> Result<(), String> {
     }
     if options.wire_log.is_some() {
         return Err(
-            "--wire-log records the in-process connection only; the example agent \
+            "--wire-log records a local connection only; the example agent \
                     takes --wire-log with --listen too"
                 .into(),
         );

@@ -66,12 +66,13 @@ pub(crate) async fn open(options: &Options, shared: &Arc<Shared>) -> Result<Conn
     let Some((program, args)) = &options.agent else {
         return in_process(options, editor, client_options);
     };
-    if options.wire_log.is_some() {
-        return Err(
-            "--wire-log records the in-process connection only; a spawned agent can \
-                    log its own traffic (the example agent takes --wire-log too)"
-                .into(),
-        );
+    let mut client_options = client_options;
+    if let Some(prefix) = &options.wire_log {
+        // A spawned agent's pipes are the library's: record the messages it observes (one
+        // JSON per line), not the raw frames.
+        let (recv, sent) =
+            wire_log::open(prefix).map_err(|e| format!("cannot create the wire log: {e}"))?;
+        client_options.rpc.observer = Some(acp_client::Observer::write_lines(recv, sent));
     }
     let mut command = tokio::process::Command::new(program);
     command.args(args).current_dir(shared.workspace.root());

@@ -9,8 +9,8 @@ use serde_json::json;
 use tokio::sync::{oneshot, watch};
 
 use super::output::Output;
-use super::terminals::Terminals;
 use super::workspace::Workspace;
+use acp_client::Terminals;
 
 /// How permission requests are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -370,7 +370,12 @@ impl Client for Editor {
         request: CreateTerminalRequest,
     ) -> Result<CreateTerminalResponse, ErrorObject> {
         let shared = &self.shared;
-        let result = shared.terminals.create(&shared.workspace, &request);
+        let result = match &request.cwd {
+            Some(cwd) => shared.workspace.resolve_existing(cwd),
+            None => Ok(shared.workspace.root().to_path_buf()),
+        }
+        .and_then(|cwd| shared.terminals.create(&request, &cwd))
+        .map(|created| created.terminal_id);
         let line = std::iter::once(request.command.as_str())
             .chain(request.args.iter().flatten().map(String::as_str))
             .collect::<Vec<_>>()
@@ -410,7 +415,9 @@ impl Client for Editor {
         request: TerminalOutputRequest,
     ) -> Result<TerminalOutputResponse, ErrorObject> {
         let output = &self.shared.output;
-        let (text, truncated, exit) = self.shared.terminals.output(&request.terminal_id)?;
+        let response = self.shared.terminals.output(&request)?;
+        let (text, truncated) = (&response.output, response.truncated);
+        let exit = &response.exit_status;
         output.event(
             json!({
                 "event": "terminal_output",
@@ -425,13 +432,6 @@ impl Client for Editor {
                 text.len()
             ))),
         );
-        let mut response = TerminalOutputResponse::new(text, truncated);
-        if let Some(exit) = exit {
-            let mut status = TerminalExitStatus::new();
-            status.exit_code = exit.code;
-            status.signal = exit.signal;
-            response = response.exit_status(status);
-        }
         Ok(response)
     }
 
@@ -440,12 +440,8 @@ impl Client for Editor {
         request: WaitForTerminalExitRequest,
     ) -> Result<WaitForTerminalExitResponse, ErrorObject> {
         let output = &self.shared.output;
-        let exit = self
-            .shared
-            .terminals
-            .wait_for_exit(&request.terminal_id)
-            .await?;
-        let how = match (&exit.code, &exit.signal) {
+        let exit = self.shared.terminals.wait_for_exit(&request).await?;
+        let how = match (&exit.exit_code, &exit.signal) {
             (Some(code), _) => format!("exit code {code}"),
             (None, Some(signal)) => format!("killed by {signal}"),
             (None, None) => "ended".to_owned(),
@@ -454,7 +450,7 @@ impl Client for Editor {
             json!({
                 "event": "terminal_exit",
                 "terminalId": request.terminal_id,
-                "exitCode": exit.code,
+                "exitCode": exit.exit_code,
                 "signal": exit.signal,
             }),
             Some(output.style().dim(&format!(
@@ -462,17 +458,14 @@ impl Client for Editor {
                 request.terminal_id
             ))),
         );
-        let mut response = WaitForTerminalExitResponse::new();
-        response.exit_code = exit.code;
-        response.signal = exit.signal;
-        Ok(response)
+        Ok(exit)
     }
 
     async fn kill_terminal(
         &self,
         request: KillTerminalRequest,
     ) -> Result<KillTerminalResponse, ErrorObject> {
-        self.shared.terminals.kill(&request.terminal_id)?;
+        self.shared.terminals.kill(&request)?;
         let output = &self.shared.output;
         output.event(
             json!({ "event": "terminal_kill", "terminalId": request.terminal_id }),
@@ -489,7 +482,7 @@ impl Client for Editor {
         &self,
         request: ReleaseTerminalRequest,
     ) -> Result<ReleaseTerminalResponse, ErrorObject> {
-        self.shared.terminals.release(&request.terminal_id)?;
+        self.shared.terminals.release(&request)?;
         let output = &self.shared.output;
         output.event(
             json!({ "event": "terminal_release", "terminalId": request.terminal_id }),

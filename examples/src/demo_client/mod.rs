@@ -14,7 +14,6 @@ mod editor;
 mod output;
 mod runner;
 pub(crate) mod signals;
-mod terminals;
 mod tour;
 mod workspace;
 
@@ -22,10 +21,10 @@ use std::sync::Arc;
 
 use acp_client::{StopStage, Stopped};
 
+pub use acp_client::Terminals;
 pub use args::{DEFAULT_TIMEOUT, Options, Parsed, USAGE, parse};
 pub use editor::{Editor, Policy, Shared};
 pub use output::Output;
-pub use terminals::Terminals;
 pub use workspace::Workspace;
 
 use connection::{Connection, EXIT_GRACE};

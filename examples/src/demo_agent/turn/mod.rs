@@ -1,14 +1,15 @@
 //! One prompt turn of the demo agent: parse the command, stream the work, end the turn.
 //!
-//! Every await goes through [`Turn::guard`], which gives way to `session/cancel`: the turn
-//! then stops where it is, kills and releases a terminal it was running, and ends with
-//! `stopReason: "cancelled"`.
+//! Every await goes through [`Turn::guard`] ([`PromptContext::or_cancelled`]), which gives way
+//! to `session/cancel`: the turn then stops where it is (a terminal it was running is killed and
+//! released when its handle drops), and ends with `stopReason: "cancelled"`. What the turn sends
+//! through its context is recorded in the session's history for `session/load`.
 
 use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
-use acp_agent::{Error as CallError, PromptContext};
+use acp_agent::{Cancelled, Error as CallError, PromptContext, ToolCallHandle};
 use acp_types::*;
 
 use super::DemoAgent;
@@ -40,11 +41,10 @@ impl From<CallError> for Stop {
     }
 }
 
-/// The user's answer to a permission request.
-enum Decision {
-    Allow,
-    AllowAlways,
-    Reject,
+impl From<Cancelled> for Stop {
+    fn from(_: Cancelled) -> Self {
+        Stop::Cancelled
+    }
 }
 
 /// Runs one turn.
@@ -56,10 +56,9 @@ pub(super) async fn run(
     let mut turn = Turn {
         agent,
         session_id: request.session_id.clone(),
-        cx,
+        cx: agent.sessions.0.recording(cx),
         turn: 0,
         calls: 0,
-        terminal: None,
         reply_chars: 0,
     };
     let result = turn.run(request).await;
@@ -82,8 +81,6 @@ struct Turn<'a> {
     /// The number of this turn in its session (tool call ids use it).
     turn: u64,
     calls: u32,
-    /// A terminal this turn created and has not released yet.
-    terminal: Option<TerminalId>,
     reply_chars: usize,
 }
 
@@ -96,11 +93,7 @@ impl Turn<'_> {
             (s.turns, announce.then(|| s.commands()))
         })?;
         self.turn = turn;
-        for block in &request.prompt {
-            self.record(SessionUpdate::UserMessageChunk(ContentChunk::new(
-                block.clone(),
-            )))?;
-        }
+        self.cx.record_prompt(&request.prompt);
         if let Some(commands) = announce {
             self.notify(SessionUpdate::AvailableCommandsUpdate(
                 AvailableCommandsUpdate::new(commands),
@@ -177,8 +170,8 @@ impl Turn<'_> {
                 self.message(format!("Streaming {chunks} chunks:\n"))
                     .await?;
                 for i in 1..=chunks {
-                    self.guard(tokio::time::sleep(Duration::from_millis(delay_ms)))
-                        .await?;
+                    let pause = tokio::time::sleep(Duration::from_millis(delay_ms));
+                    self.cx.or_cancelled(pause).await?;
                     self.message(format!("chunk {i} of {chunks}\n")).await?;
                 }
             }
@@ -224,18 +217,8 @@ impl Turn<'_> {
         .await
     }
 
-    /// After a cancellation or failure: a terminal the turn holds is killed and released.
+    /// After a cancellation or failure (a terminal the turn held is already released).
     async fn clean_up(&mut self) {
-        if let Some(terminal) = self.terminal.take() {
-            let client = &self.agent.client;
-            let sid = self.session_id.clone();
-            let _ = client
-                .kill_terminal(KillTerminalRequest::new(sid.clone(), terminal.clone()))
-                .await;
-            let _ = client
-                .release_terminal(ReleaseTerminalRequest::new(sid, terminal))
-                .await;
-        }
         if self.cx.is_cancelled() {
             // Updates after `session/cancel` are allowed, as long as they precede the answer.
             let _ = self
@@ -247,43 +230,24 @@ impl Turn<'_> {
 
     // Plumbing.
 
-    /// Awaits `future` unless the turn is cancelled first.
-    async fn guard<T>(&self, future: impl Future<Output = T>) -> Result<T, Stop> {
-        if self.cx.is_cancelled() {
-            return Err(Stop::Cancelled);
-        }
-        tokio::select! {
-            // Cancellation first: once the client cancelled, nothing else is waited for.
-            biased;
-            () = self.cx.cancelled() => Err(Stop::Cancelled),
-            value = future => Ok(value),
-        }
+    /// Awaits a call unless the turn is cancelled first; its failure fails the turn.
+    async fn guard<T>(&self, call: impl Future<Output = Result<T, CallError>>) -> Result<T, Stop> {
+        Ok(self.cx.or_cancelled(call).await??)
     }
 
     fn session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> Result<T, Stop> {
         Ok(self.agent.with_session(&self.session_id, f)?)
     }
 
-    /// Sends an update and keeps it (without terminals) in the session's history.
+    /// Sends an update; the store keeps it in the session's history if it is conversation
+    /// (session-level updates, like commands, usage or info, are not replayed).
     async fn send(&mut self, update: impl Into<SessionUpdate>) -> Result<(), Stop> {
-        let update = update.into();
-        self.record(without_terminals(&update))?;
-        self.send_live(update).await
+        self.guard(self.cx.update(update)).await
     }
 
-    /// Sends an update without keeping it in the history.
-    async fn send_live(&mut self, update: impl Into<SessionUpdate>) -> Result<(), Stop> {
-        self.guard(self.cx.update(update)).await??;
-        Ok(())
-    }
-
-    /// Sends a session-level update (commands, usage, info): not part of the replay.
+    /// Sends a session-level update (commands, usage, info).
     async fn notify(&mut self, update: SessionUpdate) -> Result<(), Stop> {
-        self.send_live(update).await
-    }
-
-    fn record(&self, update: SessionUpdate) -> Result<(), Stop> {
-        self.session(|s| s.history.push(update))
+        self.send(update).await
     }
 
     async fn message(&mut self, text: String) -> Result<(), Stop> {
@@ -329,23 +293,26 @@ impl Turn<'_> {
         self.send(Plan::new(entries)).await
     }
 
-    async fn set_status(&mut self, id: &ToolCallId, status: ToolCallStatus) -> Result<(), Stop> {
-        self.send(ToolCallUpdate::new(id.clone()).status(status))
-            .await
-    }
-
-    async fn fail_call(&mut self, id: &ToolCallId, why: &str) -> Result<(), Stop> {
-        self.send(
-            ToolCallUpdate::new(id.clone())
-                .status(ToolCallStatus::Failed)
-                .content(vec![ToolCallContent::from(why)]),
-        )
-        .await
-    }
-
-    fn next_call_id(&mut self) -> ToolCallId {
+    /// Starts a tool call (`call`, with this turn's next id; `pending` unless it says).
+    async fn start(&mut self, mut call: ToolCall) -> Result<ToolCallHandle, Stop> {
         self.calls += 1;
-        format!("call-{}-{}", self.turn, self.calls).into()
+        call.status.get_or_insert(ToolCallStatus::Pending);
+        call.tool_call_id = format!("call-{}-{}", self.turn, self.calls).into();
+        self.guard(self.cx.start_tool_call(call)).await
+    }
+
+    /// Fails a tool call, saying why (in place of what it showed).
+    async fn fail_call(&mut self, call: &ToolCallHandle, why: &str) -> Result<(), Stop> {
+        let update = ToolCallUpdate::new(call.id().clone())
+            .status(ToolCallStatus::Failed)
+            .content(vec![ToolCallContent::from(why)]);
+        self.guard(call.update(update)).await
+    }
+
+    /// Fails a tool call and tells the user why.
+    async fn give_up(&mut self, call: &ToolCallHandle, why: &str) -> Result<(), Stop> {
+        self.fail_call(call, why).await?;
+        self.say(why).await
     }
 
     /// `path` made absolute against the session's directory (the client checks the rest).
@@ -405,22 +372,6 @@ fn describe(block: &ContentBlock) -> Option<String> {
         },
         _ => "a content block of a kind I do not know".to_owned(),
     })
-}
-
-/// The same update without terminal content (for the history, replayed after release).
-fn without_terminals(update: &SessionUpdate) -> SessionUpdate {
-    let keep = |content: &mut Option<Vec<ToolCallContent>>| {
-        if let Some(list) = content {
-            list.retain(|c| !matches!(c, ToolCallContent::Terminal(_)));
-        }
-    };
-    let mut update = update.clone();
-    match &mut update {
-        SessionUpdate::ToolCall(call) => keep(&mut call.content),
-        SessionUpdate::ToolCallUpdate(call) => keep(&mut call.content),
-        _ => {}
-    }
-    update
 }
 
 /// A chunking of `text` into pieces of a few words, whitespace kept.

@@ -1,13 +1,12 @@
 //! The tool calls of a turn: reading, editing (with a diff and a permission request),
 //! running a command in a client terminal, switching modes, and asking the user.
 
+use acp_agent::{Error as CallError, Permission, ToolCallHandle, permission_options};
 use acp_types::*;
 use serde_json::json;
 
 use super::super::session::MODES;
-use super::{
-    Decision, Stop, TERMINAL_OUTPUT_LIMIT_BYTES, Turn, describe_error, fenced, newline_if_needed,
-};
+use super::{Stop, TERMINAL_OUTPUT_LIMIT_BYTES, Turn, describe_error, fenced, newline_if_needed};
 
 impl Turn<'_> {
     /// Reads a file as a `read` tool call; `None` when it could not (the call says why).
@@ -18,53 +17,40 @@ impl Turn<'_> {
         limit: Option<u32>,
     ) -> Result<Option<(String, String)>, Stop> {
         let abs = self.absolute(path)?;
-        let id = self.next_call_id();
-        let mut location = ToolCallLocation::new(abs.as_str());
-        location.line = line;
-        self.send(
-            ToolCall::new(id.clone(), format!("Read {path}"))
-                .kind(ToolKind::Read)
-                .status(ToolCallStatus::Pending)
-                .locations(vec![location])
-                .raw_input(json!({ "path": abs, "line": line, "limit": limit })),
-        )
-        .await?;
-        let can_read = self
-            .agent
-            .client
-            .client_initialize()
-            .is_some_and(InitializeRequest::can_read_text_file);
-        if !can_read {
+        let location = ToolCallLocation::new(&abs).maybe(line, ToolCallLocation::line);
+        let call = ToolCall::new("", format!("Read {path}"))
+            .kind(ToolKind::Read)
+            .locations(vec![location])
+            .raw_input(json!({ "path": abs, "line": line, "limit": limit }));
+        let call = self.start(call).await?;
+        if !self.agent.client.can_read_text_file() {
             let why = "The client does not offer `fs/read_text_file`, so I cannot read files \
                        in this editor.";
-            self.fail_call(&id, why).await?;
-            self.say(why).await?;
+            self.give_up(&call, why).await?;
             return Ok(None);
         }
-        self.set_status(&id, ToolCallStatus::InProgress).await?;
-        let mut request = ReadTextFileRequest::new(self.session_id.clone(), abs.as_str());
-        request.line = line;
-        request.limit = limit;
-        let read = self
-            .guard(self.agent.client.read_text_file(request))
-            .await?;
-        match read {
+        self.guard(call.in_progress()).await?;
+        let request = ReadTextFileRequest::new(self.session_id.clone(), &abs)
+            .maybe(line, ReadTextFileRequest::line)
+            .maybe(limit, ReadTextFileRequest::limit);
+        match self
+            .cx
+            .or_cancelled(self.agent.client.read_text_file(request))
+            .await?
+        {
             Ok(response) => {
                 let content = response.content;
                 let lines = content.lines().count();
-                self.send(
-                    ToolCallUpdate::new(id)
-                        .status(ToolCallStatus::Completed)
-                        .content(vec![ToolCallContent::from(fenced(&content).as_str())])
-                        .raw_output(json!({ "lines": lines, "bytes": content.len() })),
-                )
-                .await?;
+                let done = ToolCallUpdate::new(call.id().clone())
+                    .status(ToolCallStatus::Completed)
+                    .content(vec![ToolCallContent::from(fenced(&content))])
+                    .raw_output(json!({ "lines": lines, "bytes": content.len() }));
+                self.guard(call.update(done)).await?;
                 Ok(Some((abs, content)))
             }
             Err(error) => {
                 let why = format!("Could not read `{path}`: {}", describe_error(&error));
-                self.fail_call(&id, &why).await?;
-                self.say(&why).await?;
+                self.give_up(&call, &why).await?;
                 Ok(None)
             }
         }
@@ -111,147 +97,116 @@ impl Turn<'_> {
             return Ok(());
         }
         self.plan(&steps, 1).await?;
-        let id = self.next_call_id();
         let first_change = old
             .lines()
             .zip(new.lines())
             .position(|(a, b)| a != b)
             .unwrap_or_else(|| old.lines().count());
         let line = u32::try_from(first_change + 1).unwrap_or(u32::MAX);
-        self.send(
-            ToolCall::new(id.clone(), format!("Edit {path}"))
-                .kind(ToolKind::Edit)
-                .status(ToolCallStatus::Pending)
-                .locations(vec![ToolCallLocation::new(abs.as_str()).line(line)])
-                .raw_input(json!({ "path": abs, "edit": what }))
-                .content(vec![ToolCallContent::from(
-                    Diff::new(abs.as_str(), new.as_str()).old_text(old.as_str()),
-                )]),
-        )
-        .await?;
+        let call = ToolCall::new("", format!("Edit {path}"))
+            .kind(ToolKind::Edit)
+            .locations(vec![ToolCallLocation::new(&abs).line(line)])
+            .raw_input(json!({ "path": abs, "edit": what }))
+            .content(vec![ToolCallContent::from(
+                Diff::new(&abs, new.as_str()).old_text(old.as_str()),
+            )]);
+        let call = self.start(call).await?;
         self.plan(&steps, 2).await?;
         let (mode, always) = self.session(|s| (s.mode.clone(), s.always_allow))?;
         if mode == "read-only" {
             let why = "Not applied: the session is in read-only mode.";
-            self.fail_call(&id, why).await?;
+            self.fail_call(&call, why).await?;
             self.say(&format!("{why} The proposal is the diff above."))
                 .await?;
             return Ok(());
         }
-        let can_write = self
-            .agent
-            .client
-            .client_initialize()
-            .is_some_and(InitializeRequest::can_write_text_file);
-        if !can_write {
+        if !self.agent.client.can_write_text_file() {
             let why = "The client does not offer `fs/write_text_file`, so I can only propose \
                        this edit.";
-            self.fail_call(&id, why).await?;
-            self.say(why).await?;
-            return Ok(());
+            return self.give_up(&call, why).await;
         }
-        if mode == "ask" && !always {
-            if let Decision::Reject = self.ask(&id, &format!("Edit {path}")).await? {
-                self.fail_call(&id, "Rejected by the user.").await?;
-                self.say(&format!("OK, I left `{path}` unchanged.")).await?;
-                return Ok(());
-            }
+        if mode == "ask" && !always && !self.ask(&call, &format!("Edit {path}")).await? {
+            self.fail_call(&call, "Rejected by the user.").await?;
+            return self.say(&format!("OK, I left `{path}` unchanged.")).await;
         }
-        self.set_status(&id, ToolCallStatus::InProgress).await?;
-        let request = WriteTextFileRequest::new(self.session_id.clone(), abs.as_str(), new);
+        self.guard(call.in_progress()).await?;
         let written = self
-            .guard(self.agent.client.write_text_file(request))
+            .cx
+            .or_cancelled(self.cx.write_text_file(&abs, new))
             .await?;
         if let Err(error) = written {
             let why = format!("Could not write `{path}`: {}", describe_error(&error));
-            self.fail_call(&id, &why).await?;
-            self.say(&why).await?;
-            return Ok(());
+            return self.give_up(&call, &why).await;
         }
-        self.set_status(&id, ToolCallStatus::Completed).await?;
+        self.guard(call.completed()).await?;
         self.plan(&steps, 3).await?;
-        self.say(&format!("Done: I {what} in `{path}`.")).await?;
-        Ok(())
+        self.say(&format!("Done: I {what} in `{path}`.")).await
     }
 
     pub(super) async fn run_command(&mut self, command: &str, args: &[String]) -> Result<(), Stop> {
         let (mode, always, cwd) =
             self.session(|s| (s.mode.clone(), s.always_allow, s.cwd.clone()))?;
         if mode == "read-only" {
-            self.say("The session is in read-only mode, so I do not run commands. `mode ask` switches back.")
-                .await?;
-            return Ok(());
+            return self
+                .say("The session is in read-only mode, so I do not run commands. `mode ask` switches back.")
+                .await;
         }
         let line = std::iter::once(command)
             .chain(args.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" ");
-        let id = self.next_call_id();
-        self.send(
-            ToolCall::new(id.clone(), format!("Run `{line}`"))
-                .kind(ToolKind::Execute)
-                .status(ToolCallStatus::Pending)
-                .raw_input(json!({ "command": command, "args": args, "cwd": cwd })),
-        )
-        .await?;
-        let can_run = self
-            .agent
-            .client
-            .client_initialize()
-            .is_some_and(InitializeRequest::can_use_terminal);
-        if !can_run {
+        let call = ToolCall::new("", format!("Run `{line}`"))
+            .kind(ToolKind::Execute)
+            .raw_input(json!({ "command": command, "args": args, "cwd": cwd }));
+        let call = self.start(call).await?;
+        if !self.agent.client.can_use_terminal() {
             let why = format!(
                 "The client offers no terminal (the `terminal` capability), so I cannot run `{line}`."
             );
-            self.fail_call(&id, &why).await?;
-            self.say(&why).await?;
-            return Ok(());
+            return self.give_up(&call, &why).await;
         }
-        if mode == "ask" && !always {
-            if let Decision::Reject = self.ask(&id, &format!("Run `{line}`")).await? {
-                self.fail_call(&id, "Rejected by the user.").await?;
-                self.say(&format!("OK, I did not run `{line}`.")).await?;
-                return Ok(());
-            }
+        if mode == "ask" && !always && !self.ask(&call, &format!("Run `{line}`")).await? {
+            self.fail_call(&call, "Rejected by the user.").await?;
+            return self.say(&format!("OK, I did not run `{line}`.")).await;
         }
-        let client = &self.agent.client;
         let request = CreateTerminalRequest::new(self.session_id.clone(), command)
             .args(args.to_vec())
             .cwd(cwd.as_str())
             .output_byte_limit(TERMINAL_OUTPUT_LIMIT_BYTES);
-        let terminal = match self.guard(client.create_terminal(request)).await? {
-            Ok(created) => created.terminal_id,
+        // Released (and its command killed) when dropped, whatever happens.
+        let terminal = match self
+            .cx
+            .or_cancelled(self.cx.client().terminal(request))
+            .await?
+        {
+            Ok(terminal) => terminal,
             Err(error) => {
                 let why = format!("Could not start `{line}`: {}", describe_error(&error));
-                self.fail_call(&id, &why).await?;
-                self.say(&why).await?;
-                return Ok(());
+                return self.give_up(&call, &why).await;
             }
         };
-        self.terminal = Some(terminal.clone());
-        self.send_live(
-            ToolCallUpdate::new(id.clone())
-                .status(ToolCallStatus::InProgress)
-                .content(vec![ToolCallContent::from(Terminal::new(terminal.clone()))]),
-        )
-        .await?;
-        let sid = self.session_id.clone();
-        let exit = self
-            .guard(
-                client.wait_for_terminal_exit(WaitForTerminalExitRequest::new(
-                    sid.clone(),
-                    terminal.clone(),
-                )),
-            )
-            .await??;
-        let output = self
-            .guard(
-                client.terminal_output(TerminalOutputRequest::new(sid.clone(), terminal.clone())),
-            )
-            .await??;
-        self.terminal = None;
-        self.guard(client.release_terminal(ReleaseTerminalRequest::new(sid, terminal.clone())))
-            .await??;
+        // Live only: a replay may come after the terminal is gone (see below).
+        let running = ToolCallUpdate::new(call.id().clone())
+            .status(ToolCallStatus::InProgress)
+            .content(vec![terminal.content()]);
+        let live = self.cx.unrecorded();
+        let waited = self
+            .cx
+            .or_cancelled(async {
+                live.update(running).await?;
+                let exit = terminal.wait_for_exit().await?;
+                Ok::<_, CallError>((exit, terminal.output().await?))
+            })
+            .await;
+        let Ok(waited) = waited else {
+            // Cancelled: stop the command, then let go of the terminal.
+            let _ = terminal.kill().await;
+            let _ = terminal.release().await;
+            return Err(Stop::Cancelled);
+        };
+        let (exit, output) = waited?;
+        let embedded = terminal.content();
+        self.guard(terminal.release()).await?;
         let status = match (exit.exit_code, &exit.signal) {
             (Some(code), _) => format!("exited with code {code}"),
             (None, Some(signal)) => format!("was killed by {signal}"),
@@ -263,92 +218,71 @@ impl Turn<'_> {
             ""
         };
         let summary = format!("`{line}` {status}{truncated}.");
-        let ok = exit.exit_code == Some(0);
-        let state = if ok {
+        let state = if exit.exit_code == Some(0) {
             ToolCallStatus::Completed
         } else {
             ToolCallStatus::Failed
         };
         let raw = json!({ "exitCode": exit.exit_code, "signal": exit.signal, "truncated": output.truncated });
+        let done = |shown: ToolCallContent| {
+            ToolCallUpdate::new(call.id().clone())
+                .status(state.clone())
+                .content(vec![shown, ToolCallContent::from(summary.as_str())])
+                .raw_output(raw.clone())
+        };
         // Live: the terminal stays embedded (clients keep showing released terminals). In the
         // history, whose replay may come after the terminal is gone, its output as text.
-        self.record(
-            ToolCallUpdate::new(id.clone())
-                .status(state.clone())
-                .content(vec![
-                    ToolCallContent::from(fenced(&output.output).as_str()),
-                    ToolCallContent::from(summary.as_str()),
-                ])
-                .raw_output(raw.clone())
-                .into(),
-        )?;
-        self.send_live(
-            ToolCallUpdate::new(id)
-                .status(state)
-                .content(vec![
-                    ToolCallContent::from(Terminal::new(terminal)),
-                    ToolCallContent::from(summary.as_str()),
-                ])
-                .raw_output(raw),
-        )
-        .await?;
+        let recorded = done(ToolCallContent::from(fenced(&output.output)));
+        self.agent
+            .sessions
+            .0
+            .record(&self.session_id, &recorded.into());
+        self.guard(self.cx.unrecorded().update(done(embedded)))
+            .await?;
         let lines = output.output.lines().count();
         self.say(&format!("{summary} It printed {lines} line(s)."))
-            .await?;
-        Ok(())
+            .await
     }
 
     pub(super) async fn switch_mode(&mut self, mode: &str) -> Result<(), Stop> {
         let Some((id, name, description)) = MODES.iter().find(|m| m.0 == mode) else {
             let ids: Vec<&str> = MODES.iter().map(|m| m.0).collect();
-            self.say(&format!(
-                "There is no `{mode}` mode; the modes are {}.",
-                ids.join(", ")
-            ))
-            .await?;
-            return Ok(());
+            return self
+                .say(&format!(
+                    "There is no `{mode}` mode; the modes are {}.",
+                    ids.join(", ")
+                ))
+                .await;
         };
-        let call = self.next_call_id();
-        self.send(
-            ToolCall::new(call, format!("Switch to {name} mode"))
-                .kind(ToolKind::SwitchMode)
-                .status(ToolCallStatus::Completed)
-                .raw_input(json!({ "modeId": id })),
-        )
-        .await?;
+        let call = ToolCall::new("", format!("Switch to {name} mode"))
+            .kind(ToolKind::SwitchMode)
+            .status(ToolCallStatus::Completed)
+            .raw_input(json!({ "modeId": id }));
+        self.start(call).await?;
         self.session(|s| s.mode = (*id).to_owned())?;
         let sid = self.session_id.clone();
-        self.guard(self.agent.announce_mode(&sid, true)).await??;
+        self.cx
+            .or_cancelled(self.agent.announce_mode(&sid, true))
+            .await??;
         self.say(&format!("Switched to {name} mode: {description}."))
-            .await?;
-        Ok(())
+            .await
     }
 
-    /// Asks the user about tool call `id`.
-    async fn ask(&mut self, id: &ToolCallId, title: &str) -> Result<Decision, Stop> {
-        let options = vec![
-            PermissionOption::new("allow", "Allow once", PermissionOptionKind::AllowOnce),
-            PermissionOption::new(
-                "allow-always",
-                "Always allow",
-                PermissionOptionKind::AllowAlways,
-            ),
-            PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
-        ];
-        let call = ToolCallUpdate::new(id.clone()).title(title);
+    /// Asks the user about `call`; true when allowed. "Always allow" is remembered for the
+    /// session; a cancelled request cancels the turn.
+    async fn ask(&mut self, call: &ToolCallHandle, title: &str) -> Result<bool, Stop> {
+        let options = permission_options::allow_once_always_reject();
+        let request = ToolCallUpdate::new(call.id().clone()).title(title);
         let outcome = self
-            .guard(self.cx.request_permission(call, options))
-            .await??;
-        Ok(match outcome {
-            RequestPermissionOutcome::Cancelled(_) => return Err(Stop::Cancelled),
-            RequestPermissionOutcome::Selected(s) if s.option_id.as_str() == "allow" => {
-                Decision::Allow
-            }
-            RequestPermissionOutcome::Selected(s) if s.option_id.as_str() == "allow-always" => {
+            .guard(self.cx.request_permission(request, options.clone()))
+            .await?;
+        match Permission::of(&outcome, &options) {
+            Permission::Cancelled => Err(Stop::Cancelled),
+            Permission::AllowedAlways => {
                 self.session(|s| s.always_allow = true)?;
-                Decision::AllowAlways
+                Ok(true)
             }
-            _ => Decision::Reject,
-        })
+            decision => Ok(decision.is_allowed()),
+        }
     }
 }

@@ -43,7 +43,7 @@ impl Runner {
             (":load", Some(id)) if arg.is_some() => {
                 out.start_replay();
                 let request =
-                    LoadSessionRequest::new(Vec::<McpServer>::new(), self.cwd(), id.as_str());
+                    LoadSessionRequest::new(id.as_str(), self.cwd(), Vec::<McpServer>::new());
                 let result = self.call(self.agent.load_session(request)).await;
                 let replayed = out.end_replay();
                 match result {

@@ -492,7 +492,7 @@ pub(crate) fn describe_exit(status: &ExitStatus) -> String {
     if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(status) {
         return format!(
             "the agent exited with signal {signal} ({})",
-            super::terminals::signal_name(signal)
+            acp_client::terminals::signal_name(signal)
         );
     }
     format!("the agent exited ({status})")

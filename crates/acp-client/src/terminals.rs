@@ -1,54 +1,93 @@
-//! The terminals the client runs for the agent (`terminal/*`): real processes, started in the
-//! working directory, whose output is kept within the agent's byte limit.
+//! Terminals for the agent (`terminal/*`), run by the client as real processes: a ready-made
+//! implementation of the five terminal methods of [`Client`](crate::Client).
 //!
-//! Each command runs in a process group of its own ([`acp_client::ProcessGroup`]): killing a
-//! terminal kills whatever the command started too, and so does releasing it or stopping the
-//! client ([`Terminals::shutdown`]), even for helpers still running after the command exited.
+//! ```no_run
+//! use acp_client::{Client, Terminals};
+//! use acp_types::*;
+//!
+//! # #[allow(dead_code)]
+//! struct Editor {
+//!     root: std::path::PathBuf,
+//!     terminals: Terminals,
+//! }
+//!
+//! #[acp_client::async_trait]
+//! impl Client for Editor {
+//!     # async fn request_permission(&self, _: RequestPermissionRequest) -> Result<RequestPermissionResponse> {
+//!     #     Ok(RequestPermissionResponse::new(RequestPermissionOutcome::cancelled()))
+//!     # }
+//!     # async fn session_notification(&self, _: SessionNotification) -> Result<()> { Ok(()) }
+//!     async fn create_terminal(&self, r: CreateTerminalRequest) -> Result<CreateTerminalResponse> {
+//!         // Where commands may run is the client's policy: here, its root only.
+//!         self.terminals.create(&r, &self.root)
+//!     }
+//!     async fn terminal_output(&self, r: TerminalOutputRequest) -> Result<TerminalOutputResponse> {
+//!         self.terminals.output(&r)
+//!     }
+//!     async fn wait_for_terminal_exit(
+//!         &self,
+//!         r: WaitForTerminalExitRequest,
+//!     ) -> Result<WaitForTerminalExitResponse> {
+//!         self.terminals.wait_for_exit(&r).await
+//!     }
+//!     async fn kill_terminal(&self, r: KillTerminalRequest) -> Result<KillTerminalResponse> {
+//!         self.terminals.kill(&r)
+//!     }
+//!     async fn release_terminal(&self, r: ReleaseTerminalRequest) -> Result<ReleaseTerminalResponse> {
+//!         self.terminals.release(&r)
+//!     }
+//! }
+//! ```
+//!
+//! Each command runs in a process group of its own ([`ProcessGroup`]): killing a terminal
+//! kills whatever the command started too, and so does releasing it or stopping the client
+//! ([`Terminals::shutdown`]), even for helpers still running after the command exited. Its
+//! output (stdout and stderr, as they come) is kept within the request's `outputByteLimit`,
+//! dropping the oldest bytes at a character boundary, and read while the command runs.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use acp_client::ProcessGroup;
 use acp_types::*;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::{Notify, watch};
 
-use super::workspace::Workspace;
+use crate::ProcessGroup;
 
 /// How long to wait for the pipes to drain once the process exited (a grandchild may hold
 /// them open).
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// How long a command gets to exit after SIGTERM when the client stops, before SIGKILL.
-pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
+/// How long a command gets to exit after SIGTERM when the client stops, before SIGKILL
+/// ([`Terminals::shutdown`]).
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
-/// How a terminal's command ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Exit {
-    /// The exit code, if it exited normally.
-    pub code: Option<u32>,
-    /// The signal that ended it, if any (`SIGKILL`, ...).
-    pub signal: Option<String>,
+/// How many released terminals keep their last output for [`Terminals::display_output`];
+/// past it, the oldest are forgotten.
+pub const MAX_RELEASED_KEPT: usize = 64;
+
+/// How a command ended, as the protocol says it.
+fn exit_status(status: &ExitStatus) -> TerminalExitStatus {
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(status).map(signal_name);
+    #[cfg(not(unix))]
+    let signal = None;
+    TerminalExitStatus::new()
+        .maybe(
+            status.code().and_then(|c| u32::try_from(c).ok()),
+            TerminalExitStatus::exit_code,
+        )
+        .maybe(signal, TerminalExitStatus::signal)
 }
 
-impl Exit {
-    fn from_status(status: &ExitStatus) -> Self {
-        #[cfg(unix)]
-        let signal = std::os::unix::process::ExitStatusExt::signal(status).map(signal_name);
-        #[cfg(not(unix))]
-        let signal = None;
-        Self {
-            code: status.code().and_then(|c| u32::try_from(c).ok()),
-            signal,
-        }
-    }
-}
-
+/// The name of signal `number` (`SIGKILL`...; `SIG<n>` for the less common ones), as
+/// terminals report it.
 #[cfg(unix)]
-pub(crate) fn signal_name(number: i32) -> String {
+pub fn signal_name(number: i32) -> String {
     let name = match number {
         1 => "SIGHUP",
         2 => "SIGINT",
@@ -64,7 +103,7 @@ pub(crate) fn signal_name(number: i32) -> String {
 
 /// A terminal's output, truncated from the front to stay within its byte limit.
 #[derive(Debug, Default)]
-pub(crate) struct Output {
+struct Output {
     bytes: Vec<u8>,
     limit: Option<usize>,
     truncated: bool,
@@ -87,7 +126,7 @@ impl Output {
     }
 
     /// The text so far, without a character still being received at the end.
-    pub(crate) fn text(&self) -> String {
+    fn text(&self) -> String {
         match std::str::from_utf8(&self.bytes) {
             Ok(text) => text.to_owned(),
             Err(e) if e.error_len().is_none() => {
@@ -99,8 +138,10 @@ impl Output {
 }
 
 struct Term {
+    /// The session that created it: only its requests reach it.
+    session_id: SessionId,
     output: Mutex<Output>,
-    exit: watch::Receiver<Option<Exit>>,
+    exit: watch::Receiver<Option<TerminalExitStatus>>,
     /// Kills the command's process group at once.
     kill: Notify,
     /// Stops the command's process group gracefully (SIGTERM, a grace period, SIGKILL).
@@ -116,14 +157,16 @@ impl Term {
     }
 }
 
-/// The terminals of one client.
+/// The terminals of one client (see the [module](self) docs). Unknown or released
+/// terminals, and terminals of another session, are answered with
+/// [`ErrorObject::terminal_not_found`] (`-32002`).
 #[derive(Default)]
 pub struct Terminals {
     next_id: AtomicU64,
     live: Mutex<HashMap<TerminalId, Arc<Term>>>,
-    /// The last output of released terminals, for display (the spec: clients keep showing a
-    /// released terminal embedded in a tool call).
-    released: Mutex<HashMap<TerminalId, String>>,
+    /// The last output of the newest released terminals, for display (the spec: clients keep
+    /// showing a released terminal embedded in a tool call).
+    released: Mutex<VecDeque<(TerminalId, String)>>,
 }
 
 impl std::fmt::Debug for Terminals {
@@ -137,20 +180,23 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Terminals {
-    /// Starts the command in `workspace` (or in `cwd`, which must be inside it).
+    /// No terminals yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts `request`'s command in `cwd` (`terminal/create`). The request's own `cwd` is
+    /// not used: which directories commands may run in is the client's policy, so resolve
+    /// and check it first.
     ///
     /// # Errors
     ///
-    /// When the directory is refused or the command cannot be started.
+    /// `-32603` when the command cannot be started.
     pub fn create(
         &self,
-        workspace: &Workspace,
         request: &CreateTerminalRequest,
-    ) -> Result<TerminalId, ErrorObject> {
-        let cwd = match &request.cwd {
-            Some(cwd) => workspace.resolve_existing(cwd)?,
-            None => workspace.root().to_path_buf(),
-        };
+        cwd: &Path,
+    ) -> Result<CreateTerminalResponse, ErrorObject> {
         let mut command = tokio::process::Command::new(&request.command);
         command
             .args(request.args.iter().flatten())
@@ -169,6 +215,7 @@ impl Terminals {
             .map(|l| usize::try_from(l).unwrap_or(usize::MAX));
         let (exit_tx, exit_rx) = watch::channel(None);
         let term = Arc::new(Term {
+            session_id: request.session_id.clone(),
             output: Mutex::new(Output {
                 limit,
                 ..Output::default()
@@ -207,11 +254,8 @@ impl Terminals {
                 let _ = tokio::time::timeout(DRAIN_TIMEOUT, &mut pumps).await;
             }
             let exit = match status {
-                Ok(status) => Exit::from_status(&status),
-                Err(_) => Exit {
-                    code: None,
-                    signal: None,
-                },
+                Ok(status) => exit_status(&status),
+                Err(_) => TerminalExitStatus::new(),
             };
             let _ = exit_tx.send(Some(exit));
             *lock(&task_term.leftovers) = Some(group);
@@ -221,67 +265,91 @@ impl Terminals {
             self.next_id.fetch_add(1, Ordering::Relaxed) + 1
         ));
         lock(&self.live).insert(id.clone(), term);
-        Ok(id)
+        Ok(CreateTerminalResponse::new(id))
     }
 
-    /// The output so far, whether it was truncated, and the exit if the command ended.
+    /// The output so far, whether it was truncated, and the exit once the command ended
+    /// (`terminal/output`).
     ///
     /// # Errors
     ///
-    /// For an unknown (or released) terminal.
-    pub fn output(&self, id: &TerminalId) -> Result<(String, bool, Option<Exit>), ErrorObject> {
-        let term = self.get(id)?;
+    /// `-32002` for an unknown (or released) terminal.
+    pub fn output(
+        &self,
+        request: &TerminalOutputRequest,
+    ) -> Result<TerminalOutputResponse, ErrorObject> {
+        let term = self.get(&request.session_id, &request.terminal_id)?;
         let exit = term.exit.borrow().clone();
         let output = term.output();
-        Ok((output.text(), output.truncated, exit))
+        Ok(TerminalOutputResponse::new(output.text(), output.truncated)
+            .maybe(exit, TerminalOutputResponse::exit_status))
     }
 
-    /// Waits for the command to end.
+    /// Waits for the command to end (`terminal/wait_for_exit`).
     ///
     /// # Errors
     ///
-    /// For an unknown (or released) terminal.
-    pub async fn wait_for_exit(&self, id: &TerminalId) -> Result<Exit, ErrorObject> {
-        let mut exit = self.get(id)?.exit.clone();
+    /// `-32002` for an unknown (or released) terminal.
+    pub async fn wait_for_exit(
+        &self,
+        request: &WaitForTerminalExitRequest,
+    ) -> Result<WaitForTerminalExitResponse, ErrorObject> {
+        let mut exit = self
+            .get(&request.session_id, &request.terminal_id)?
+            .exit
+            .clone();
         let exit = exit
             .wait_for(Option::is_some)
             .await
             .map_err(|_| ErrorObject::internal_error("the terminal's watcher ended"))?;
-        Ok(exit.clone().unwrap_or(Exit {
-            code: None,
-            signal: None,
-        }))
+        let exit = exit.clone().unwrap_or_default();
+        Ok(WaitForTerminalExitResponse::new()
+            .maybe(exit.exit_code, WaitForTerminalExitResponse::exit_code)
+            .maybe(exit.signal, WaitForTerminalExitResponse::signal))
     }
 
-    /// Kills the command; the terminal stays, with its output.
+    /// Kills the command; the terminal stays, with its output (`terminal/kill`).
     ///
     /// # Errors
     ///
-    /// For an unknown (or released) terminal.
-    pub fn kill(&self, id: &TerminalId) -> Result<(), ErrorObject> {
-        self.get(id)?.kill.notify_one();
-        Ok(())
+    /// `-32002` for an unknown (or released) terminal.
+    pub fn kill(&self, request: &KillTerminalRequest) -> Result<KillTerminalResponse, ErrorObject> {
+        self.get(&request.session_id, &request.terminal_id)?
+            .kill
+            .notify_one();
+        Ok(KillTerminalResponse::new())
     }
 
-    /// Kills the command if still running and forgets the terminal (its last output is kept
-    /// for display).
+    /// Kills the command if still running and forgets the terminal (`terminal/release`); its
+    /// last output stays for [`display_output`](Self::display_output).
     ///
     /// # Errors
     ///
-    /// For an unknown (or already released) terminal.
-    pub fn release(&self, id: &TerminalId) -> Result<(), ErrorObject> {
+    /// `-32002` for an unknown (or already released) terminal.
+    pub fn release(
+        &self,
+        request: &ReleaseTerminalRequest,
+    ) -> Result<ReleaseTerminalResponse, ErrorObject> {
+        let id = &request.terminal_id;
+        self.get(&request.session_id, id)?;
         let term = lock(&self.live).remove(id).ok_or_else(|| unknown(id))?;
         term.kill.notify_one();
-        lock(&self.released).insert(id.clone(), term.output().text());
-        Ok(())
+        let mut released = lock(&self.released);
+        if released.len() >= MAX_RELEASED_KEPT {
+            released.pop_front();
+        }
+        released.push_back((id.clone(), term.output().text()));
+        Ok(ReleaseTerminalResponse::new())
     }
 
     /// The output to show for a terminal embedded in a tool call, live or released.
     pub fn display_output(&self, id: &TerminalId) -> Option<String> {
-        if let Some(text) = lock(&self.released).get(id) {
+        let released = lock(&self.released);
+        if let Some((_, text)) = released.iter().rev().find(|(r, _)| r == id) {
             return Some(text.clone());
         }
-        self.get(id).ok().map(|t| t.output().text())
+        drop(released);
+        lock(&self.live).get(id).map(|t| t.output().text())
     }
 
     /// Stops every terminal's command with its process group (SIGTERM, 2 seconds, then
@@ -315,13 +383,16 @@ impl Terminals {
         lock(&self.live).len()
     }
 
-    fn get(&self, id: &TerminalId) -> Result<Arc<Term>, ErrorObject> {
-        lock(&self.live).get(id).cloned().ok_or_else(|| unknown(id))
+    /// A live terminal of `session`.
+    fn get(&self, session: &SessionId, id: &TerminalId) -> Result<Arc<Term>, ErrorObject> {
+        let live = lock(&self.live);
+        let term = live.get(id).filter(|t| t.session_id == *session);
+        term.cloned().ok_or_else(|| unknown(id))
     }
 }
 
 fn unknown(id: &TerminalId) -> ErrorObject {
-    ErrorObject::invalid_params(format_args!("no terminal `{id}` (unknown or released)"))
+    ErrorObject::terminal_not_found(id.as_str())
 }
 
 async fn pump(pipe: Option<impl AsyncRead + Unpin>, term: Arc<Term>) {
@@ -338,6 +409,10 @@ async fn pump(pipe: Option<impl AsyncRead + Unpin>, term: Arc<Term>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn wait(session: &str, id: &TerminalId) -> WaitForTerminalExitRequest {
+        WaitForTerminalExitRequest::new(session, id.clone())
+    }
 
     #[test]
     fn truncation_keeps_the_end_at_a_character_boundary() {
@@ -370,26 +445,40 @@ mod tests {
     async fn commands_run_in_the_workspace_and_can_be_killed() {
         let dir = std::env::temp_dir().join(format!("acp-term-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let ws = Workspace::new(&dir, false).unwrap();
+        let dir = dir.canonicalize().unwrap();
         let terminals = Terminals::default();
         let id = terminals
-            .create(&ws, &CreateTerminalRequest::new("s", "pwd"))
+            .create(&CreateTerminalRequest::new("s", "pwd"), &dir)
+            .unwrap()
+            .terminal_id;
+        let exit = terminals.wait_for_exit(&wait("s", &id)).await.unwrap();
+        assert_eq!(exit.exit_code, Some(0));
+        let output = terminals
+            .output(&TerminalOutputRequest::new("s", id.clone()))
             .unwrap();
-        let exit = terminals.wait_for_exit(&id).await.unwrap();
-        assert_eq!(exit.code, Some(0));
-        let (text, truncated, _) = terminals.output(&id).unwrap();
-        assert_eq!(text.trim(), ws.root().display().to_string());
-        assert!(!truncated);
-        terminals.release(&id).unwrap();
-        assert!(terminals.output(&id).is_err());
+        assert_eq!(output.output.trim(), dir.display().to_string());
+        assert!(!output.truncated);
+        assert_eq!(output.exit_status.and_then(|e| e.exit_code), Some(0));
+        // Another session's terminals are not reachable.
+        let other = terminals.output(&TerminalOutputRequest::new("t", id.clone()));
+        assert_eq!(other.unwrap_err().code, ErrorCode::RESOURCE_NOT_FOUND);
+        terminals
+            .release(&ReleaseTerminalRequest::new("s", id.clone()))
+            .unwrap();
+        let gone = terminals.output(&TerminalOutputRequest::new("s", id.clone()));
+        assert_eq!(gone.unwrap_err().code, ErrorCode::RESOURCE_NOT_FOUND);
+        assert_eq!(
+            terminals.display_output(&id).map(|t| t.trim().to_owned()),
+            Some(dir.display().to_string())
+        );
 
         let request = CreateTerminalRequest::new("s", "sleep").args(vec!["30".to_owned()]);
-        let id = terminals.create(&ws, &request).unwrap();
-        terminals.kill(&id).unwrap();
-        let exit = terminals.wait_for_exit(&id).await.unwrap();
+        let id = terminals.create(&request, &dir).unwrap().terminal_id;
+        terminals
+            .kill(&KillTerminalRequest::new("s", id.clone()))
+            .unwrap();
+        let exit = terminals.wait_for_exit(&wait("s", &id)).await.unwrap();
         assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
-        let outside = CreateTerminalRequest::new("s", "pwd").cwd("/");
-        assert!(terminals.create(&ws, &outside).is_err());
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -398,20 +487,25 @@ mod tests {
     async fn output_is_read_while_the_command_runs() {
         let dir = std::env::temp_dir().join(format!("acp-term-big-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let ws = Workspace::new(&dir, false).unwrap();
         let terminals = Terminals::default();
         // More than a pipe holds (64 KiB on Linux): unread, the command could never exit.
         let request = CreateTerminalRequest::new("s", "sh").args(vec![
             "-c".into(),
             "head -c 300000 /dev/zero | tr '\\0' x".into(),
         ]);
-        let id = terminals.create(&ws, &request).unwrap();
-        let exit = tokio::time::timeout(Duration::from_secs(30), terminals.wait_for_exit(&id))
-            .await
-            .expect("the command ends")
+        let id = terminals.create(&request, &dir).unwrap().terminal_id;
+        let exit = tokio::time::timeout(
+            Duration::from_secs(30),
+            terminals.wait_for_exit(&wait("s", &id)),
+        )
+        .await
+        .expect("the command ends")
+        .unwrap();
+        assert_eq!(exit.exit_code, Some(0));
+        let output = terminals
+            .output(&TerminalOutputRequest::new("s", id))
             .unwrap();
-        assert_eq!(exit.code, Some(0));
-        assert_eq!(terminals.output(&id).unwrap().0.len(), 300_000);
+        assert_eq!(output.output.len(), 300_000);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -420,18 +514,19 @@ mod tests {
     async fn shutdown_stops_the_commands_with_everything_they_started() {
         let dir = std::env::temp_dir().join(format!("acp-term-stop-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let ws = Workspace::new(&dir, false).unwrap();
         let terminals = Terminals::default();
         let request = CreateTerminalRequest::new("s", "sh").args(vec![
             "-c".into(),
             "sleep 1000 & echo $!; exec sleep 1000".into(),
         ]);
-        let id = terminals.create(&ws, &request).unwrap();
+        let id = terminals.create(&request, &dir).unwrap().terminal_id;
         // The helper's pid arrives on the terminal's output (polled: the output has no event).
         let mut helper = None;
         for _ in 0..1000 {
-            let (text, _, _) = terminals.output(&id).unwrap();
-            if let Some(line) = text.lines().next() {
+            let output = terminals
+                .output(&TerminalOutputRequest::new("s", id.clone()))
+                .unwrap();
+            if let Some(line) = output.output.lines().next() {
                 helper = line.trim().parse::<u32>().ok();
                 break;
             }

@@ -1,0 +1,216 @@
+//! The goal programs of issue 12 against each other: `toolkit_client` spawns `toolkit_agent`
+//! and drives a whole coding turn (plan, thought, read, diff, permission, write, terminal,
+//! replay on `session/load`), allowed, rejected, and cancelled at the permission request.
+//! Every message both ways is checked against the ACP schema (responses against their
+//! method's result), from the client's traffic log.
+
+use std::collections::HashMap;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use acp_testkit::{Spec, example_binary as example};
+use serde_json::Value;
+
+/// Bounds each run, so that a regression fails instead of hanging.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+const NOTES: &str = "# Notes\n- TODO: one\n- TODO: two\n";
+
+struct Run {
+    stdout: String,
+    notes: String,
+    /// Every message, as (`"sent"` or `"recv"`, message), per direction in order.
+    wire: Vec<(&'static str, Value)>,
+}
+
+/// Runs the client against the agent in a fresh directory holding `notes.txt`.
+fn run(name: &str, flags: &[&str]) -> Run {
+    let dir = std::env::temp_dir().join(format!("acp-toolkit-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), NOTES).unwrap();
+    let wire = dir.join("wire");
+    let mut child = Command::new(example("toolkit_client"))
+        .args([
+            "--workdir".as_ref(),
+            dir.as_os_str(),
+            "--wire-log".as_ref(),
+            wire.as_os_str(),
+        ])
+        .args(flags)
+        .arg(example("toolkit_agent"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start the client");
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("the client did not finish within {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "the client failed:\n{stdout}");
+    let mut messages = Vec::new();
+    for direction in ["sent", "recv"] {
+        let log = std::fs::read_to_string(format!("{}.{direction}", wire.display())).unwrap();
+        for line in log.lines() {
+            let message: Value = serde_json::from_str(line).expect("one JSON message per line");
+            messages.push((direction, message));
+        }
+    }
+    let notes = std::fs::read_to_string(dir.join("notes.txt")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    Run {
+        stdout,
+        notes,
+        wire: messages,
+    }
+}
+
+/// Checks every message against the schema, and each response against its request's method.
+fn check_wire(run: &Run) -> Vec<String> {
+    let spec = Spec::load();
+    // Requests by direction and id: a response goes the other way.
+    let mut methods = HashMap::new();
+    for (direction, message) in &run.wire {
+        if let (Some(method), Some(id)) = (message["method"].as_str(), message.get("id")) {
+            methods.insert((*direction, id.to_string()), method.to_owned());
+        }
+    }
+    let mut seen = Vec::new();
+    for (direction, message) in &run.wire {
+        let checked = match message.get("method").and_then(Value::as_str) {
+            Some(method) => {
+                seen.push(format!("{direction} {method}"));
+                spec.check_message(message)
+            }
+            None => {
+                let other = if *direction == "sent" { "recv" } else { "sent" };
+                let key = (other, message["id"].to_string());
+                let method = methods.get(&key).expect("a response answers a request");
+                spec.check_response(message, method)
+            }
+        };
+        if let Err(error) = checked {
+            panic!("{direction}: invalid message: {error}\n{message}");
+        }
+    }
+    seen
+}
+
+fn lines_starting<'a>(stdout: &'a str, prefix: &str) -> Vec<&'a str> {
+    stdout.lines().filter(|l| l.starts_with(prefix)).collect()
+}
+
+#[test]
+fn allowed_turn_edits_runs_and_replays() {
+    let run = run("allow", &[]);
+    assert_eq!(run.notes, "# Notes\n- DONE: one\n- DONE: two\n");
+    let out = &run.stdout;
+    let (live, replay) = out.split_once("--- session/load").expect("a load");
+    assert!(live.contains("thought: To fix notes.txt"), "{out}");
+    assert!(
+        live.contains("permission: Edit notes.txt? Allow once"),
+        "{out}"
+    );
+    // The edit ends showing its diff and what was done; the check embeds its terminal.
+    assert!(live.contains("tool call-2 completed [diff of "), "{out}");
+    assert!(live.contains("Replaced 2 TODO(s) with DONE."), "{out}");
+    assert!(
+        live.contains("tool call-3 completed [terminal term-1] 0 TODO(s) left."),
+        "{out}"
+    );
+    let last_plan = lines_starting(live, "plan:").pop().unwrap();
+    assert_eq!(last_plan.matches("[completed]").count(), 3, "{last_plan}");
+    assert!(live.contains("stop: end_turn"), "{out}");
+    // The replay: the user's prompt, then the same conversation, terminals left out.
+    let replayed: Vec<&str> = replay
+        .lines()
+        .skip(1)
+        .take_while(|l| *l != "--- loaded")
+        .collect();
+    assert_eq!(replayed[0], "user: Please fix the TODOs in notes.txt");
+    assert!(
+        replayed.contains(&"tool call-3 completed 0 TODO(s) left."),
+        "{replay}"
+    );
+    let live_updates = live.lines().filter(|l| is_update(l)).count();
+    assert_eq!(
+        replayed.len(),
+        live_updates + 1,
+        "every update, and the prompt"
+    );
+    assert!(
+        out.contains("agent stopped: Stopped"),
+        "a graceful close: {out}"
+    );
+
+    let seen = check_wire(&run);
+    for method in [
+        "sent initialize",
+        "sent session/new",
+        "sent session/prompt",
+        "recv session/update",
+        "recv fs/read_text_file",
+        "recv session/request_permission",
+        "recv fs/write_text_file",
+        "recv terminal/create",
+        "recv terminal/wait_for_exit",
+        "recv terminal/output",
+        "recv terminal/release",
+        "sent session/load",
+    ] {
+        assert!(
+            seen.iter().any(|s| s == method),
+            "{method} never went over the wire"
+        );
+    }
+}
+
+fn is_update(line: &str) -> bool {
+    ["plan:", "thought:", "agent:", "tool "]
+        .iter()
+        .any(|p| line.starts_with(p))
+        && !line.starts_with("agent: toolkit-agent")
+}
+
+#[test]
+fn rejected_edit_leaves_the_file_and_runs_nothing() {
+    let run = run("reject", &["--reject"]);
+    assert_eq!(run.notes, NOTES);
+    let out = &run.stdout;
+    assert!(out.contains("permission: Edit notes.txt? Reject"), "{out}");
+    assert!(out.contains("tool call-2 failed [diff of "), "{out}");
+    assert!(out.contains("Rejected by the user."), "{out}");
+    assert!(out.contains("stop: end_turn"), "{out}");
+    let seen = check_wire(&run);
+    assert!(!seen.iter().any(|s| s == "recv fs/write_text_file"));
+    assert!(!seen.iter().any(|s| s == "recv terminal/create"));
+}
+
+#[test]
+fn cancel_at_the_permission_request_ends_the_turn_cancelled() {
+    let run = run("cancel", &["--cancel"]);
+    assert_eq!(run.notes, NOTES);
+    let out = &run.stdout;
+    assert!(
+        out.contains("permission: Edit notes.txt? cancelling the turn"),
+        "{out}"
+    );
+    assert!(out.contains("stop: cancelled"), "{out}");
+    let seen = check_wire(&run);
+    assert!(seen.iter().any(|s| s == "sent session/cancel"));
+    assert!(!seen.iter().any(|s| s == "recv fs/write_text_file"));
+    // The permission request was answered `cancelled`, as the spec asks.
+    let answer = run
+        .wire
+        .iter()
+        .find(|(d, m)| *d == "sent" && m["result"]["outcome"]["outcome"].is_string())
+        .expect("the permission answer");
+    assert_eq!(answer.1["result"]["outcome"]["outcome"], "cancelled");
+}
