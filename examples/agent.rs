@@ -73,8 +73,14 @@ fn parse_args() -> Result<Option<Args>, String> {
         let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
             "-h" | "--help" => {
+                #[cfg(not(feature = "unstable"))]
                 acp_examples::print_text(&format!(
                     "{USAGE}{LISTEN_HELP}{USAGE_END}{COMMANDS_HELP}"
+                ));
+                #[cfg(feature = "unstable")]
+                acp_examples::print_text(&format!(
+                    "{USAGE}{LISTEN_HELP}{USAGE_END}{COMMANDS_HELP}\n\n{}",
+                    acp_examples::demo_agent::DRAFT_COMMANDS_HELP
                 ));
                 return Ok(None);
             }

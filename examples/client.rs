@@ -16,7 +16,10 @@ use acp_examples::demo_client::{self, Parsed, USAGE};
 async fn main() -> ExitCode {
     match demo_client::parse(std::env::args().skip(1)) {
         Ok(Parsed::Help) => {
+            #[cfg(not(feature = "unstable"))]
             acp_examples::print_text(USAGE);
+            #[cfg(feature = "unstable")]
+            acp_examples::print_text(&format!("{USAGE}\n\n{}", demo_client::DRAFT_USAGE));
             ExitCode::SUCCESS
         }
         Ok(Parsed::Run(options)) => ExitCode::from(demo_client::run(*options).await),

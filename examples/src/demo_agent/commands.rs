@@ -30,6 +30,24 @@ Modes: `ask` asks before every edit and command; `auto` does not ask; `read-only
 and proposes. Without the client's fs or terminal capabilities, the tool calls that need them
 fail with an explanation and the turn goes on.";
 
+/// The commands of the draft protocol features (the `unstable` cargo feature), shown after
+/// [`COMMANDS_HELP`].
+#[cfg(feature = "unstable")]
+pub const DRAFT_COMMANDS_HELP: &str = "\
+Draft protocol features (built with `--features unstable`):
+
+  compact                  Compact the session's context: `compaction_update` (in progress),
+                           the summary as `compaction_summary_chunk`s, then `completed`; only
+                           if the client advertised `session.compaction`.
+  notice [info|warning|error] TEXT
+                           Show TEXT as a `notice` (default severity: info).
+
+Edits publish their plan as `plan_update` and remove it with `plan_removed` once done when the
+client advertised `plan` (the `plan` update otherwise); tool calls carry a `name`; every prompt
+answer reports its token `usage`. Sessions can be forked (`session/fork`, the history copied),
+and the LLM providers `main` (required) and `embeddings` listed, set and disabled
+(`providers/list`, `providers/set`, `providers/disable`).";
+
 /// One parsed prompt command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
@@ -55,6 +73,15 @@ pub(crate) enum Command {
     },
     Refuse,
     Fail,
+    /// Compact the session's context, reporting it (draft).
+    #[cfg(feature = "unstable")]
+    Compact,
+    /// Show the user a notice (draft).
+    #[cfg(feature = "unstable")]
+    Notice {
+        severity: acp_types::NoticeSeverity,
+        title: String,
+    },
     /// Not a command: free text.
     Chat,
 }
@@ -131,6 +158,25 @@ pub(crate) fn parse(text: &str) -> Result<Command, String> {
         }
         "refuse" => Command::Refuse,
         "fail" => Command::Fail,
+        #[cfg(feature = "unstable")]
+        "compact" => Command::Compact,
+        #[cfg(feature = "unstable")]
+        "notice" => {
+            use acp_types::NoticeSeverity;
+            let (severity, title) = match rest.split_once(char::is_whitespace) {
+                Some(("info", title)) => (NoticeSeverity::Info, title.trim()),
+                Some(("warning", title)) => (NoticeSeverity::Warning, title.trim()),
+                Some(("error", title)) => (NoticeSeverity::Error, title.trim()),
+                _ => (NoticeSeverity::Info, rest),
+            };
+            if title.is_empty() {
+                return Err("usage: notice [info|warning|error] TEXT".into());
+            }
+            Command::Notice {
+                severity,
+                title: title.to_owned(),
+            }
+        }
         _ => Command::Chat,
     })
 }

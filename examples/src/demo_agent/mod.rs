@@ -26,6 +26,8 @@
 //! ```
 
 mod commands;
+#[cfg(feature = "unstable")]
+mod draft;
 pub mod listen;
 mod session;
 mod turn;
@@ -34,6 +36,8 @@ use acp_agent::{Agent, ClientHandle, PromptContext, SessionStore, async_trait};
 use acp_types::*;
 
 pub use commands::COMMANDS_HELP;
+#[cfg(feature = "unstable")]
+pub use commands::DRAFT_COMMANDS_HELP;
 use session::Session;
 pub use session::{HISTORY_MAX_BYTES, HISTORY_MAX_UPDATES};
 
@@ -46,6 +50,9 @@ const LIST_PAGE_LEN: usize = 20;
 pub struct DemoAgent {
     client: ClientHandle,
     sessions: Sessions,
+    /// The LLM providers and their endpoints (`providers/*`, draft).
+    #[cfg(feature = "unstable")]
+    providers: draft::Providers,
 }
 
 /// The sessions of one or more [`DemoAgent`]s. Cheap to clone: clones share the sessions.
@@ -66,7 +73,12 @@ impl DemoAgent {
     /// An agent that calls the client through `client` and keeps its sessions in `sessions`,
     /// which other agents may share.
     pub fn with_sessions(client: ClientHandle, sessions: Sessions) -> Self {
-        Self { client, sessions }
+        Self {
+            client,
+            sessions,
+            #[cfg(feature = "unstable")]
+            providers: draft::Providers::default(),
+        }
     }
 
     /// Runs `f` on a session, or fails with "resource not found".
@@ -154,6 +166,8 @@ impl Agent for DemoAgent {
                     .close(SessionCloseCapabilities::new())
                     .delete(SessionDeleteCapabilities::new()),
             );
+        #[cfg(feature = "unstable")]
+        let capabilities = draft::advertise(capabilities);
         Ok(InitializeResponse::new(ProtocolVersion::LATEST)
             .agent_capabilities(capabilities)
             .agent_info(
@@ -294,5 +308,45 @@ impl Agent for DemoAgent {
             )));
         }
         turn::run(self, request, context).await
+    }
+
+    #[cfg(feature = "unstable")]
+    async fn fork_session(
+        &self,
+        request: ForkSessionRequest,
+    ) -> Result<ForkSessionResponse, ErrorObject> {
+        let booleans = self.client_takes_booleans();
+        let id = draft::fork(&self.sessions, &request)?;
+        let (modes, options) =
+            self.with_session(&id, |s| (s.modes(), s.config_options(booleans)))?;
+        Ok(ForkSessionResponse::new(id)
+            .modes(modes)
+            .config_options(options))
+    }
+
+    #[cfg(feature = "unstable")]
+    async fn list_providers(
+        &self,
+        _request: ListProvidersRequest,
+    ) -> Result<ListProvidersResponse, ErrorObject> {
+        Ok(self.providers.list())
+    }
+
+    #[cfg(feature = "unstable")]
+    async fn set_provider(
+        &self,
+        request: SetProviderRequest,
+    ) -> Result<SetProviderResponse, ErrorObject> {
+        self.providers.set(request)?;
+        Ok(SetProviderResponse::new())
+    }
+
+    #[cfg(feature = "unstable")]
+    async fn disable_provider(
+        &self,
+        request: DisableProviderRequest,
+    ) -> Result<DisableProviderResponse, ErrorObject> {
+        self.providers.disable(&request)?;
+        Ok(DisableProviderResponse::new())
     }
 }

@@ -74,6 +74,23 @@ Examples:
   client --interactive -- my-agent --acp
   client --url ws://127.0.0.1:8123/acp --prompt help   (after `agent --listen 127.0.0.1:8123`)";
 
+/// The options and client commands of the draft protocol features (the `unstable` cargo
+/// feature), shown after [`USAGE`].
+#[cfg(feature = "unstable")]
+pub const DRAFT_USAGE: &str = "\
+Draft protocol features (built with `--features unstable`):
+  --draft              Advertise the draft client capabilities this client renders: `plan`
+                       (plan_update, plan_removed) and `session.compaction`. Notices, token
+                       usage and tool call names are shown whenever the agent sends them.
+  :fork [ID]           Fork a session, by default the current one, and switch to the fork
+                       (session/fork; the agent must advertise sessionCapabilities.fork).
+  :providers           List the agent's LLM providers (providers/list).
+  :providers set ID API URL
+                       Point provider ID at URL, speaking API (`anthropic`, `openai`, ...)
+                       (providers/set).
+  :providers disable ID
+                       Stop the agent using provider ID (providers/disable).";
+
 /// Parsed options.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -113,6 +130,9 @@ pub struct Options {
     pub token: Option<String>,
     /// `--client-id-profile`: speak the `client_id` profile to the remote agent.
     pub client_id_profile: bool,
+    /// `--draft`: advertise the draft client capabilities (`plan`, `session.compaction`).
+    #[cfg(feature = "unstable")]
+    pub draft: bool,
 }
 
 /// How long the client waits for an answer by default: long enough for an agent that starts
@@ -176,6 +196,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--token" => options.token = Some(value("--token")?),
             "--client-id-profile" => options.client_id_profile = true,
             "--wire-log" => options.wire_log = Some(value("--wire-log")?.into()),
+            #[cfg(feature = "unstable")]
+            "--draft" => options.draft = true,
             "--" => {
                 let Some(program) = args.next() else {
                     return Err("`--` must be followed by the agent command".into());

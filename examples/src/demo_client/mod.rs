@@ -22,6 +22,8 @@ use std::sync::Arc;
 use acp_client::{StopStage, Stopped};
 
 pub use acp_client::Terminals;
+#[cfg(feature = "unstable")]
+pub use args::DRAFT_USAGE;
 pub use args::{DEFAULT_TIMEOUT, Options, Parsed, USAGE, parse};
 pub use editor::{Editor, Policy, Shared};
 pub use output::Output;

@@ -62,6 +62,9 @@ enum Stream {
     None,
     Message,
     Thought,
+    /// A compaction's summary (draft).
+    #[cfg(feature = "unstable")]
+    Summary,
 }
 
 #[derive(Debug)]
@@ -247,6 +250,12 @@ impl Output {
                     .titles
                     .insert(call.tool_call_id.clone(), call.title.clone());
                 let kind = call.kind.as_ref().map_or("other", ToolKind::as_str);
+                // The tool's name (draft), after its kind.
+                #[cfg(feature = "unstable")]
+                let kind = match &call.name {
+                    Some(name) => format!("{kind} {name}"),
+                    None => kind.to_owned(),
+                };
                 let status = call.status.as_ref().unwrap_or(&ToolCallStatus::Pending);
                 inner.line(&format!(
                     "  \u{2699} {} {} {}",
@@ -283,14 +292,65 @@ impl Output {
             }
             SessionUpdate::Plan(plan) => {
                 inner.line(&s.bold("  Plan:"));
-                for entry in &plan.entries {
-                    let mark = match entry.status {
-                        PlanEntryStatus::Completed => s.green("[x]"),
-                        PlanEntryStatus::InProgress => s.yellow("[~]"),
-                        _ => "[ ]".to_owned(),
-                    };
-                    inner.line(&format!("    {mark} {}", entry.content));
+                self.plan_entries(inner, &plan.entries);
+            }
+            #[cfg(feature = "unstable")]
+            SessionUpdate::PlanUpdate(update) => match &update.plan {
+                PlanUpdateContent::Items(items) => {
+                    inner.line(&s.bold(&format!("  Plan {}:", items.plan_id)));
+                    self.plan_entries(inner, &items.entries);
                 }
+                PlanUpdateContent::File(file) => inner.line(&format!(
+                    "  {} in {}",
+                    s.bold(&format!("Plan {}", file.plan_id)),
+                    file.uri
+                )),
+                PlanUpdateContent::Markdown(markdown) => {
+                    inner.line(&s.bold(&format!("  Plan {}:", markdown.plan_id)));
+                    for line in markdown.content.lines() {
+                        inner.line(&format!("    {line}"));
+                    }
+                }
+                _ => inner.line(&s.dim("  (a plan of a kind this client does not know)")),
+            },
+            #[cfg(feature = "unstable")]
+            SessionUpdate::PlanRemoved(removed) => {
+                inner.line(&s.dim(&format!("  Plan {} removed", removed.plan_id)));
+            }
+            #[cfg(feature = "unstable")]
+            SessionUpdate::CompactionUpdate(update) => {
+                let status = match update.status {
+                    CompactionStatus::InProgress => "compacting the context\u{2026}".to_owned(),
+                    CompactionStatus::Completed => s.green("context compacted"),
+                    ref other => s.red(&format!("compaction {}", other.as_str())),
+                };
+                let error = update
+                    .error
+                    .as_ref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default();
+                inner.line(&format!("  \u{21bb} {status}{error}"));
+            }
+            #[cfg(feature = "unstable")]
+            SessionUpdate::CompactionSummaryChunk(chunk) => {
+                inner.stream_to(Stream::Summary, &s.dim("  (summary) "));
+                let text = block_text(&chunk.content);
+                let _ = write!(inner.out, "{}", s.dim(&text));
+                inner.after_text(&text);
+            }
+            #[cfg(feature = "unstable")]
+            SessionUpdate::Notice(notice) => {
+                let label = match notice.severity {
+                    NoticeSeverity::Info => s.cyan("info"),
+                    NoticeSeverity::Warning => s.yellow("warning"),
+                    ref other => s.red(other.as_str()),
+                };
+                let description = notice
+                    .description
+                    .as_ref()
+                    .map(|d| format!(" \u{2014} {d}"))
+                    .unwrap_or_default();
+                inner.line(&format!("  [{label}] {}{description}", notice.title));
             }
             SessionUpdate::AvailableCommandsUpdate(update) => {
                 let names: Vec<String> = update
@@ -329,6 +389,19 @@ impl Output {
                 )));
             }
             _ => inner.line(&s.dim("  (an update of a kind this client does not know)")),
+        }
+    }
+
+    /// The entries of a plan, one line each, marked by status.
+    fn plan_entries(&self, inner: &mut Inner, entries: &[PlanEntry]) {
+        let s = self.style;
+        for entry in entries {
+            let mark = match entry.status {
+                PlanEntryStatus::Completed => s.green("[x]"),
+                PlanEntryStatus::InProgress => s.yellow("[~]"),
+                _ => "[ ]".to_owned(),
+            };
+            inner.line(&format!("    {mark} {}", entry.content));
         }
     }
 

@@ -16,6 +16,8 @@ use super::DemoAgent;
 use super::commands::{self, COMMANDS_HELP, Command};
 use super::session::{Session, now_iso8601};
 
+#[cfg(feature = "unstable")]
+mod draft;
 mod tools;
 
 /// The `outputByteLimit` the agent asks terminals to keep.
@@ -60,10 +62,15 @@ pub(super) async fn run(
         turn: 0,
         calls: 0,
         reply_chars: 0,
+        #[cfg(feature = "unstable")]
+        prompt_chars: 0,
     };
     let result = turn.run(request).await;
     match result {
+        #[cfg(not(feature = "unstable"))]
         Ok(reason) => Ok(PromptResponse::new(reason)),
+        #[cfg(feature = "unstable")]
+        Ok(reason) => Ok(PromptResponse::new(reason).usage(turn.usage())),
         Err(stop) => {
             turn.clean_up().await;
             match stop {
@@ -82,6 +89,9 @@ struct Turn<'a> {
     turn: u64,
     calls: u32,
     reply_chars: usize,
+    /// The length of the prompt's text (for the turn's token usage).
+    #[cfg(feature = "unstable")]
+    prompt_chars: usize,
 }
 
 impl Turn<'_> {
@@ -103,6 +113,10 @@ impl Turn<'_> {
 
         let text: Vec<&str> = request.prompt.iter().filter_map(|b| b.as_text()).collect();
         let text = text.join("\n");
+        #[cfg(feature = "unstable")]
+        {
+            self.prompt_chars = text.len();
+        }
         let attachments: Vec<String> = request.prompt.iter().filter_map(describe).collect();
         let reason = match commands::parse(&text) {
             Ok(command) => {
@@ -130,7 +144,11 @@ impl Turn<'_> {
         no_attachments: bool,
     ) -> Result<StopReason, Stop> {
         match command {
-            Command::Help => self.say(COMMANDS_HELP).await?,
+            Command::Help => {
+                self.say(COMMANDS_HELP).await?;
+                #[cfg(feature = "unstable")]
+                self.say(commands::DRAFT_COMMANDS_HELP).await?;
+            }
             Command::Chat if text.trim().is_empty() && !no_attachments => {
                 self.say("That is all I can tell about them.").await?;
             }
@@ -185,6 +203,10 @@ impl Turn<'_> {
                     "the `fail` command fails the prompt on purpose",
                 )));
             }
+            #[cfg(feature = "unstable")]
+            Command::Compact => self.compact().await?,
+            #[cfg(feature = "unstable")]
+            Command::Notice { severity, title } => self.notice(severity, title).await?,
         }
         Ok(StopReason::EndTurn)
     }
@@ -277,6 +299,9 @@ impl Turn<'_> {
     }
 
     /// Publishes the plan with `done` steps completed and the next one in progress.
+    /// With the draft plan operations, and a client that advertised them, the plan goes out as
+    /// `plan_update` with the id of this turn's plan, and is removed (`plan_removed`) once every
+    /// step is done.
     async fn plan(&mut self, steps: &[String], done: usize) -> Result<(), Stop> {
         let entries: Vec<PlanEntry> = steps
             .iter()
@@ -290,6 +315,10 @@ impl Turn<'_> {
                 PlanEntry::new(step.as_str(), PlanEntryPriority::High, status)
             })
             .collect();
+        #[cfg(feature = "unstable")]
+        if self.cx.client_supports_plan_operations() {
+            return self.plan_operations(entries, done >= steps.len()).await;
+        }
         self.send(Plan::new(entries)).await
     }
 
@@ -340,6 +369,10 @@ fn thought(command: &Command) -> String {
         Command::Stream { .. } => "Something slow, so that it can be cancelled.".into(),
         Command::Refuse => "This one I refuse.".into(),
         Command::Fail => "This one fails on purpose.".into(),
+        #[cfg(feature = "unstable")]
+        Command::Compact => "The context is getting long: time to compact it.".into(),
+        #[cfg(feature = "unstable")]
+        Command::Notice { .. } => "The user wants a notice shown.".into(),
         Command::Chat => "That is not one of my commands; a short reply will do.".into(),
     }
 }

@@ -25,6 +25,14 @@ impl Runner {
                 let help = help
                     .split_once("\n\n")
                     .map_or(help, |(commands, _)| commands);
+                // The draft commands (`:fork`, `:providers`), after the others.
+                #[cfg(feature = "unstable")]
+                let draft = super::super::DRAFT_USAGE;
+                #[cfg(feature = "unstable")]
+                let help = &format!(
+                    "{help}\n{}",
+                    draft.find("  :").map_or("", |start| &draft[start..])
+                );
                 out.event(
                     json!({ "event": "help" }),
                     Some(format!("Client commands{help}")),
@@ -162,6 +170,14 @@ impl Runner {
                     }
                     Err(failure) => self.fail("session/set_config_option", &failure).await,
                 }
+            }
+            #[cfg(feature = "unstable")]
+            (":fork", Some(id)) => self.fork(id).await,
+            #[cfg(feature = "unstable")]
+            (":providers", _)
+                if matches!(args.as_slice(), [] | ["set", _, _, _] | ["disable", _]) =>
+            {
+                self.providers(&args).await
             }
             _ => {
                 let message = format!(

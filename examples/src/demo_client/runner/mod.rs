@@ -15,6 +15,8 @@ use super::{Options, Shared};
 
 mod commands;
 mod content;
+#[cfg(feature = "unstable")]
+mod draft;
 
 use content::{attachment, kind_of};
 
@@ -136,6 +138,8 @@ impl Runner {
                         .boolean(BooleanConfigOptionCapabilities::new()),
                 ),
             );
+        #[cfg(feature = "unstable")]
+        let caps = draft::advertise(caps, options.draft);
         let request = InitializeRequest::new(ProtocolVersion::LATEST)
             .client_capabilities(caps)
             .client_info(
@@ -411,9 +415,23 @@ impl Runner {
         match result {
             Ok(response) => {
                 let reason = response.stop_reason.as_str().to_owned();
+                #[cfg(not(feature = "unstable"))]
                 self.shared.output.event(
                     json!({ "event": "prompt_result", "sessionId": session, "stopReason": reason }),
                     Some(s.dim(&format!("  [turn ended: {reason}]"))),
+                );
+                #[cfg(feature = "unstable")]
+                self.shared.output.event(
+                    json!({
+                        "event": "prompt_result",
+                        "sessionId": session,
+                        "stopReason": reason,
+                        "usage": response.usage,
+                    }),
+                    Some(s.dim(&format!(
+                        "  [turn ended: {reason}{}]",
+                        draft::usage_text(response.usage.as_ref())
+                    ))),
                 );
             }
             Err(failure) => {
@@ -550,6 +568,8 @@ fn offers(caps: Option<&AgentCapabilities>) -> String {
             }
         }
     }
+    #[cfg(feature = "unstable")]
+    offers.extend(draft::offers(caps));
     if offers.is_empty() {
         "nothing beyond the basics".to_owned()
     } else {
