@@ -9,16 +9,30 @@ use acp_types::*;
 
 use super::Sessions;
 
-/// The demo agent's LLM providers: `(id, supported protocols, required, default endpoint)`.
-/// `main` serves the chat and cannot be disabled; `embeddings` is optional.
-const PROVIDERS: [(&str, &[LlmProtocol], bool, Option<(LlmProtocol, &str)>); 2] = [
-    (
-        "main",
-        &[LlmProtocol::Anthropic, LlmProtocol::Openai],
-        true,
-        Some((LlmProtocol::Anthropic, "https://api.anthropic.com")),
-    ),
-    ("embeddings", &[LlmProtocol::Openai], false, None),
+/// One row of the provider table.
+struct Provider {
+    id: &'static str,
+    supported: &'static [LlmProtocol],
+    required: bool,
+    /// The endpoint it uses until the client sets another.
+    default: Option<(LlmProtocol, &'static str)>,
+}
+
+/// The demo agent's LLM providers: `main` serves the chat and cannot be disabled;
+/// `embeddings` is optional and off until the client sets it.
+const PROVIDERS: [Provider; 2] = [
+    Provider {
+        id: "main",
+        supported: &[LlmProtocol::Anthropic, LlmProtocol::Openai],
+        required: true,
+        default: Some((LlmProtocol::Anthropic, "https://api.anthropic.com")),
+    },
+    Provider {
+        id: "embeddings",
+        supported: &[LlmProtocol::Openai],
+        required: false,
+        default: None,
+    },
 ];
 
 /// Adds the draft capabilities the demo agent serves: `sessionCapabilities.fork` and
@@ -59,9 +73,10 @@ impl Default for Providers {
     fn default() -> Self {
         let table = PROVIDERS
             .iter()
-            .map(|(id, supported, required, current)| {
-                let mut info = ProviderInfo::new(*id, supported.to_vec(), *required);
-                info.current = current
+            .map(|p| {
+                let mut info = ProviderInfo::new(p.id, p.supported.to_vec(), p.required);
+                info.current = p
+                    .default
                     .as_ref()
                     .map(|(api, url)| ProviderCurrentConfig::new(api.clone(), *url));
                 info
