@@ -48,8 +48,18 @@ impl Turn<'_> {
         let started = CompactionUpdate::new(id.clone(), CompactionStatus::InProgress);
         self.guard(self.cx.compaction_update(started)).await?;
         for chunk in word_chunks(&summary) {
-            self.guard(self.cx.compaction_summary_chunk(id.clone(), chunk))
-                .await?;
+            let sent = self
+                .guard(self.cx.compaction_summary_chunk(id.clone(), chunk))
+                .await;
+            if let Err(stop) = sent {
+                // A compaction ends in a terminal status, even a cancelled one (updates may
+                // still precede the prompt's answer after `session/cancel`).
+                if matches!(stop, Stop::Cancelled) {
+                    let cancelled = CompactionUpdate::new(id, CompactionStatus::Cancelled);
+                    let _ = self.cx.compaction_update(cancelled).await;
+                }
+                return Err(stop);
+            }
         }
         self.session(|s| s.tokens_used = after)?;
         let done = CompactionUpdate::new(id, CompactionStatus::Completed)
