@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use acp_testkit::example_binary as example;
 use serde_json::Value;
@@ -67,18 +67,7 @@ fn run(name: &str, flags: &[&str], steps: &[&str]) -> Run {
         .expect("start the client");
     let out = drain(child.stdout.take().unwrap());
     let err = drain(child.stderr.take().unwrap());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > RUN_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the client did not finish within {RUN_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = acp_testkit::wait_with_deadline(&mut child, RUN_TIMEOUT);
     let log = |ext: &str| json_lines(&std::fs::read_to_string(dir.join(ext)).expect("wire log"));
     let run = Run {
         code: status.code(),

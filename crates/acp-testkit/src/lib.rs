@@ -66,6 +66,30 @@ pub fn example_binary(name: &str) -> PathBuf {
     path
 }
 
+/// Waits for a child process to exit, polling, for at most `limit`; past it the child is killed
+/// and the test fails, so that a hung program fails the test instead of hanging it.
+///
+/// # Panics
+///
+/// When the child is still running after `limit`, or cannot be waited for.
+pub fn wait_with_deadline(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the child process did not finish within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// True when running under CI, where a missing specification fails instead of skipping.
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
