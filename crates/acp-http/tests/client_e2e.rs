@@ -5,10 +5,9 @@
 #![cfg(all(feature = "client", feature = "server"))]
 
 mod client_support;
+#[path = "common/echo.rs"]
+mod echo;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use acp_agent::{Agent, ClientHandle, PromptContext};
 use acp_client::AgentHandle;
 use acp_http::client::{ConnectOptions, Error, Profile, RemoteDriver, connect};
 use acp_http::server::{AcpServer, ServerOptions, serve};
@@ -16,85 +15,7 @@ use acp_types::*;
 use serde_json::Value;
 
 use client_support::*;
-
-/// A small agent: sessions `s-1`, `s-2`...; `ask` asks permission first; `wait` runs until
-/// cancelled; anything else is echoed; `session/load` replays one update.
-struct Echo {
-    client: ClientHandle,
-    sessions: AtomicUsize,
-}
-
-fn internal(e: impl std::fmt::Display) -> ErrorObject {
-    ErrorObject::internal_error(e)
-}
-
-#[acp_agent::async_trait]
-impl Agent for Echo {
-    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
-        Ok(InitializeResponse::new(ProtocolVersion::LATEST)
-            .agent_capabilities(AgentCapabilities::new().load_session(true)))
-    }
-
-    async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
-        let n = self.sessions.fetch_add(1, Ordering::Relaxed) + 1;
-        Ok(NewSessionResponse::new(format!("s-{n}")))
-    }
-
-    async fn load_session(
-        &self,
-        request: LoadSessionRequest,
-    ) -> Result<LoadSessionResponse, ErrorObject> {
-        self.client
-            .session(request.session_id.clone())
-            .message("replayed")
-            .await
-            .map_err(internal)?;
-        Ok(LoadSessionResponse::new())
-    }
-
-    async fn prompt(
-        &self,
-        request: PromptRequest,
-        cx: PromptContext,
-    ) -> Result<PromptResponse, ErrorObject> {
-        let text = request
-            .prompt
-            .first()
-            .and_then(ContentBlock::as_text)
-            .unwrap_or_default()
-            .to_owned();
-        match text.as_str() {
-            "ask" => {
-                let outcome = cx
-                    .request_permission(
-                        ToolCallUpdate::new("call-1").title("Write a file"),
-                        vec![PermissionOption::new(
-                            "allow",
-                            "Allow",
-                            PermissionOptionKind::AllowOnce,
-                        )],
-                    )
-                    .await
-                    .map_err(internal)?;
-                let said = match outcome {
-                    RequestPermissionOutcome::Selected(s) => format!("selected {}", s.option_id),
-                    _ => "cancelled".to_owned(),
-                };
-                cx.message(said).await.map_err(internal)?;
-            }
-            "wait" => cx.cancelled().await,
-            _ => cx
-                .message(format!("echo: {text}"))
-                .await
-                .map_err(internal)?,
-        }
-        Ok(PromptResponse::new(if cx.is_cancelled() {
-            StopReason::Cancelled
-        } else {
-            StopReason::EndTurn
-        }))
-    }
-}
+use echo::EchoAgent;
 
 /// A server on 127.0.0.1 whose every message, both ways, is checked against the schema.
 async fn start(options: ServerOptions) -> (AcpServer, String) {
@@ -103,13 +24,7 @@ async fn start(options: ServerOptions) -> (AcpServer, String) {
             check(&message);
         }
     });
-    let server = AcpServer::new(
-        |client| Echo {
-            client,
-            sessions: AtomicUsize::new(0),
-        },
-        options,
-    );
+    let server = AcpServer::new(EchoAgent::new, options);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(serve(listener, server.clone(), std::future::pending()));
