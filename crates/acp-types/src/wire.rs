@@ -36,6 +36,9 @@ pub(crate) const DOE: u8 = 1;
 pub(crate) const SKIP: u8 = 2;
 /// Field flag: the schema allows `null` for the optional field (kept as an explicit null).
 pub(crate) const NULLABLE: u8 = 4;
+/// Field flag: the schema requires the text of the (required) field to be non-empty
+/// (`minLength: 1`); an empty string is refused when decoding.
+pub(crate) const NON_EMPTY: u8 = 8;
 
 thread_local! {
     /// When set, lenient fields decode straight into their type without buffering; an invalid
@@ -362,7 +365,11 @@ where
             let number = serde_json::Number::deserialize(deserializer)?;
             from_number::<T, D::Error>(&number)
         } else {
-            T::deserialize_checked(deserializer).map(|v| (v, false))
+            let value = T::deserialize_checked(deserializer)?;
+            if F & NON_EMPTY != 0 && value.is_empty_text() {
+                return Err(de::Error::invalid_length(0, &"a non-empty string"));
+            }
+            Ok((value, false))
         }
     }
 }
@@ -507,6 +514,11 @@ pub(crate) trait LenientValue: Sized {
     {
         Self::deserialize(deserializer)
     }
+
+    /// True for an empty string (the only value a [`NON_EMPTY`] field refuses).
+    fn is_empty_text(&self) -> bool {
+        false
+    }
 }
 
 impl LenientValue for f64 {
@@ -647,7 +659,21 @@ macro_rules! lenient_no_default {
 }
 pub(crate) use lenient_no_default;
 
-lenient_plain!(String, bool);
+lenient_plain!(bool);
+
+impl LenientValue for String {
+    fn from_lenient(value: Value, _flags: u8) -> Result<Self, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+
+    fn lenient_default() -> Option<Self> {
+        Some(String::new())
+    }
+
+    fn is_empty_text(&self) -> bool {
+        self.is_empty()
+    }
+}
 
 impl LenientValue for Value {
     fn from_lenient(value: Value, _flags: u8) -> Result<Self, serde_json::Error> {
@@ -1089,6 +1115,9 @@ pub(crate) fn field_schema(
     if flags & SKIP != 0 {
         obj.insert("x-deserialize-skip-invalid-items".into(), Value::Bool(true));
     }
+    if flags & NON_EMPTY != 0 {
+        obj.insert("minLength".into(), Value::from(1));
+    }
     schema
 }
 
@@ -1136,7 +1165,8 @@ pub(crate) fn doc_text(lines: &[&str]) -> String {
 /// - `opt name: T = "json" [FLAGS]`: optional, stored as `Option<T>`;
 /// - `raw name = "json" [FLAGS]`: optional, any JSON value (an explicit `null` is `Some(Null)`).
 ///
-/// Flags: `DOE` (default on error), `SKIP` (skip invalid items), `NULLABLE` (null allowed).
+/// Flags: `DOE` (default on error), `SKIP` (skip invalid items), `NULLABLE` (null allowed),
+/// `NON_EMPTY` (a required string field that must not be empty).
 ///
 /// A field may carry one `#[cfg(...)]` after its doc comment (a field of a draft feature): it
 /// then exists, decodes, encodes and appears in the schema only when the condition holds, and
