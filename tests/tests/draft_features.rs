@@ -261,6 +261,8 @@ impl Client for DraftClient {
 
 struct Ends {
     agent: AgentHandle,
+    /// The agent's handle to call the client, for calls the [`DraftAgent`] does not make.
+    client: ClientHandle,
     log: Log,
     mcp: Log,
     updates: Arc<Mutex<Vec<SessionUpdate>>>,
@@ -277,7 +279,7 @@ fn start(advertise: bool, client_options: ClientOptions) -> Ends {
     let (agent_write, client_read) = tokio::io::duplex(64 * 1024);
     let log = Log::default();
     let agent_log = log.clone();
-    let (_client, agent_driver) = acp_agent::serve(
+    let (client, agent_driver) = acp_agent::serve(
         move |client| DraftAgent {
             client,
             log: agent_log,
@@ -303,6 +305,7 @@ fn start(advertise: bool, client_options: ClientOptions) -> Ends {
     );
     Ends {
         agent,
+        client,
         log,
         mcp,
         updates,
@@ -487,9 +490,15 @@ async fn every_draft_feature_works_end_to_end_and_on_the_draft_schema() {
         .await
         .expect("nes/close");
 
-    // MCP over ACP, client to agent.
+    // MCP over ACP, client to agent, on a connection the agent opened.
+    let connection = ends
+        .client
+        .connect_mcp(ConnectMcpRequest::new("srv-1"))
+        .await
+        .expect("mcp/connect")
+        .connection_id;
     let echoed = agent
-        .message_mcp(MessageMcpRequest::new("conn-9", "ping"))
+        .message_mcp(MessageMcpRequest::new(connection, "ping"))
         .await
         .expect("mcp/message");
     assert_eq!(echoed.parse::<Value>().unwrap(), json!({ "echo": "ping" }));
@@ -504,7 +513,7 @@ async fn every_draft_feature_works_end_to_end_and_on_the_draft_schema() {
             "accept sug-1"
         ]
     );
-    ends.shutdown(30).await;
+    ends.shutdown(32).await;
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -583,7 +592,29 @@ async fn draft_methods_the_agent_did_not_advertise_are_refused_on_both_sides() {
         error.remote().expect("an answer").code,
         ErrorCode::INVALID_PARAMS
     );
-    ends.shutdown(8).await;
+    // Notifications of features the agent did not advertise are dropped before it sees them.
+    ends.agent
+        .accept_nes(AcceptNesNotification::new("nes-1", "sug-1"))
+        .await
+        .expect("sent");
+    ends.agent
+        .did_open_document(DidOpenDocumentNotification::new(
+            "nes-1",
+            "file:///a.rs",
+            "rust",
+            1,
+            "fn a() {}",
+        ))
+        .await
+        .expect("sent");
+    // A round trip after them: both were read by the agent before its answer.
+    ends.agent
+        .new_session(NewSessionRequest::new("/", Vec::<McpServer>::new()))
+        .await
+        .expect("session/new");
+    let log = ends.log.clone();
+    ends.shutdown(12).await;
+    assert!(log.lock().unwrap().is_empty(), "{:?}", log.lock().unwrap());
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -613,4 +644,127 @@ async fn an_agent_falls_back_to_the_stable_plan_for_a_client_without_plan_operat
     // No compaction updates either: the client did not advertise `session.compaction`.
     assert_eq!(tags, ["plan", "notice", "tool_call"]);
     ends.shutdown(8).await;
+}
+
+/// The code and `data` of the client's answer to a call the agent made.
+fn refusal<T: std::fmt::Debug>(answer: Result<T, acp_agent::Error>) -> (ErrorCode, Value) {
+    let error = answer
+        .expect_err("refused")
+        .remote()
+        .cloned()
+        .expect("an answer");
+    (error.code, error.data.unwrap_or_default())
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_agent_reaches_only_the_mcp_servers_and_connections_the_client_gave_it() {
+    let ends = start(true, ClientOptions::default());
+    ends.agent
+        .initialize(InitializeRequest::new(ProtocolVersion::V1))
+        .await
+        .expect("initialize");
+    let client = &ends.client;
+
+    // Before any session offered it, no server can be reached.
+    let refused = client.connect_mcp(ConnectMcpRequest::new("srv-1")).await;
+    assert_eq!(
+        refusal(refused),
+        (
+            ErrorCode::RESOURCE_NOT_FOUND,
+            json!({ "serverId": "srv-1" })
+        )
+    );
+    // The session offers `srv-1`: the agent connects, calls it and disconnects (`conn-1`).
+    let server = McpServer::Acp(McpServerAcp::new("editor", "srv-1"));
+    ends.agent
+        .new_session(NewSessionRequest::new("/w", vec![server]))
+        .await
+        .expect("session/new");
+    // Another server id, and the connection closed by the agent, are refused.
+    let refused = client.connect_mcp(ConnectMcpRequest::new("srv-2")).await;
+    assert_eq!(
+        refusal(refused),
+        (
+            ErrorCode::RESOURCE_NOT_FOUND,
+            json!({ "serverId": "srv-2" })
+        )
+    );
+    for refused in [
+        client
+            .message_mcp(MessageMcpRequest::new("conn-1", "tools/list"))
+            .await
+            .map(drop),
+        client
+            .disconnect_mcp(DisconnectMcpRequest::new("conn-1"))
+            .await
+            .map(drop),
+    ] {
+        assert_eq!(
+            refusal(refused),
+            (
+                ErrorCode::RESOURCE_NOT_FOUND,
+                json!({ "connectionId": "conn-1" })
+            )
+        );
+    }
+    // A notification on a closed connection is dropped, never shown to the editor.
+    client
+        .message_mcp_notification(MessageMcpNotification::new("conn-1", "notifications/late"))
+        .await
+        .expect("sent");
+    // Reconnecting to the offered server opens the connection again.
+    let connection = client
+        .connect_mcp(ConnectMcpRequest::new("srv-1"))
+        .await
+        .expect("mcp/connect")
+        .connection_id;
+    client
+        .message_mcp(MessageMcpRequest::new(connection, "tools/list"))
+        .await
+        .expect("mcp/message");
+    // The agent's side: the client's MCP messages only on a connection the agent has open.
+    let refused = ends
+        .agent
+        .message_mcp(MessageMcpRequest::new("conn-7", "sampling/createMessage"))
+        .await
+        .expect_err("refused")
+        .remote()
+        .cloned()
+        .expect("an answer");
+    assert_eq!(
+        (refused.code, refused.data),
+        (
+            ErrorCode::RESOURCE_NOT_FOUND,
+            Some(json!({ "connectionId": "conn-7" }))
+        )
+    );
+    let mcp = ends.mcp.clone();
+    ends.shutdown(14).await;
+    assert_eq!(
+        *mcp.lock().unwrap(),
+        [
+            "connect srv-1",
+            "request tools/list",
+            "notification notifications/initialized",
+            "disconnect conn-1",
+            "connect srv-1",
+            "request tools/list"
+        ]
+    );
+
+    // With `refuse_unadvertised` off, the editor sees everything.
+    let mut options = ClientOptions::default();
+    options.refuse_unadvertised = false;
+    let ends = start(true, options);
+    ends.agent
+        .initialize(InitializeRequest::new(ProtocolVersion::V1))
+        .await
+        .expect("initialize");
+    ends.client
+        .connect_mcp(ConnectMcpRequest::new("srv-2"))
+        .await
+        .expect("mcp/connect");
+    let mcp = ends.mcp.clone();
+    ends.shutdown(4).await;
+    assert_eq!(*mcp.lock().unwrap(), ["connect srv-2"]);
 }

@@ -1,5 +1,5 @@
-//! What the agent lets through from the client: only the methods, prompt content and MCP
-//! transports it advertised in its `initialize` response.
+//! What the agent lets through from the client: only the methods, notifications, prompt
+//! content and MCP transports it advertised in its `initialize` response.
 //!
 //! A client is a peer like any other: untrusted. An agent that did not advertise `loadSession`
 //! must never see `session/load`, and one that did not advertise images must never be handed
@@ -9,9 +9,9 @@
 use acp_types::methods::agent as am;
 use acp_types::*;
 
-/// Refuses a request for `method` whose capability `advertised` (the agent's `initialize`
-/// response, `None` before it) does not include, with `-32601` naming both. Runs before the
-/// params are decoded.
+/// Refuses a request or notification for `method` whose capability `advertised` (the agent's
+/// `initialize` response, `None` before it) does not include, with `-32601` naming both. Runs
+/// before the params are decoded.
 pub(crate) fn check_method(
     advertised: Option<&InitializeResponse>,
     method: &str,
@@ -57,6 +57,33 @@ pub(crate) fn check_method(
         am::NES_START | am::NES_SUGGEST | am::NES_CLOSE => {
             (caps.is_some_and(|c| c.nes.is_some()), "nes")
         }
+        #[cfg(feature = "unstable_nes")]
+        am::NES_ACCEPT | am::NES_REJECT => (caps.is_some_and(|c| c.nes.is_some()), "nes"),
+        #[cfg(feature = "unstable_nes")]
+        am::DOCUMENT_DID_OPEN => (
+            document_event(caps, |d| d.did_open.is_some()),
+            "nes.events.document.didOpen",
+        ),
+        #[cfg(feature = "unstable_nes")]
+        am::DOCUMENT_DID_CHANGE => (
+            document_event(caps, |d| d.did_change.is_some()),
+            "nes.events.document.didChange",
+        ),
+        #[cfg(feature = "unstable_nes")]
+        am::DOCUMENT_DID_CLOSE => (
+            document_event(caps, |d| d.did_close.is_some()),
+            "nes.events.document.didClose",
+        ),
+        #[cfg(feature = "unstable_nes")]
+        am::DOCUMENT_DID_SAVE => (
+            document_event(caps, |d| d.did_save.is_some()),
+            "nes.events.document.didSave",
+        ),
+        #[cfg(feature = "unstable_nes")]
+        am::DOCUMENT_DID_FOCUS => (
+            document_event(caps, |d| d.did_focus.is_some()),
+            "nes.events.document.didFocus",
+        ),
         #[cfg(feature = "unstable_mcp_over_acp")]
         am::MCP_MESSAGE => (
             caps.and_then(|c| c.mcp_capabilities.as_ref())
@@ -71,6 +98,18 @@ pub(crate) fn check_method(
     } else {
         Err(ErrorObject::capability_not_advertised(method, capability))
     }
+}
+
+/// True when the agent asked for the document event `wanted` (`nes.events.document.*`).
+#[cfg(feature = "unstable_nes")]
+fn document_event(
+    caps: Option<&AgentCapabilities>,
+    wanted: impl FnOnce(&NesDocumentEventCapabilities) -> bool,
+) -> bool {
+    caps.and_then(|c| c.nes.as_ref())
+        .and_then(|n| n.events.as_ref())
+        .and_then(|e| e.document.as_ref())
+        .is_some_and(wanted)
 }
 
 /// Refuses a decoded request carrying what the agent did not advertise: prompt content

@@ -41,6 +41,10 @@ pub struct AgentOptions {
     /// `sessionCapabilities`, `logout` without `auth.logout`) with `-32601` naming the method
     /// and the capability; prompt content (images, audio, embedded resources) and MCP
     /// transports (HTTP, SSE) beyond `promptCapabilities` / `mcpCapabilities` with `-32602`.
+    /// Draft features: their methods without their capability (`-32601`; a notification such
+    /// as `nes/accept` or a `document/*` event the agent did not ask for is dropped with a
+    /// warning), and `mcp/message` on an MCP-over-ACP connection that is not open (`-32002`
+    /// naming it, or dropped with a warning).
     pub refuse_unadvertised: bool,
 }
 
@@ -97,13 +101,45 @@ struct State {
     /// The running prompts of each session (one, unless the one-prompt rule is off), by their
     /// cancellation signals.
     prompts: Mutex<HashMap<SessionId, Vec<Signal>>>,
+    /// The MCP-over-ACP connections open (draft): answered by the client's `mcp/connect`,
+    /// not closed by `mcp/disconnect` since.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    mcp_connections: Mutex<std::collections::HashSet<McpConnectionId>>,
 }
 
 impl State {
     fn prompts(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Vec<Signal>>> {
-        self.prompts
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.prompts)
+    }
+
+    /// Refuses an `mcp/message` (request or notification) from the client on a connection
+    /// that is not open.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    fn check_mcp_connection(&self, connection_id: &McpConnectionId) -> Result<(), ErrorObject> {
+        if lock(&self.mcp_connections).contains(connection_id) {
+            Ok(())
+        } else {
+            Err(ErrorObject::mcp_connection_not_found(
+                connection_id.as_str(),
+            ))
+        }
+    }
+}
+
+/// Locks `mutex`, going on after a panic elsewhere (each change under these locks is a single
+/// insert or remove, so the value stays consistent).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(feature = "unstable_mcp_over_acp")]
+impl ClientHandle {
+    /// Forgets an MCP-over-ACP connection the client closed: its messages are refused from now
+    /// on.
+    pub(crate) fn mcp_disconnected(&self, connection_id: &McpConnectionId) {
+        lock(&self.state.mcp_connections).remove(connection_id);
     }
 }
 
@@ -550,6 +586,10 @@ impl<A: Agent> Handler for AgentHandler<A> {
         let params: ClientRequestParams = acp_rpc::decode_params(method, params)?;
         if self.options.refuse_unadvertised {
             admit::check_request(advertised, &params)?;
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            if let ClientRequestParams::MessageMcp(message) = &params {
+                self.state.check_mcp_connection(&message.connection_id)?;
+            }
         }
         let mut guard = None;
         if let ClientRequestParams::Prompt(prompt) = &params {
@@ -582,7 +622,32 @@ impl<A: Agent> Handler for AgentHandler<A> {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<ClientNotificationParams, ErrorObject> {
-        acp_rpc::decode_params(method, params)
+        // An error drops the notification with a warning.
+        if self.options.refuse_unadvertised {
+            admit::check_method(self.state.advertised.get(), method)?;
+        }
+        let notification = acp_rpc::decode_params(method, params)?;
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        if let (true, ClientNotificationParams::MessageMcp(message)) =
+            (self.options.refuse_unadvertised, &notification)
+        {
+            self.state.check_mcp_connection(&message.connection_id)?;
+        }
+        Ok(notification)
+    }
+
+    #[allow(unused_variables)] // Without the draft feature there is nothing to record.
+    fn response_received(&self, method: &str, result: Result<&acp_rpc::RawResult, &ErrorObject>) {
+        // An MCP connection is open from the client's answer on: its first messages may follow
+        // the answer before the caller of `connect_mcp` has seen it.
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        if method == cm::MCP_CONNECT {
+            if let Ok(Ok(connected)) =
+                result.map(|r| r.decode_method_result::<ConnectMcpResponse>())
+            {
+                lock(&self.state.mcp_connections).insert(connected.connection_id);
+            }
+        }
     }
 
     fn handle_request(

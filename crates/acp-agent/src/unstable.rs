@@ -60,7 +60,8 @@ impl ClientHandle {
             .await?)
     }
 
-    /// `mcp/disconnect` (draft): closes an MCP-over-ACP connection.
+    /// `mcp/disconnect` (draft): closes an MCP-over-ACP connection. Once the client has
+    /// answered, its `mcp/message`s on the connection are refused.
     ///
     /// # Errors
     ///
@@ -69,10 +70,12 @@ impl ClientHandle {
         &self,
         request: DisconnectMcpRequest,
     ) -> Result<DisconnectMcpResponse, Error> {
-        Ok(self
+        let response = self
             .peer()
             .request::<methods::McpDisconnect>(&request)
-            .await?)
+            .await?;
+        self.mcp_disconnected(&request.connection_id);
+        Ok(response)
     }
 }
 

@@ -5,7 +5,8 @@
 //! must never run a command because an agent asked, and an update for a session the client
 //! never created must never be shown as if it belonged to the current one. Both rules run
 //! when a message is decoded, on the reading loop, before anything reaches the [`Client`]
-//! implementation.
+//! implementation. With MCP over ACP (draft), the agent reaches only the MCP servers the
+//! client offered and only the MCP connections the client opened for it.
 //!
 //! [`Client`]: crate::Client
 
@@ -15,6 +16,8 @@ use std::sync::{Mutex, OnceLock};
 use acp_types::methods::client as cm;
 use acp_types::*;
 
+use crate::lock;
+
 /// The client's side of what was advertised and created.
 #[derive(Debug)]
 pub(crate) struct Admission {
@@ -22,8 +25,21 @@ pub(crate) struct Admission {
     advertised: OnceLock<ClientCapabilities>,
     /// The sessions created, loaded or resumed on this connection, and not closed or deleted.
     sessions: Mutex<HashSet<SessionId>>,
+    /// The MCP-over-ACP servers offered and connections open (draft).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    mcp: Mutex<Mcp>,
     refuse_unadvertised: bool,
     refuse_unknown_sessions: bool,
+}
+
+/// What the agent may reach over MCP over ACP.
+#[cfg(feature = "unstable_mcp_over_acp")]
+#[derive(Debug, Default)]
+struct Mcp {
+    /// The ids of the `"acp"` MCP servers offered in the sessions' `mcpServers`.
+    servers: HashSet<McpServerAcpId>,
+    /// The connections the client opened (`mcp/connect` answered) and not closed since.
+    connections: HashSet<McpConnectionId>,
 }
 
 impl Admission {
@@ -31,15 +47,15 @@ impl Admission {
         Self {
             advertised: OnceLock::new(),
             sessions: Mutex::new(HashSet::new()),
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            mcp: Mutex::default(),
             refuse_unadvertised,
             refuse_unknown_sessions,
         }
     }
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashSet<SessionId>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.sessions)
     }
 
     /// Records the capabilities sent in `initialize`; the first call wins.
@@ -57,6 +73,57 @@ impl Admission {
     /// Forgets a session.
     pub(crate) fn remove_session(&self, session_id: &SessionId) {
         self.sessions().remove(session_id);
+    }
+
+    /// Records the MCP servers offered to the agent in a session request (`session/new`,
+    /// load, resume, fork): of them, the agent may connect to the `"acp"` ones.
+    #[cfg_attr(not(feature = "unstable_mcp_over_acp"), allow(clippy::unused_self))]
+    pub(crate) fn offer_mcp_servers(&self, servers: &[McpServer]) {
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        {
+            let offered = servers.iter().filter_map(|server| match server {
+                McpServer::Acp(server) => Some(server.server_id.clone()),
+                _ => None,
+            });
+            lock(&self.mcp).servers.extend(offered);
+        }
+        #[cfg(not(feature = "unstable_mcp_over_acp"))]
+        let _ = servers;
+    }
+
+    /// Records an MCP connection the client opened (its answer to `mcp/connect`).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    pub(crate) fn mcp_connected(&self, connection_id: &McpConnectionId) {
+        lock(&self.mcp).connections.insert(connection_id.clone());
+    }
+
+    /// Forgets an MCP connection the client closed (its answer to `mcp/disconnect`).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    pub(crate) fn mcp_disconnected(&self, connection_id: &McpConnectionId) {
+        lock(&self.mcp).connections.remove(connection_id);
+    }
+
+    /// Refuses an MCP-over-ACP request or notification for a server the client did not
+    /// offer or a connection it does not have open.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    fn check_mcp(
+        &self,
+        server: Option<&McpServerAcpId>,
+        connection: Option<&McpConnectionId>,
+    ) -> Result<(), ErrorObject> {
+        if !self.refuse_unadvertised {
+            return Ok(());
+        }
+        let mcp = lock(&self.mcp);
+        match (server, connection) {
+            (Some(server), _) if !mcp.servers.contains(server) => {
+                Err(ErrorObject::mcp_server_not_found(server.as_str()))
+            }
+            (_, Some(connection)) if !mcp.connections.contains(connection) => {
+                Err(ErrorObject::mcp_connection_not_found(connection.as_str()))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Refuses an agent request for `method` whose capability the client did not advertise.
@@ -105,16 +172,38 @@ impl Admission {
         if let AgentRequestParams::CreateElicitation(r) = request {
             self.check_elicitation_mode(r)?;
         }
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        match request {
+            AgentRequestParams::ConnectMcp(r) => self.check_mcp(Some(&r.server_id), None)?,
+            AgentRequestParams::MessageMcp(r) => self.check_mcp(None, Some(&r.connection_id))?,
+            AgentRequestParams::DisconnectMcp(r) => {
+                self.check_mcp(None, Some(&r.connection_id))?;
+            }
+            _ => {}
+        }
         match session_of(request) {
             Some(session_id) => self.check_session(session_id),
             None => Ok(()),
         }
     }
 
-    /// Refuses a session update for a session the client does not have (the connection then
-    /// drops it with a warning).
-    pub(crate) fn check_update(&self, update: &SessionNotification) -> Result<(), ErrorObject> {
-        self.check_session(&update.session_id)
+    /// Refuses a notification for a session the client does not have, or (draft) an MCP
+    /// message on a connection it does not have open; the connection then drops it with a
+    /// warning.
+    pub(crate) fn check_notification(
+        &self,
+        notification: &AgentNotificationParams,
+    ) -> Result<(), ErrorObject> {
+        match notification {
+            AgentNotificationParams::SessionUpdate(update) => {
+                self.check_session(&update.session_id)
+            }
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            AgentNotificationParams::MessageMcp(message) => {
+                self.check_mcp(None, Some(&message.connection_id))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn check_session(&self, session_id: &SessionId) -> Result<(), ErrorObject> {

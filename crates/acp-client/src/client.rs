@@ -147,6 +147,9 @@ pub trait Client: Send + Sync + 'static {
 
     /// `mcp/connect` (draft, feature `unstable_mcp_over_acp`): the agent opens a connection to an
     /// MCP server the client offered as [`McpServer::Acp`]; answer with a new connection id.
+    /// Called only for a server offered on this connection, and `message_mcp` and
+    /// `disconnect_mcp` only for a connection opened here and not closed since (see
+    /// [`ClientOptions::refuse_unadvertised`](crate::ClientOptions::refuse_unadvertised)).
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn connect_mcp(
         &self,

@@ -17,7 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::admit::Admission;
-use crate::{Client, Error};
+use crate::{Client, Error, lock};
 
 /// The protocol rules the library enforces for a client, each of which can be turned off.
 #[derive(Debug, Clone)]
@@ -40,7 +40,11 @@ pub struct ClientOptions {
     /// `fs.writeTextFile`, `terminal`, `elicitation` and its modes) with `-32601`, naming the
     /// method and the capability, before they reach the [`Client`]; `elicitation/complete`
     /// without `elicitation.url` is dropped with a warning. Before `initialize` nothing is
-    /// advertised.
+    /// advertised. With MCP over ACP (draft), also refuse `mcp/connect` to a server not
+    /// offered as an `"acp"` MCP server in a session request sent through the [`AgentHandle`]
+    /// (`session/new`, load, resume, fork), and `mcp/message` or `mcp/disconnect` on a
+    /// connection the client did not open or has closed, with `-32002` naming it (an
+    /// `mcp/message` notification is dropped with a warning).
     pub refuse_unadvertised: bool,
     /// Refuse the agent's requests for a session this connection does not have (not created
     /// by `session/new`, loaded or resumed through the [`AgentHandle`], or closed or deleted
@@ -171,10 +175,6 @@ impl State {
 
 type Subscribers = HashMap<SessionId, Vec<mpsc::UnboundedSender<SessionNotification>>>;
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 /// A cloneable handle for calling the agent, one method per ACP agent method.
 #[derive(Clone)]
 pub struct AgentHandle {
@@ -251,8 +251,6 @@ impl AgentHandle {
         authenticate: Authenticate(AuthenticateRequest) -> AuthenticateResponse, gate = Needs::Nothing;
         /// `logout`: signs the user out. Needs `auth.logout`.
         logout: Logout(LogoutRequest) -> LogoutResponse, gate = Needs::Logout;
-        /// `session/new` (spec chapter "Session Setup"): creates a session.
-        new_session: SessionNew(NewSessionRequest) -> NewSessionResponse, gate = Needs::Nothing;
         /// `session/list` (spec chapter "Session List"): lists sessions. Needs
         /// `sessionCapabilities.list`.
         list_sessions: SessionList(ListSessionsRequest) -> ListSessionsResponse, gate = Needs::List;
@@ -262,6 +260,20 @@ impl AgentHandle {
         /// option.
         set_session_config_option: SessionSetConfigOption(SetSessionConfigOptionRequest)
             -> SetSessionConfigOptionResponse, gate = Needs::Nothing;
+    }
+
+    /// `session/new` (spec chapter "Session Setup"): creates a session. With MCP over ACP
+    /// (draft), the agent may connect to the `"acp"` servers in `mcpServers` from now on.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
+    pub async fn new_session(
+        &self,
+        request: NewSessionRequest,
+    ) -> Result<NewSessionResponse, Error> {
+        self.offer_mcp_servers(&request.mcp_servers);
+        Ok(self.peer.request::<methods::SessionNew>(&request).await?)
     }
 
     /// `session/load` (spec chapter "Session Setup"): loads a session; its history arrives
@@ -278,6 +290,7 @@ impl AgentHandle {
         request: LoadSessionRequest,
     ) -> Result<LoadSessionResponse, Error> {
         self.check(am::SESSION_LOAD, Needs::LoadSession)?;
+        self.offer_mcp_servers(&request.mcp_servers);
         self.adopt_session(&request.session_id, || {
             self.peer.request::<methods::SessionLoad>(&request)
         })
@@ -297,6 +310,7 @@ impl AgentHandle {
         request: ResumeSessionRequest,
     ) -> Result<ResumeSessionResponse, Error> {
         self.check(am::SESSION_RESUME, Needs::Resume)?;
+        self.offer_mcp_servers(request.mcp_servers.as_deref().unwrap_or_default());
         self.adopt_session(&request.session_id, || {
             self.peer.request::<methods::SessionResume>(&request)
         })
@@ -322,6 +336,12 @@ impl AgentHandle {
             .await?;
         self.state.admission.remove_session(&request.session_id);
         Ok(response)
+    }
+
+    /// Lets the agent connect to the `"acp"` MCP servers among `servers` (draft MCP over ACP),
+    /// offered in a session request about to be sent.
+    pub(crate) fn offer_mcp_servers(&self, servers: &[McpServer]) {
+        self.state.admission.offer_mcp_servers(servers);
     }
 
     /// Runs a call that makes `session_id` this connection's: the session is known before the
@@ -706,9 +726,7 @@ impl<C: Client> Handler for ClientHandler<C> {
         let admission = &self.state.admission;
         admission.check_method(method)?;
         let notification = acp_rpc::decode_params(method, params)?;
-        if let AgentNotificationParams::SessionUpdate(update) = &notification {
-            admission.check_update(update)?;
-        }
+        admission.check_notification(&notification)?;
         Ok(notification)
     }
 
@@ -769,7 +787,11 @@ impl<C: Client> Handler for ClientHandler<C> {
                 AgentRequestParams::Ext(r) => ClientResult::Ext(client.ext_method(r).await?),
                 #[cfg(feature = "unstable_mcp_over_acp")]
                 AgentRequestParams::ConnectMcp(r) => {
-                    ClientResult::ConnectMcp(client.connect_mcp(r).await?)
+                    let connected = client.connect_mcp(r).await?;
+                    // Recorded before the answer is written: the agent's first message on the
+                    // connection can only follow it.
+                    this.state.admission.mcp_connected(&connected.connection_id);
+                    ClientResult::ConnectMcp(connected)
                 }
                 #[cfg(feature = "unstable_mcp_over_acp")]
                 AgentRequestParams::MessageMcp(r) => {
@@ -777,7 +799,10 @@ impl<C: Client> Handler for ClientHandler<C> {
                 }
                 #[cfg(feature = "unstable_mcp_over_acp")]
                 AgentRequestParams::DisconnectMcp(r) => {
-                    ClientResult::DisconnectMcp(client.disconnect_mcp(r).await?)
+                    let connection_id = r.connection_id.clone();
+                    let disconnected = client.disconnect_mcp(r).await?;
+                    this.state.admission.mcp_disconnected(&connection_id);
+                    ClientResult::DisconnectMcp(disconnected)
                 }
                 other => return Err(ErrorObject::method_not_found(MethodUnion::method(&other))),
             })

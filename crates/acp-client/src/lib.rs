@@ -106,3 +106,11 @@ pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
 pub use process_group::{ProcessGroup, StopStage, Stopped};
 pub use stderr::{MAX_STDERR_LINE, Stderr, forward_stderr};
 pub use terminals::Terminals;
+
+/// Locks `mutex`, going on after a panic elsewhere: every value kept under a lock here stays
+/// consistent between two statements (one insert, remove or push at a time).
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -49,14 +49,14 @@ use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use acp_types::*;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::{Notify, watch};
 
-use crate::ProcessGroup;
+use crate::{ProcessGroup, lock};
 
 /// How long to wait for the pipes to drain once the process exited (a grandchild may hold
 /// them open).
@@ -173,10 +173,6 @@ impl std::fmt::Debug for Terminals {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Terminals").finish_non_exhaustive()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Terminals {

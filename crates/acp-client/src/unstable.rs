@@ -47,13 +47,30 @@ macro_rules! draft_calls {
 }
 
 impl AgentHandle {
+    /// `session/fork` (draft): forks a session into a new one with the same history, for side
+    /// prompts. Needs `sessionCapabilities.fork`. The new session is this connection's as soon
+    /// as the agent answers; with MCP over ACP, the agent may connect to the `"acp"` servers in
+    /// `mcpServers` from now on.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise
+    /// `sessionCapabilities.fork`; [`Error::Rpc`] when the call fails or the connection closes.
+    #[cfg(feature = "unstable_session_fork")]
+    pub async fn fork_session(
+        &self,
+        params: ForkSessionRequest,
+    ) -> Result<ForkSessionResponse, Error> {
+        self.require(
+            methods::agent::SESSION_FORK,
+            "sessionCapabilities.fork",
+            can_fork,
+        )?;
+        self.offer_mcp_servers(params.mcp_servers.as_deref().unwrap_or_default());
+        Ok(self.peer().request::<methods::SessionFork>(&params).await?)
+    }
+
     draft_calls! {
-        /// `session/fork` (draft): forks a session into a new one with the same history, for side
-        /// prompts. Needs `sessionCapabilities.fork`. The new session is this connection's as soon
-        /// as the agent answers.
-        #[cfg(feature = "unstable_session_fork")]
-        request fork_session: SessionFork(ForkSessionRequest) -> ForkSessionResponse,
-            needs "sessionCapabilities.fork" if can_fork;
         /// `providers/list` (draft): the agent's LLM providers. Needs `providers`.
         #[cfg(feature = "unstable_llm_providers")]
         request list_providers: ProvidersList(ListProvidersRequest) -> ListProvidersResponse,

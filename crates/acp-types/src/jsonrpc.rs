@@ -405,23 +405,39 @@ impl Error {
     /// or resumed on this connection, or closed since); the message names it and `data` is
     /// `{"sessionId": …}`.
     pub fn session_not_found(session_id: &str) -> Self {
-        let id = bounded_detail(session_id);
-        Self::new(
-            ErrorCode::RESOURCE_NOT_FOUND,
-            format!("Resource not found: unknown session `{id}`"),
-        )
-        .with_data(serde_json::json!({ "sessionId": id }))
+        Self::unknown("session", "sessionId", session_id)
     }
 
     /// `-32002`: the request names a terminal this side does not know (never created, or
     /// released since); the message names it and `data` is `{"terminalId": …}`.
     pub fn terminal_not_found(terminal_id: &str) -> Self {
-        let id = bounded_detail(terminal_id);
+        Self::unknown("terminal", "terminalId", terminal_id)
+    }
+
+    /// `-32002` (draft, feature `unstable_mcp_over_acp`): `mcp/connect` names an MCP server
+    /// this side did not offer (as an `"acp"` server of a session); the message names it and
+    /// `data` is `{"serverId": …}`.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    pub fn mcp_server_not_found(server_id: &str) -> Self {
+        Self::unknown("MCP server", "serverId", server_id)
+    }
+
+    /// `-32002` (draft, feature `unstable_mcp_over_acp`): the request names an MCP-over-ACP
+    /// connection that is not open (never opened by `mcp/connect`, or disconnected since);
+    /// the message names it and `data` is `{"connectionId": …}`.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    pub fn mcp_connection_not_found(connection_id: &str) -> Self {
+        Self::unknown("MCP connection", "connectionId", connection_id)
+    }
+
+    /// `-32002` for an unknown `what`: the message names the id, and `data` is `{key: id}`.
+    fn unknown(what: &str, key: &str, id: &str) -> Self {
+        let id = bounded_detail(id);
         Self::new(
             ErrorCode::RESOURCE_NOT_FOUND,
-            format!("Resource not found: unknown terminal `{id}`"),
+            format!("Resource not found: unknown {what} `{id}`"),
         )
-        .with_data(serde_json::json!({ "terminalId": id }))
+        .with_data(serde_json::json!({ key: id }))
     }
 
     /// `-32601`: `method` exists but this side did not advertise the capability it needs, so
