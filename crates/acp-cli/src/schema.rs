@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use acp_types::methods::{agent, client, protocol};
+use acp_types::methods::{self, MethodDefinition, Side};
 use jsonschema::Validator;
 use serde_json::{Map, Value};
 
@@ -42,183 +42,19 @@ impl Role {
     }
 }
 
-/// One method of the protocol: who serves it and the definitions of its params and result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MethodSchema {
-    /// The method name.
-    pub method: &'static str,
-    /// The side that receives it; `None` for the methods either side may send.
-    pub receiver: Option<Role>,
-    /// The definition of its params.
-    pub params: &'static str,
-    /// The definition of its result; `None` for a notification.
-    pub result: Option<&'static str>,
-}
-
-const fn method(
-    method: &'static str,
-    receiver: Option<Role>,
-    params: &'static str,
-    result: Option<&'static str>,
-) -> MethodSchema {
-    MethodSchema {
-        method,
-        receiver,
-        params,
-        result,
+/// The side that serves a method: `None` for the methods either side may send.
+pub(crate) fn receiver(method: &MethodDefinition) -> Option<Role> {
+    match method.side {
+        Side::Agent => Some(Role::Agent),
+        Side::Client => Some(Role::Client),
+        _ => None,
     }
 }
 
-const AGENT: Option<Role> = Some(Role::Agent);
-const CLIENT: Option<Role> = Some(Role::Client);
-
-/// Every method of the protocol, with the official names of its definitions.
-pub const METHODS: &[MethodSchema] = &[
-    method(
-        agent::INITIALIZE,
-        AGENT,
-        "InitializeRequest",
-        Some("InitializeResponse"),
-    ),
-    method(
-        agent::AUTHENTICATE,
-        AGENT,
-        "AuthenticateRequest",
-        Some("AuthenticateResponse"),
-    ),
-    method(
-        agent::LOGOUT,
-        AGENT,
-        "LogoutRequest",
-        Some("LogoutResponse"),
-    ),
-    method(
-        agent::SESSION_NEW,
-        AGENT,
-        "NewSessionRequest",
-        Some("NewSessionResponse"),
-    ),
-    method(
-        agent::SESSION_LOAD,
-        AGENT,
-        "LoadSessionRequest",
-        Some("LoadSessionResponse"),
-    ),
-    method(
-        agent::SESSION_LIST,
-        AGENT,
-        "ListSessionsRequest",
-        Some("ListSessionsResponse"),
-    ),
-    method(
-        agent::SESSION_DELETE,
-        AGENT,
-        "DeleteSessionRequest",
-        Some("DeleteSessionResponse"),
-    ),
-    method(
-        agent::SESSION_RESUME,
-        AGENT,
-        "ResumeSessionRequest",
-        Some("ResumeSessionResponse"),
-    ),
-    method(
-        agent::SESSION_CLOSE,
-        AGENT,
-        "CloseSessionRequest",
-        Some("CloseSessionResponse"),
-    ),
-    method(
-        agent::SESSION_SET_MODE,
-        AGENT,
-        "SetSessionModeRequest",
-        Some("SetSessionModeResponse"),
-    ),
-    method(
-        agent::SESSION_SET_CONFIG_OPTION,
-        AGENT,
-        "SetSessionConfigOptionRequest",
-        Some("SetSessionConfigOptionResponse"),
-    ),
-    method(
-        agent::SESSION_PROMPT,
-        AGENT,
-        "PromptRequest",
-        Some("PromptResponse"),
-    ),
-    method(agent::SESSION_CANCEL, AGENT, "CancelNotification", None),
-    method(
-        client::SESSION_REQUEST_PERMISSION,
-        CLIENT,
-        "RequestPermissionRequest",
-        Some("RequestPermissionResponse"),
-    ),
-    method(client::SESSION_UPDATE, CLIENT, "SessionNotification", None),
-    method(
-        client::FS_READ_TEXT_FILE,
-        CLIENT,
-        "ReadTextFileRequest",
-        Some("ReadTextFileResponse"),
-    ),
-    method(
-        client::FS_WRITE_TEXT_FILE,
-        CLIENT,
-        "WriteTextFileRequest",
-        Some("WriteTextFileResponse"),
-    ),
-    method(
-        client::TERMINAL_CREATE,
-        CLIENT,
-        "CreateTerminalRequest",
-        Some("CreateTerminalResponse"),
-    ),
-    method(
-        client::TERMINAL_OUTPUT,
-        CLIENT,
-        "TerminalOutputRequest",
-        Some("TerminalOutputResponse"),
-    ),
-    method(
-        client::TERMINAL_RELEASE,
-        CLIENT,
-        "ReleaseTerminalRequest",
-        Some("ReleaseTerminalResponse"),
-    ),
-    method(
-        client::TERMINAL_WAIT_FOR_EXIT,
-        CLIENT,
-        "WaitForTerminalExitRequest",
-        Some("WaitForTerminalExitResponse"),
-    ),
-    method(
-        client::TERMINAL_KILL,
-        CLIENT,
-        "KillTerminalRequest",
-        Some("KillTerminalResponse"),
-    ),
-    method(
-        client::ELICITATION_CREATE,
-        CLIENT,
-        "CreateElicitationRequest",
-        Some("CreateElicitationResponse"),
-    ),
-    method(
-        client::ELICITATION_COMPLETE,
-        CLIENT,
-        "CompleteElicitationNotification",
-        None,
-    ),
-    method(
-        protocol::CANCEL_REQUEST,
-        None,
-        "CancelRequestNotification",
-        None,
-    ),
-];
-
-/// The schema entry of `name`, if it is a method of the protocol.
-pub fn method_schema(name: &str) -> Option<&'static MethodSchema> {
-    METHODS.iter().find(|m| m.method == name)
+/// The schema entry of `name` (who serves it, its params and result definitions), if it is a
+/// method of the protocol; for a method that is both a request and a notification, the request.
+pub fn method_schema(name: &str) -> Option<&'static MethodDefinition> {
+    methods::definitions(name).next()
 }
 
 /// True for an extension method (its name starts with `_`).
@@ -345,7 +181,7 @@ impl Schema {
                 let Some(schema) = method_schema(name) else {
                     return Err(format!("`{name}` is not a method of the protocol"));
                 };
-                if schema.receiver == Some(sender) {
+                if receiver(schema) == Some(sender) {
                     return Err(format!(
                         "`{name}` is served by the {}: the {} may not send it",
                         sender.as_str(),
@@ -353,14 +189,16 @@ impl Schema {
                     ));
                 }
                 let is_request = kind == Kind::Request;
-                if is_request != schema.result.is_some() {
+                let Some(schema) =
+                    methods::definitions(name).find(|m| m.is_notification() != is_request)
+                else {
                     let what = if is_request {
                         "a request"
                     } else {
                         "a notification"
                     };
                     return Err(format!("`{name}` sent as {what}, which it is not"));
-                }
+                };
                 let empty = Value::Object(Map::new());
                 let params = match message.get("params") {
                     None | Some(Value::Null) => &empty,

@@ -298,7 +298,7 @@ pub fn guess_sender(messages: &[Value]) -> Role {
         m["method"]
             .as_str()
             .and_then(crate::schema::method_schema)
-            .is_some_and(|s| s.receiver == Some(Role::Agent))
+            .is_some_and(|s| crate::schema::receiver(s) == Some(Role::Agent))
     });
     if calls_agent {
         Role::Client

@@ -332,15 +332,9 @@ impl Spec {
         }
     }
 
-    /// The params and result definitions of `method` (by the schema's `x-method`, or, for a
-    /// schema without those annotations such as the generated one, by the official names).
+    /// The params and result definitions of `method`, by the schema's `x-method` (the official
+    /// schema and the generated one both carry it).
     pub fn method_defs(&self, method: &str) -> (Option<&str>, Option<&str>) {
-        if !self.official {
-            return METHOD_DEFS
-                .iter()
-                .find(|(m, _, _)| *m == method)
-                .map_or((None, None), |(_, params, result)| (*params, *result));
-        }
         let mut found = (None, None);
         for (name, def) in self.schema["$defs"].as_object().into_iter().flatten() {
             if def.get("x-method").and_then(Value::as_str) == Some(method) {
@@ -377,117 +371,3 @@ fn collect_errors(validator: &Validator, doc: &Value) -> Result<(), String> {
         Err(errors.join("; "))
     }
 }
-
-/// The definitions of each method's params and result, under their official names (the
-/// official schema marks them with `x-method`; the generated one does not).
-const METHOD_DEFS: &[(&str, Option<&str>, Option<&str>)] = &[
-    ("$/cancel_request", Some("CancelRequestNotification"), None),
-    (
-        "authenticate",
-        Some("AuthenticateRequest"),
-        Some("AuthenticateResponse"),
-    ),
-    (
-        "elicitation/complete",
-        Some("CompleteElicitationNotification"),
-        None,
-    ),
-    (
-        "elicitation/create",
-        Some("CreateElicitationRequest"),
-        Some("CreateElicitationResponse"),
-    ),
-    (
-        "fs/read_text_file",
-        Some("ReadTextFileRequest"),
-        Some("ReadTextFileResponse"),
-    ),
-    (
-        "fs/write_text_file",
-        Some("WriteTextFileRequest"),
-        Some("WriteTextFileResponse"),
-    ),
-    (
-        "initialize",
-        Some("InitializeRequest"),
-        Some("InitializeResponse"),
-    ),
-    ("logout", Some("LogoutRequest"), Some("LogoutResponse")),
-    ("session/cancel", Some("CancelNotification"), None),
-    (
-        "session/close",
-        Some("CloseSessionRequest"),
-        Some("CloseSessionResponse"),
-    ),
-    (
-        "session/delete",
-        Some("DeleteSessionRequest"),
-        Some("DeleteSessionResponse"),
-    ),
-    (
-        "session/list",
-        Some("ListSessionsRequest"),
-        Some("ListSessionsResponse"),
-    ),
-    (
-        "session/load",
-        Some("LoadSessionRequest"),
-        Some("LoadSessionResponse"),
-    ),
-    (
-        "session/new",
-        Some("NewSessionRequest"),
-        Some("NewSessionResponse"),
-    ),
-    (
-        "session/prompt",
-        Some("PromptRequest"),
-        Some("PromptResponse"),
-    ),
-    (
-        "session/request_permission",
-        Some("RequestPermissionRequest"),
-        Some("RequestPermissionResponse"),
-    ),
-    (
-        "session/resume",
-        Some("ResumeSessionRequest"),
-        Some("ResumeSessionResponse"),
-    ),
-    (
-        "session/set_config_option",
-        Some("SetSessionConfigOptionRequest"),
-        Some("SetSessionConfigOptionResponse"),
-    ),
-    (
-        "session/set_mode",
-        Some("SetSessionModeRequest"),
-        Some("SetSessionModeResponse"),
-    ),
-    ("session/update", Some("SessionNotification"), None),
-    (
-        "terminal/create",
-        Some("CreateTerminalRequest"),
-        Some("CreateTerminalResponse"),
-    ),
-    (
-        "terminal/kill",
-        Some("KillTerminalRequest"),
-        Some("KillTerminalResponse"),
-    ),
-    (
-        "terminal/output",
-        Some("TerminalOutputRequest"),
-        Some("TerminalOutputResponse"),
-    ),
-    (
-        "terminal/release",
-        Some("ReleaseTerminalRequest"),
-        Some("ReleaseTerminalResponse"),
-    ),
-    (
-        "terminal/wait_for_exit",
-        Some("WaitForTerminalExitRequest"),
-        Some("WaitForTerminalExitResponse"),
-    ),
-];

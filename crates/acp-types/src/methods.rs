@@ -213,8 +213,84 @@ pub enum Side {
     Agent,
     /// The client serves it; the agent calls it.
     Client,
-    /// Either side may send it.
+    /// Either side may send it: a protocol-level method (`$/cancel_request`).
     Protocol,
+    /// Either side may send it: a method of the protocol proper that both sides serve (the
+    /// draft `mcp/message`).
+    Both,
+}
+
+impl Side {
+    /// The side as the official schema's `x-side` writes it: `"agent"`, `"client"`,
+    /// `"protocol"` or `"both"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Side::Agent => "agent",
+            Side::Client => "client",
+            Side::Protocol => "protocol",
+            Side::Both => "both",
+        }
+    }
+}
+
+/// A method's definitions in the schema: its params and, for a request, its result, under
+/// their official names (the definitions the official schema marks with `x-method` and
+/// `x-side`, as the generated one does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MethodDefinition {
+    /// The method name.
+    pub method: &'static str,
+    /// Which side serves it.
+    pub side: Side,
+    /// The definition of its params.
+    pub params: &'static str,
+    /// The definition of its result; `None` for a notification.
+    pub result: Option<&'static str>,
+}
+
+impl MethodDefinition {
+    /// True for a notification (a method without a result).
+    pub const fn is_notification(&self) -> bool {
+        self.result.is_none()
+    }
+}
+
+/// Every method compiled in (the draft ones with their features), requests first: name, side,
+/// params and result definitions. `mcp/message` (draft) has two entries, a request and a
+/// notification.
+///
+/// ```
+/// use acp_types::methods::{self, Side};
+///
+/// let prompt = methods::definitions("session/prompt").next().unwrap();
+/// assert_eq!(prompt.side, Side::Agent);
+/// assert_eq!((prompt.params, prompt.result), ("PromptRequest", Some("PromptResponse")));
+/// ```
+pub const DEFINITIONS: &[MethodDefinition] = &{
+    const NONE: MethodDefinition = MethodDefinition {
+        method: "",
+        side: Side::Protocol,
+        params: "",
+        result: None,
+    };
+    let mut all = [NONE; REQUEST_DEFINITIONS.len() + NOTIFICATION_DEFINITIONS.len()];
+    let mut i = 0;
+    while i < REQUEST_DEFINITIONS.len() {
+        all[i] = REQUEST_DEFINITIONS[i];
+        i += 1;
+    }
+    while i < all.len() {
+        all[i] = NOTIFICATION_DEFINITIONS[i - REQUEST_DEFINITIONS.len()];
+        i += 1;
+    }
+    all
+};
+
+/// The entries of [`DEFINITIONS`] for `method`: none for a method not compiled in, two for
+/// `mcp/message` (request and notification), else one.
+pub fn definitions(method: &str) -> impl Iterator<Item = &'static MethodDefinition> + '_ {
+    DEFINITIONS.iter().filter(move |d| d.method == method)
 }
 
 /// A request method: its name, params and result types.
@@ -259,6 +335,17 @@ macro_rules! request_markers {
                 type Result = $result;
             }
         )*
+
+        /// The requests of [`DEFINITIONS`].
+        const REQUEST_DEFINITIONS: &[MethodDefinition] = &[$(
+            $(#[cfg($cfg)])?
+            MethodDefinition {
+                method: request_markers!(@konst $side $konst),
+                side: request_markers!(@side $side),
+                params: stringify!($params),
+                result: Some(stringify!($result)),
+            },
+        )*];
     };
     (@konst both $konst:ident) => { agent::$konst };
     (@konst $side:ident $konst:ident) => { $side::$konst };
@@ -266,7 +353,7 @@ macro_rules! request_markers {
     (@side client) => { Side::Client };
     (@side protocol) => { Side::Protocol };
     // `mcp/message` is sent by either side: its constant is in both modules.
-    (@side both) => { Side::Protocol };
+    (@side both) => { Side::Both };
 }
 
 macro_rules! notification_markers {
@@ -288,6 +375,17 @@ macro_rules! notification_markers {
                 type Params = $params;
             }
         )*
+
+        /// The notifications of [`DEFINITIONS`].
+        const NOTIFICATION_DEFINITIONS: &[MethodDefinition] = &[$(
+            $(#[cfg($cfg)])?
+            MethodDefinition {
+                method: request_markers!(@konst $side $konst),
+                side: request_markers!(@side $side),
+                params: stringify!($params),
+                result: None,
+            },
+        )*];
     };
 }
 
@@ -440,5 +538,31 @@ mod tests {
         let both = usize::from(cfg!(feature = "unstable_mcp_over_acp"));
         assert_eq!(all.len() + both, before);
         assert_eq!(all.len(), 25 + unstable_method_count());
+    }
+
+    #[test]
+    fn the_definitions_table_has_each_method_once_per_kind_on_its_side() {
+        // `mcp/message` is a request and a notification.
+        let both = usize::from(cfg!(feature = "unstable_mcp_over_acp"));
+        assert_eq!(DEFINITIONS.len(), 25 + unstable_method_count() + both);
+        for definition in DEFINITIONS {
+            let listed_by = |names: &[&str]| names.contains(&definition.method);
+            let expected = match definition.side {
+                Side::Agent => listed_by(agent::ALL) && !listed_by(client::ALL),
+                Side::Client => listed_by(client::ALL) && !listed_by(agent::ALL),
+                Side::Protocol => listed_by(protocol::ALL),
+                Side::Both => listed_by(agent::ALL) && listed_by(client::ALL),
+            };
+            assert!(expected, "{definition:?} is not listed under its side");
+            assert_eq!(
+                definition.params.ends_with("Notification"),
+                definition.is_notification(),
+                "{definition:?}"
+            );
+            let kinds = definitions(definition.method)
+                .filter(|d| d.is_notification() == definition.is_notification())
+                .count();
+            assert_eq!(kinds, 1, "{} listed twice", definition.method);
+        }
     }
 }

@@ -394,6 +394,21 @@ pub fn bundle() -> Value {
         }
         ordered.insert(name, def);
     }
+    // The official annotations: each method's params and result definitions name it and its
+    // side; the envelope unions are left out of generated docs.
+    for method in methods::DEFINITIONS {
+        for name in std::iter::once(method.params).chain(method.result) {
+            if let Some(obj) = ordered.get_mut(name).and_then(Value::as_object_mut) {
+                obj.insert("x-side".into(), method.side.as_str().into());
+                obj.insert("x-method".into(), method.method.into());
+            }
+        }
+    }
+    for name in with_envelopes!(names) {
+        if let Some(obj) = ordered.get_mut(*name).and_then(Value::as_object_mut) {
+            obj.insert("x-docs-ignore".into(), true.into());
+        }
+    }
     let side = |description: &str, request: &str, response: &str, notification: &str| {
         json!({
             "description": description,

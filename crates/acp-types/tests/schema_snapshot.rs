@@ -142,6 +142,25 @@ fn generated_schema_has_every_official_definition() {
     assert_eq!(acp_types::schema::DEFINITIONS.len(), 170);
 }
 
+#[test]
+fn method_annotations_are_the_official_ones() {
+    let Some((_, _, spec, _)) = files() else {
+        return;
+    };
+    let bundle = acp_types::schema::bundle();
+    let mut annotated = 0;
+    for (name, official) in spec.schema()["$defs"].as_object().expect("$defs") {
+        for key in ["x-method", "x-side", "x-docs-ignore"] {
+            let ours = bundle["$defs"][name].get(key);
+            assert_eq!(ours, official.get(key), "`{key}` of {name}");
+            annotated += usize::from(ours.is_some());
+        }
+    }
+    // Two keys on each of the 46 params and result definitions of the stable methods, one on
+    // each of the six envelope unions (more with the draft methods).
+    assert!(annotated >= 98, "only {annotated} annotations");
+}
+
 /// Collects every `$ref` of a schema.
 fn refs<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
     match value {
