@@ -3,7 +3,7 @@
 //! on the wire, in what the example agent received.
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use acp_testkit::example_binary as example;
 use serde_json::Value;
@@ -30,18 +30,7 @@ fn initialize_sent_with(name: &str, flags: &[&str]) -> Value {
         .stderr(Stdio::null())
         .spawn()
         .expect("start the client");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > RUN_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the client did not finish within {RUN_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = acp_testkit::wait_with_deadline(&mut child, RUN_TIMEOUT);
     assert!(status.success(), "the client failed: {status}");
     let received = std::fs::read_to_string(dir.join("wire.recv")).expect("the agent's wire log");
     let _ = std::fs::remove_dir_all(&dir);

@@ -7,129 +7,22 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use acp_testkit::example_binary as example;
 use serde_json::Value;
 
-/// How long one program run may take before the test gives up on it.
-const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+mod common;
 
-/// A fresh directory with the files the scripts use; removed when dropped.
-struct Workdir(PathBuf);
+use common::{RUN_TIMEOUT, of, run_client, stop_reasons, updates};
 
-impl Workdir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("acp-examples-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let dir = dir.canonicalize().unwrap();
-        std::fs::write(dir.join("notes.txt"), "# Notes\n- TODO: one\n- TODO: two\n").unwrap();
-        std::fs::write(dir.join("pixel.png"), [0x89, b'P', b'N', b'G', 0, 1, 2]).unwrap();
-        std::fs::write(dir.join("sound.wav"), b"RIFF\0\0\0\0WAVE").unwrap();
-        std::fs::write(dir.join("blob.bin"), [0xff, 0xfe, 0x00, 0x80]).unwrap();
-        Self(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn read(&self, name: &str) -> String {
-        std::fs::read_to_string(self.0.join(name)).unwrap()
-    }
-}
-
-impl Drop for Workdir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A finished run of the client.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// The `--json` transcript.
-    fn events(&self) -> Vec<Value> {
-        self.stdout
-            .lines()
-            .map(|line| {
-                serde_json::from_str(line)
-                    .unwrap_or_else(|e| panic!("transcript line is not JSON ({e}): {line}"))
-            })
-            .collect()
-    }
-}
-
-/// Runs the client with `args` in `cwd`, with a deadline.
-fn run_client(cwd: &Path, args: &[&str]) -> Run {
-    let child = Command::new(example("client"))
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the client");
-    wait(child)
-}
-
-fn wait(mut child: std::process::Child) -> Run {
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut s).unwrap();
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut s).unwrap();
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > RUN_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the client did not finish within {RUN_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        code: status.code(),
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
-}
-
-fn of<'a>(events: &'a [Value], name: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["event"] == name).collect()
-}
-
-/// The live (not replayed) updates of one kind.
-fn updates<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events
-        .iter()
-        .filter(|e| e["event"] == "update" && e["replay"].is_null())
-        .map(|e| &e["update"])
-        .filter(|u| u["sessionUpdate"] == kind)
-        .collect()
-}
-
-fn stop_reasons(events: &[Value]) -> Vec<&str> {
-    of(events, "prompt_result")
-        .iter()
-        .map(|e| e["stopReason"].as_str().unwrap())
-        .collect()
+/// A fresh directory with the files the scripts use (text, an image, a sound, binary data).
+fn workdir(name: &str) -> common::Workdir {
+    let dir = common::Workdir::new("demo", name);
+    dir.write("pixel.png", [0x89, b'P', b'N', b'G', 0, 1, 2]);
+    dir.write("sound.wav", b"RIFF\0\0\0\0WAVE");
+    dir.write("blob.bin", [0xff, 0xfe, 0x00, 0x80]);
+    dir
 }
 
 // --- The wire: an independent splitter, and the schema checks. ---
@@ -183,41 +76,12 @@ fn split(bytes: &[u8], framing: Framing) -> Vec<Value> {
     messages
 }
 
-/// The definitions of a method's params and result in the official schema.
+/// The definitions of a method's params and result, by their official names.
 fn defs(method: &str) -> (&'static str, Option<&'static str>) {
-    match method {
-        "initialize" => ("InitializeRequest", Some("InitializeResponse")),
-        "session/new" => ("NewSessionRequest", Some("NewSessionResponse")),
-        "session/load" => ("LoadSessionRequest", Some("LoadSessionResponse")),
-        "session/list" => ("ListSessionsRequest", Some("ListSessionsResponse")),
-        "session/resume" => ("ResumeSessionRequest", Some("ResumeSessionResponse")),
-        "session/close" => ("CloseSessionRequest", Some("CloseSessionResponse")),
-        "session/delete" => ("DeleteSessionRequest", Some("DeleteSessionResponse")),
-        "session/set_mode" => ("SetSessionModeRequest", Some("SetSessionModeResponse")),
-        "session/set_config_option" => (
-            "SetSessionConfigOptionRequest",
-            Some("SetSessionConfigOptionResponse"),
-        ),
-        "session/prompt" => ("PromptRequest", Some("PromptResponse")),
-        "session/cancel" => ("CancelNotification", None),
-        "session/update" => ("SessionNotification", None),
-        "session/request_permission" => (
-            "RequestPermissionRequest",
-            Some("RequestPermissionResponse"),
-        ),
-        "fs/read_text_file" => ("ReadTextFileRequest", Some("ReadTextFileResponse")),
-        "fs/write_text_file" => ("WriteTextFileRequest", Some("WriteTextFileResponse")),
-        "terminal/create" => ("CreateTerminalRequest", Some("CreateTerminalResponse")),
-        "terminal/output" => ("TerminalOutputRequest", Some("TerminalOutputResponse")),
-        "terminal/wait_for_exit" => (
-            "WaitForTerminalExitRequest",
-            Some("WaitForTerminalExitResponse"),
-        ),
-        "terminal/kill" => ("KillTerminalRequest", Some("KillTerminalResponse")),
-        "terminal/release" => ("ReleaseTerminalRequest", Some("ReleaseTerminalResponse")),
-        "$/cancel_request" => ("CancelRequestNotification", None),
-        other => panic!("unexpected method on the wire: {other}"),
-    }
+    let definition = acp_types::methods::definitions(method)
+        .next()
+        .unwrap_or_else(|| panic!("unexpected method on the wire: {method}"));
+    (definition.params, definition.result)
 }
 
 /// Checks every message of a wire log (`PREFIX.recv` and `PREFIX.sent`) against the official
@@ -272,7 +136,7 @@ fn check_wire(prefix: &Path, framing: Framing) -> Option<BTreeSet<String>> {
 
 /// A session that touches every feature, run client -> agent as two processes.
 fn scripted_session(framing: Framing) {
-    let dir = Workdir::new(match framing {
+    let dir = workdir(match framing {
         Framing::Ndjson => "ndjson",
         Framing::ContentLength => "content-length",
     });
@@ -539,7 +403,7 @@ fn scripted_session_over_content_length() {
 
 #[test]
 fn the_client_refuses_paths_outside_its_directory_and_offers_no_writes_when_read_only() {
-    let dir = Workdir::new("refusals");
+    let dir = workdir("refusals");
     #[cfg(unix)]
     std::os::unix::fs::symlink("/etc", dir.path().join("etc-link")).unwrap();
     let agent = example("agent").display().to_string();
@@ -613,7 +477,7 @@ fn the_client_refuses_paths_outside_its_directory_and_offers_no_writes_when_read
 
 #[test]
 fn the_agent_falls_back_when_the_client_has_no_fs_or_terminal() {
-    let dir = Workdir::new("fallbacks");
+    let dir = workdir("fallbacks");
     let agent = example("agent").display().to_string();
     let run = run_client(
         dir.path(),
@@ -654,7 +518,7 @@ fn the_agent_falls_back_when_the_client_has_no_fs_or_terminal() {
 
 #[test]
 fn the_wire_log_of_a_spawned_agent_holds_every_message() {
-    let dir = Workdir::new("spawned-log");
+    let dir = workdir("spawned-log");
     let wire = dir.path().join("wire");
     let wire_arg = wire.display().to_string();
     let agent = example("agent");
@@ -675,7 +539,7 @@ fn the_wire_log_of_a_spawned_agent_holds_every_message() {
 
 #[test]
 fn the_default_demo_runs_in_process_and_exits_0() {
-    let dir = Workdir::new("demo");
+    let dir = workdir("demo");
     let wire = dir.path().join("wire");
     let wire_arg = wire.display().to_string();
     let run = run_client(dir.path(), &["--json", "--wire-log", &wire_arg]);
@@ -742,7 +606,7 @@ fn the_default_demo_runs_in_process_and_exits_0() {
 
 #[test]
 fn interactive_mode_answers_permissions_at_the_keyboard() {
-    let dir = Workdir::new("interactive");
+    let dir = workdir("interactive");
     let agent = example("agent").display().to_string();
     let mut child = Command::new(example("client"))
         .args(["--json", "--interactive", "--", &agent])

@@ -7,6 +7,8 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -15,10 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use acp_testkit::example_binary as example;
+use common::{Run, Workdir, of, run_client, start_client, stop_reasons, updates, wait};
 use serde_json::Value;
-
-/// How long one client run may take before the test gives up on it.
-const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long a server has to say where it listens, and to exit after SIGTERM.
 const SERVER_TIMEOUT: Duration = Duration::from_secs(20);
@@ -59,33 +59,9 @@ fn children_gone(pid: u32, within: Duration) -> bool {
     false
 }
 
-/// A fresh directory with the files the scripts use; removed when dropped.
-struct Workdir(PathBuf);
-
-impl Workdir {
-    fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("acp-examples-remote-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let dir = dir.canonicalize().unwrap();
-        std::fs::write(dir.join("notes.txt"), "# Notes\n- TODO: one\n- TODO: two\n").unwrap();
-        Self(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn read(&self, name: &str) -> String {
-        std::fs::read_to_string(self.0.join(name)).unwrap()
-    }
-}
-
-impl Drop for Workdir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory with the file the scripts use.
+fn workdir(name: &str) -> Workdir {
+    Workdir::new("remote", name)
 }
 
 /// A running `agent --listen` or `bridge --listen`: SIGTERM and SIGKILL when dropped.
@@ -198,102 +174,6 @@ impl Drop for Server {
     }
 }
 
-/// A finished run of the client.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// The `--json` transcript.
-    fn events(&self) -> Vec<Value> {
-        self.stdout
-            .lines()
-            .map(|line| {
-                serde_json::from_str(line)
-                    .unwrap_or_else(|e| panic!("transcript line is not JSON ({e}): {line}"))
-            })
-            .collect()
-    }
-}
-
-/// Starts the client with `args` in `cwd`.
-fn start_client(cwd: &Path, args: &[&str]) -> Child {
-    Command::new(example("client"))
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the client")
-}
-
-/// Runs the client with `args` in `cwd`, with a deadline.
-fn run_client(cwd: &Path, args: &[&str]) -> Run {
-    wait(start_client(cwd, args), |_| {})
-}
-
-/// Waits for the client, handing each line of its stdout to `on_line` as it comes.
-fn wait(mut child: Child, on_line: impl Fn(&str) + Send + 'static) -> Run {
-    let stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut all = String::new();
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            on_line(&line);
-            all.push_str(&line);
-            all.push('\n');
-        }
-        all
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut s).unwrap();
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > RUN_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the client did not finish within {RUN_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        code: status.code(),
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
-}
-
-fn of<'a>(events: &'a [Value], name: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["event"] == name).collect()
-}
-
-/// The live (not replayed) updates of one kind.
-fn updates<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events
-        .iter()
-        .filter(|e| e["event"] == "update" && e["replay"].is_null())
-        .map(|e| &e["update"])
-        .filter(|u| u["sessionUpdate"] == kind)
-        .collect()
-}
-
-fn stop_reasons(events: &[Value]) -> Vec<&str> {
-    of(events, "prompt_result")
-        .iter()
-        .map(|e| e["stopReason"].as_str().unwrap())
-        .collect()
-}
-
 /// Checks every message of a server's wire log (`PREFIX.recv`, `PREFIX.sent`: one message per
 /// line) against the official schema; returns the methods seen, or `None` without the
 /// specification.
@@ -372,7 +252,7 @@ fn assert_whole_session(run: &Run, dir: &Workdir, what: &str) {
 
 #[test]
 fn the_example_agent_serves_a_whole_session_over_http_and_websocket() {
-    let logs = Workdir::new("agent-logs");
+    let logs = workdir("agent-logs");
     let wire = logs.path().join("wire");
     let wire_arg = wire.display().to_string();
     let server = Server::start(
@@ -380,7 +260,7 @@ fn the_example_agent_serves_a_whole_session_over_http_and_websocket() {
         &["--listen", "127.0.0.1:0", "--wire-log", &wire_arg],
     );
     for url in [server.url.clone(), server.ws_url()] {
-        let dir = Workdir::new(if url.starts_with("ws") { "ws" } else { "http" });
+        let dir = workdir(if url.starts_with("ws") { "ws" } else { "http" });
         let run = run_client(dir.path(), &script_args(&url, &[]));
         assert_whole_session(&run, &dir, &url);
     }
@@ -411,7 +291,7 @@ fn the_example_agent_serves_a_whole_session_over_http_and_websocket() {
 #[test]
 fn a_session_outlives_its_connection_and_loads_over_the_other_transport() {
     let server = Server::start("agent", &["--listen", "127.0.0.1:0"]);
-    let dir = Workdir::new("reconnect");
+    let dir = workdir("reconnect");
     let first = run_client(
         dir.path(),
         &["--url", &server.url, "--json", "--prompt", "title Remote"],
@@ -449,7 +329,7 @@ fn a_bearer_token_is_required_and_the_client_id_profile_is_served() {
             "--client-id-profile",
         ],
     );
-    let dir = Workdir::new("token");
+    let dir = workdir("token");
 
     // Without the token: 401, and the client says so.
     let refused = run_client(dir.path(), &["--url", &server.url, "--json"]);
@@ -480,7 +360,7 @@ fn a_bearer_token_is_required_and_the_client_id_profile_is_served() {
 #[test]
 fn the_bridge_serves_the_stdio_agent_over_http_and_websocket_and_stops_it() {
     let agent = example("agent").display().to_string();
-    let logs = Workdir::new("bridge-logs");
+    let logs = workdir("bridge-logs");
     let wire = logs.path().join("wire");
     let wire_arg = wire.display().to_string();
     let server = Server::start(
@@ -495,7 +375,7 @@ fn the_bridge_serves_the_stdio_agent_over_http_and_websocket_and_stops_it() {
         ],
     );
     for url in [server.url.clone(), server.ws_url()] {
-        let dir = Workdir::new(if url.starts_with("ws") {
+        let dir = workdir(if url.starts_with("ws") {
             "bridge-ws"
         } else {
             "bridge-http"
@@ -523,7 +403,7 @@ fn sigint_cancels_the_remote_turn_and_closes_the_connection() {
     let server = Server::start("bridge", &["--listen", "127.0.0.1:0", "--", &agent]);
     let bridge = server.pid();
     for url in [server.url.clone(), server.ws_url()] {
-        let dir = Workdir::new("sigint");
+        let dir = workdir("sigint");
         let child = start_client(
             dir.path(),
             &["--url", &url, "--json", "--prompt", "stream 1000 100"],

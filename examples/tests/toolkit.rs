@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use acp_testkit::{Spec, example_binary as example};
 use serde_json::Value;
@@ -44,14 +44,7 @@ fn run(name: &str, flags: &[&str]) -> Run {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("start the client");
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > DEADLINE {
-            let _ = child.kill();
-            panic!("the client did not finish within {DEADLINE:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    acp_testkit::wait_with_deadline(&mut child, DEADLINE);
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(output.status.success(), "the client failed:\n{stdout}");
