@@ -86,9 +86,11 @@
 //! Features: `server` and `client` (both default), and `tls` (opt-in): `https://` and
 //! `wss://` for the client, with rustls (its `ring` provider), verifying agents against the
 //! platform's trust store or a `rustls::ClientConfig` of your own
-//! (`ConnectOptions::tls_config`). Without it the client refuses those URLs with a
-//! clear error. The server speaks plain HTTP: serve it behind a TLS-terminating proxy, or hand
-//! [`server::AcpServer::router`] to a TLS listener of your own.
+//! (`ConnectOptions::tls_config`); and for the server, `server::serve_tls` and
+//! `server::TlsListener` (concurrent handshakes, each bounded in time; HTTP/2 by ALPN), with
+//! `server::tls_config_from_pem` to read a certificate and its key. Without the feature the
+//! client refuses those URLs with a clear error, and the server speaks plain HTTP (behind a
+//! TLS-terminating proxy, or through a TLS listener of your own).
 
 #![doc(test(attr(deny(warnings))))]
 

@@ -9,51 +9,19 @@ mod client_support;
 #[path = "common/echo.rs"]
 mod echo;
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use acp_client::AgentHandle;
 use acp_http::client::{ConnectOptions, Error, RemoteDriver, connect, rustls};
-use acp_http::server::{AcpServer, ServerOptions};
+use acp_http::server::{AcpServer, ServerOptions, TlsListener, serve_tls, tls_config_from_pem};
 use acp_types::*;
+use axum::serve::ListenerExt as _;
 use serde_json::Value;
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
-use tokio_rustls::TlsAcceptor;
-use tokio_rustls::server::TlsStream;
 
 use client_support::{Editor, check, new_session, prompt, within};
 use echo::EchoAgent;
-
-/// A TLS listener for axum: accepts TCP connections and completes their handshake, noting the
-/// protocol each one chose by ALPN.
-struct TlsListener {
-    tcp: TcpListener,
-    acceptor: TlsAcceptor,
-    alpn: Arc<Mutex<Vec<Option<Vec<u8>>>>>,
-}
-
-impl axum::serve::Listener for TlsListener {
-    type Io = TlsStream<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        loop {
-            let Ok((tcp, addr)) = self.tcp.accept().await else {
-                continue;
-            };
-            // A client that refuses our certificate fails its handshake: wait for the next.
-            if let Ok(tls) = self.acceptor.accept(tcp).await {
-                let chosen = tls.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
-                self.alpn.lock().unwrap().push(chosen);
-                return (tls, addr);
-            }
-        }
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.tcp.local_addr()
-    }
-}
 
 struct TlsServer {
     /// `localhost:PORT`, the name the certificate is for.
@@ -64,36 +32,44 @@ struct TlsServer {
     alpn: Arc<Mutex<Vec<Option<Vec<u8>>>>>,
 }
 
-/// The echo agent served on 127.0.0.1 over TLS, with a fresh self-signed certificate for
-/// `localhost`; every message both ways is checked against the schema.
-async fn start() -> TlsServer {
+/// A fresh self-signed certificate for `localhost`, and a server configuration with it, read
+/// from PEM text as a deployment would.
+fn certificate() -> (
+    rustls::pki_types::CertificateDer<'static>,
+    rustls::ServerConfig,
+) {
     let key = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let certificate = key.cert.der().clone();
-    let private = rustls::pki_types::PrivateKeyDer::Pkcs8(key.signing_key.serialize_der().into());
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![certificate.clone()], private)
-        .unwrap();
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let config = tls_config_from_pem(
+        key.cert.pem().as_bytes(),
+        key.signing_key.serialize_pem().as_bytes(),
+    )
+    .unwrap();
+    (key.cert.der().clone(), config)
+}
 
+/// The echo agent, every message both ways checked against the schema.
+fn echo_server() -> AcpServer {
     let options = ServerOptions::default().tap(|_, bytes| {
         if let Ok(message) = serde_json::from_slice::<Value>(bytes) {
             check(&message);
         }
     });
-    let server = AcpServer::new(EchoAgent::new, options);
+    AcpServer::new(EchoAgent::new, options)
+}
+
+/// The echo agent served on 127.0.0.1 over TLS by this crate's [`TlsListener`] (in a router of
+/// our own, as a user composing an axum app would), noting each connection's ALPN protocol.
+async fn start() -> TlsServer {
+    let (certificate, config) = certificate();
     let tcp = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = tcp.local_addr().unwrap().port();
     let alpn = Arc::new(Mutex::new(Vec::new()));
-    let listener = TlsListener {
-        tcp,
-        acceptor: TlsAcceptor::from(Arc::new(config)),
-        alpn: alpn.clone(),
-    };
-    let app = server.router();
+    let noted = alpn.clone();
+    let listener = TlsListener::new(tcp, config).unwrap().tap_io(move |tls| {
+        let chosen = tls.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+        noted.lock().unwrap().push(chosen);
+    });
+    let app = echo_server().router();
     tokio::spawn(async move { axum::serve(listener, app).await });
     TlsServer {
         authority: format!("localhost:{port}"),
@@ -209,4 +185,69 @@ async fn an_untrusted_certificate_is_refused_with_the_reason() {
     drop(agent);
     let _ = within("the driver", running).await;
     assert!(server.alpn.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn serve_tls_serves_while_other_clients_stall_or_fail_their_handshake() {
+    let (certificate, config) = certificate();
+    let tcp = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = tcp.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(serve_tls(tcp, config, echo_server(), async {
+        let _ = stopped.await;
+    }));
+    // One client connects and stays silent; another sends what is not TLS. A listener that
+    // completed handshakes one at a time would wait on the first until its timeout (10 s).
+    let _silent = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let mut garbage = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    garbage
+        .write_all(b"GET /acp HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let server = TlsServer {
+        authority: format!("localhost:{port}"),
+        certificate,
+        alpn: Arc::default(),
+    };
+    let started = std::time::Instant::now();
+    for scheme in ["https", "wss"] {
+        a_session(
+            &format!("{scheme}://{}/acp", server.authority),
+            trusting(&server),
+        )
+        .await;
+    }
+    assert!(
+        started.elapsed() < acp_http::server::HANDSHAKE_TIMEOUT / 2,
+        "the sessions waited for the stalled handshake: {:?}",
+        started.elapsed()
+    );
+    stop.send(()).unwrap();
+    within("serve_tls to return", serving)
+        .await
+        .unwrap()
+        .unwrap();
+}
+
+#[test]
+fn a_tls_configuration_needs_a_certificate_and_its_key() {
+    let key = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let other = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let (cert, private) = (key.cert.pem(), key.signing_key.serialize_pem());
+    let refused = |certificates: &str, private_key: &str| {
+        tls_config_from_pem(certificates.as_bytes(), private_key.as_bytes())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(refused("", &private).contains("no certificate"));
+    assert!(refused(&cert, "").contains("private key"));
+    assert!(refused(&private, &cert).contains("no certificate"));
+    // A key that is not the certificate's.
+    let mismatch = refused(&cert, &other.signing_key.serialize_pem());
+    assert!(mismatch.contains("certificate and key"), "{mismatch}");
+    let config = tls_config_from_pem(cert.as_bytes(), private.as_bytes()).unwrap();
+    assert_eq!(
+        config.alpn_protocols,
+        [b"h2".to_vec(), b"http/1.1".to_vec()]
+    );
 }

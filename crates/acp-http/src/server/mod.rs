@@ -26,6 +26,8 @@ mod bridge;
 mod conn;
 mod http;
 mod link;
+#[cfg(feature = "tls")]
+mod tls;
 mod ws;
 
 use std::net::SocketAddr;
@@ -38,6 +40,13 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 pub use self::bridge::BridgeOptions;
 use self::conn::{Connection, Ended, Limits};
 use self::link::{Backend, TypedAgents};
+#[cfg(feature = "tls")]
+pub use self::tls::{
+    HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsConfigError, TlsListener, tls_config_from_pem,
+};
+/// The TLS library of [`serve_tls`] and [`TlsListener`] (feature `tls`).
+#[cfg(feature = "tls")]
+pub use rustls;
 
 /// The default largest POST body: 16 MiB (`413` beyond it).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
@@ -493,10 +502,45 @@ pub async fn serve(
     server: AcpServer,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_on(listener, server, shutdown).await
+}
+
+/// Serves `server` over TLS (`https://`, `wss://`; feature `tls`) on `listener` until
+/// `shutdown` resolves, as [`serve`] does over plain TCP. `config` holds the certificate
+/// (see [`tls_config_from_pem`]); HTTP/2 is offered by ALPN unless `config` names its own
+/// protocols. Handshakes run concurrently, each within [`HANDSHAKE_TIMEOUT`] (see
+/// [`TlsListener`]).
+///
+/// # Errors
+///
+/// When the listener fails.
+#[cfg(feature = "tls")]
+pub async fn serve_tls(
+    listener: tokio::net::TcpListener,
+    config: impl Into<Arc<rustls::ServerConfig>>,
+    server: AcpServer,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    serve_on(TlsListener::new(listener, config)?, server, shutdown).await
+}
+
+/// Serves `server` on any listener, the peer's address available to layers as
+/// `ConnectInfo<SocketAddr>`, until `shutdown` resolves.
+async fn serve_on<L>(
+    listener: L,
+    server: AcpServer,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()>
+where
+    L: axum::serve::Listener<Addr = SocketAddr>,
+{
+    use axum::serve::ListenerExt as _;
+
     let router = server.router();
     let stopping = server.clone();
+    // `tap_io` (doing nothing) gives any listener axum's `ConnectInfo` of its address.
     axum::serve(
-        listener,
+        listener.tap_io(|_| {}),
         router.into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(async move {
