@@ -3,30 +3,15 @@
 //! after the connection ends, so the agent never gets `EPIPE` for logging.
 #![cfg(unix)]
 
-use std::sync::Arc;
-use std::time::Duration;
+mod common;
 
-use acp_client::{Client, MAX_STDERR_LINE, SpawnOptions, Stderr, spawn};
+use std::sync::Arc;
+
+use acp_client::{MAX_STDERR_LINE, SpawnOptions, Stderr, spawn};
 use acp_types::*;
 use tokio::sync::mpsc;
 
-/// Bounds every wait of these tests, so that a regression fails instead of hanging.
-const DEADLINE: Duration = Duration::from_secs(30);
-
-struct Quiet;
-
-#[acp_client::async_trait]
-impl Client for Quiet {
-    async fn request_permission(
-        &self,
-        _: RequestPermissionRequest,
-    ) -> Result<RequestPermissionResponse, ErrorObject> {
-        Ok(RequestPermissionResponse::cancelled())
-    }
-    async fn session_notification(&self, _: SessionNotification) -> Result<(), ErrorObject> {
-        Ok(())
-    }
-}
+use common::{DEADLINE, Quiet};
 
 /// A fake agent in `sh`: it logs a 3 MiB line without a newline, ended by bytes that are not
 /// UTF-8, logs more, answers `initialize`, logs again, then reads its input to the end and

@@ -2,30 +2,16 @@
 //! received, which is how it logs or validates what it exchanges.
 #![cfg(unix)]
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use acp_client::{Client, ClientOptions, Direction, SpawnOptions, Stderr, spawn};
+use acp_client::{ClientOptions, Direction, SpawnOptions, Stderr, spawn};
 use acp_types::*;
 use serde_json::Value;
 
-/// Bounds the test, so that a regression fails instead of hanging.
-const DEADLINE: Duration = Duration::from_secs(30);
-
-struct Quiet;
-
-#[acp_client::async_trait]
-impl Client for Quiet {
-    async fn request_permission(
-        &self,
-        _: RequestPermissionRequest,
-    ) -> Result<RequestPermissionResponse, ErrorObject> {
-        Ok(RequestPermissionResponse::cancelled())
-    }
-    async fn session_notification(&self, _: SessionNotification) -> Result<(), ErrorObject> {
-        Ok(())
-    }
-}
+use common::{DEADLINE, Quiet};
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_spawned_agents_traffic_is_observed_both_ways_and_valid() {

@@ -2,39 +2,15 @@
 //! whole group: no helper the agent started survives, even when the agent itself has exited.
 #![cfg(unix)]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_client::{Client, SpawnOptions, Stderr, spawn};
-use acp_types::*;
+use acp_client::{SpawnOptions, Stderr, spawn};
 use tokio::sync::mpsc;
 
-struct Quiet;
-
-#[acp_client::async_trait]
-impl Client for Quiet {
-    async fn request_permission(
-        &self,
-        _: RequestPermissionRequest,
-    ) -> Result<RequestPermissionResponse, ErrorObject> {
-        Ok(RequestPermissionResponse::cancelled())
-    }
-    async fn session_notification(&self, _: SessionNotification) -> Result<(), ErrorObject> {
-        Ok(())
-    }
-}
-
-/// True while `pid` runs (a zombie waiting for its reaper counts as gone).
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the parenthesised command name.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
-        Err(_) => rustix::process::Pid::from_raw(pid)
-            .is_some_and(|pid| rustix::process::test_kill_process(pid).is_ok()),
-    }
-}
+use common::{Quiet, alive};
 
 /// Starts a fake agent that leaves a helper running, and returns the helper's pid.
 async fn agent_with_helper(exit_agent: bool) -> (acp_client::AgentProcess, i32) {

@@ -2,47 +2,22 @@
 //! then SIGKILL, to its whole process group) and stopping a `ProcessGroup`.
 #![cfg(unix)]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use acp_client::{
-    AgentProcess, Client, ProcessGroup, SpawnOptions, SpawnedAgent, Stderr, StopStage, spawn,
+    AgentProcess, ProcessGroup, SpawnOptions, SpawnedAgent, Stderr, StopStage, spawn,
 };
 use acp_types::*;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
-/// Bounds every wait of these tests, so that a regression fails instead of hanging.
-const DEADLINE: Duration = Duration::from_secs(30);
+use common::{DEADLINE, Quiet, alive};
 
 /// The grace period for agents that are expected to ignore a step.
 const SHORT_GRACE: Duration = Duration::from_millis(200);
-
-struct Quiet;
-
-#[acp_client::async_trait]
-impl Client for Quiet {
-    async fn request_permission(
-        &self,
-        _: RequestPermissionRequest,
-    ) -> Result<RequestPermissionResponse, ErrorObject> {
-        Ok(RequestPermissionResponse::cancelled())
-    }
-    async fn session_notification(&self, _: SessionNotification) -> Result<(), ErrorObject> {
-        Ok(())
-    }
-}
-
-/// True while `pid` runs (a zombie waiting for its reaper counts as gone).
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
-        Err(_) => rustix::process::Pid::from_raw(pid)
-            .is_some_and(|pid| rustix::process::test_kill_process(pid).is_ok()),
-    }
-}
 
 async fn wait_until_gone(pid: i32) {
     // Killing is asynchronous, and the helper's reaper is not us: poll until it is gone.
