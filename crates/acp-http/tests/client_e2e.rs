@@ -41,60 +41,13 @@ async fn connected(
         .unwrap()
 }
 
-/// initialize, a session, a prompt with a permission request, an echo, a cancelled turn, and
-/// a clean close, over one connection.
+/// [`echo_session`] with a cancelled turn, then the server lets the connection go (DELETE, or
+/// the WebSocket's close).
 async fn a_full_session(url: &str, options: ConnectOptions, server: &AcpServer) {
-    let editor = Editor::default();
-    let (agent, driver) = connected(url, &editor, options).await;
-    let connection = driver.connection();
-    let running = tokio::spawn(driver);
-    within(
-        "initialize",
-        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
-    )
-    .await
-    .unwrap();
-    assert!(connection.connection_id().is_some());
-    let session = within("session/new", agent.new_session(new_session()))
-        .await
-        .unwrap()
-        .session_id;
-    let done = within("ask", agent.prompt(prompt(&session, "ask")))
-        .await
-        .unwrap();
-    assert_eq!(done.stop_reason, StopReason::EndTurn);
-    let done = within("hello", agent.prompt(prompt(&session, "hello")))
-        .await
-        .unwrap();
-    assert_eq!(done.stop_reason, StopReason::EndTurn);
-    assert_eq!(editor.texts(), ["selected allow", "echo: hello"]);
-
-    let waiting = tokio::spawn({
-        let agent = agent.clone();
-        let session = session.clone();
-        async move { agent.prompt(prompt(&session, "wait")).await }
-    });
-    // Cancel once the turn runs (an early cancel would be for no turn at all).
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    within(
-        "cancel",
-        agent.cancel(CancelNotification::new(session.clone())),
-    )
-    .await
-    .unwrap();
-    let done = within("the cancelled turn", waiting)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(done.stop_reason, StopReason::Cancelled);
-
-    connection.close();
-    within("the driver", running).await.unwrap().unwrap();
-    if connection.profile() == Profile::ClientId {
+    if echo_session(url, options, true).await == Profile::ClientId {
         // The profile has no goodbye: the server forgets idle clients on its own.
         return;
     }
-    // The server let the connection go (DELETE, or the WebSocket's close).
     within("the server to drop the connection", async {
         while server.connection_count() > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;

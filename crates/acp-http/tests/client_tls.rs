@@ -20,7 +20,7 @@ use serde_json::Value;
 use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
 
-use client_support::{Editor, check, new_session, prompt, within};
+use client_support::{Editor, check, echo_session, within};
 use echo::EchoAgent;
 
 struct TlsServer {
@@ -91,42 +91,13 @@ fn trusting(server: &TlsServer) -> ConnectOptions {
     ConnectOptions::default().tls_config(config)
 }
 
-/// initialize, a session, a prompt with a permission request, an echo, and a clean close.
-async fn a_session(url: &str, options: ConnectOptions) {
-    let editor = Editor::default();
-    let (agent, driver): (AgentHandle, RemoteDriver) =
-        within("connect", connect(url, editor.factory(), options))
-            .await
-            .unwrap();
-    let connection = driver.connection();
-    let running = tokio::spawn(driver);
-    within(
-        "initialize",
-        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
-    )
-    .await
-    .unwrap();
-    let session = within("session/new", agent.new_session(new_session()))
-        .await
-        .unwrap()
-        .session_id;
-    for text in ["ask", "hello"] {
-        let done = within(text, agent.prompt(prompt(&session, text)))
-            .await
-            .unwrap();
-        assert_eq!(done.stop_reason, StopReason::EndTurn);
-    }
-    assert_eq!(editor.texts(), ["selected allow", "echo: hello"], "{url}");
-    connection.close();
-    within("the driver", running).await.unwrap().unwrap();
-}
-
 #[tokio::test]
 async fn https_and_wss_reach_an_agent_whose_certificate_is_trusted() {
     let server = start().await;
-    a_session(
+    echo_session(
         &format!("https://{}/acp", server.authority),
         trusting(&server),
+        false,
     )
     .await;
     // HTTP/2, offered by both sides through ALPN.
@@ -142,9 +113,10 @@ async fn https_and_wss_reach_an_agent_whose_certificate_is_trusted() {
     );
     server.alpn.lock().unwrap().clear();
 
-    a_session(
+    echo_session(
         &format!("wss://{}/acp", server.authority),
         trusting(&server),
+        false,
     )
     .await;
     // The WebSocket handshake is HTTP/1.1: no ALPN protocol offered.
@@ -211,9 +183,10 @@ async fn serve_tls_serves_while_other_clients_stall_or_fail_their_handshake() {
     };
     let started = std::time::Instant::now();
     for scheme in ["https", "wss"] {
-        a_session(
+        echo_session(
             &format!("{scheme}://{}/acp", server.authority),
             trusting(&server),
+            false,
         )
         .await;
     }

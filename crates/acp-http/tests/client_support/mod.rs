@@ -130,6 +130,68 @@ pub fn prompt(session: &SessionId, text: &str) -> PromptRequest {
     PromptRequest::new(session.clone(), vec![text.into()])
 }
 
+/// Against the echo agent (`common/echo.rs`): initialize, a session, a prompt with a permission
+/// request, an echo, with `cancel` a turn cancelled while it runs, and a clean close over one
+/// connection. Returns the connection's profile.
+pub async fn echo_session(
+    url: &str,
+    options: acp_http::client::ConnectOptions,
+    cancel: bool,
+) -> acp_http::client::Profile {
+    let editor = Editor::default();
+    let (agent, driver): (AgentHandle, acp_http::client::RemoteDriver) = within(
+        "connect",
+        acp_http::client::connect(url, editor.factory(), options),
+    )
+    .await
+    .unwrap();
+    let connection = driver.connection();
+    let running = tokio::spawn(driver);
+    within(
+        "initialize",
+        agent.initialize(InitializeRequest::new(ProtocolVersion::LATEST)),
+    )
+    .await
+    .unwrap();
+    assert!(connection.connection_id().is_some());
+    let session = within("session/new", agent.new_session(new_session()))
+        .await
+        .unwrap()
+        .session_id;
+    for text in ["ask", "hello"] {
+        let done = within(text, agent.prompt(prompt(&session, text)))
+            .await
+            .unwrap();
+        assert_eq!(done.stop_reason, StopReason::EndTurn);
+    }
+    assert_eq!(editor.texts(), ["selected allow", "echo: hello"], "{url}");
+
+    if cancel {
+        let waiting = tokio::spawn({
+            let agent = agent.clone();
+            let session = session.clone();
+            async move { agent.prompt(prompt(&session, "wait")).await }
+        });
+        // Cancel once the turn runs (an early cancel would be for no turn at all).
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        within(
+            "cancel",
+            agent.cancel(CancelNotification::new(session.clone())),
+        )
+        .await
+        .unwrap();
+        let done = within("the cancelled turn", waiting)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(done.stop_reason, StopReason::Cancelled);
+    }
+
+    connection.close();
+    within("the driver", running).await.unwrap().unwrap();
+    connection.profile()
+}
+
 /// The JSON-RPC error code, data and message of a call the agent (or the transport, standing
 /// in for it) answered with an error.
 pub fn remote_error(e: &acp_client::Error) -> (i64, Value, String) {
