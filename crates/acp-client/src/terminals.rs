@@ -70,6 +70,16 @@ pub const STOP_GRACE: Duration = Duration::from_secs(2);
 /// past it, the oldest are forgotten.
 pub const MAX_RELEASED_KEPT: usize = 64;
 
+/// The most output a terminal keeps by default: 1 MiB, whatever larger `outputByteLimit` the
+/// agent asks for (or none): an agent running `yes` must not fill the client's memory. See
+/// [`Terminals::with_limits`].
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+
+/// The most terminals alive at once by default (released ones do not count); further
+/// `terminal/create` requests are refused until some are released. See
+/// [`Terminals::with_limits`].
+pub const DEFAULT_MAX_TERMINALS: usize = 64;
+
 /// How a command ended, as the protocol says it.
 fn exit_status(status: &ExitStatus) -> TerminalExitStatus {
     #[cfg(unix)]
@@ -102,17 +112,25 @@ pub fn signal_name(number: i32) -> String {
 }
 
 /// A terminal's output, truncated from the front to stay within its byte limit.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Output {
     bytes: Vec<u8>,
-    limit: Option<usize>,
+    limit: usize,
     truncated: bool,
 }
 
 impl Output {
+    fn new(limit: usize) -> Self {
+        Self {
+            bytes: Vec::new(),
+            limit,
+            truncated: false,
+        }
+    }
+
     fn push(&mut self, data: &[u8]) {
         self.bytes.extend_from_slice(data);
-        let Some(limit) = self.limit else { return };
+        let limit = self.limit;
         if self.bytes.len() > limit {
             // Drop from the front, then up to the next character boundary, as the spec asks:
             // the output stays valid text even if slightly under the limit.
@@ -159,9 +177,13 @@ impl Term {
 
 /// The terminals of one client (see the [module](self) docs). Unknown or released
 /// terminals, and terminals of another session, are answered with
-/// [`ErrorObject::terminal_not_found`] (`-32002`).
-#[derive(Default)]
+/// [`ErrorObject::terminal_not_found`] (`-32002`). Bounded: each keeps at most
+/// [`DEFAULT_MAX_OUTPUT_BYTES`] of output and at most [`DEFAULT_MAX_TERMINALS`] are alive at
+/// once, unless set otherwise with [`with_limits`](Self::with_limits). Dropped, it kills
+/// the commands still running.
 pub struct Terminals {
+    max_output_bytes: usize,
+    max_terminals: usize,
     next_id: AtomicU64,
     live: Mutex<HashMap<TerminalId, Arc<Term>>>,
     /// The last output of the newest released terminals, for display (the spec: clients keep
@@ -175,10 +197,36 @@ impl std::fmt::Debug for Terminals {
     }
 }
 
+/// Dropping the terminals kills their commands, as [`Terminals::kill_all`] does.
+impl Drop for Terminals {
+    fn drop(&mut self) {
+        self.kill_all();
+    }
+}
+
+impl Default for Terminals {
+    fn default() -> Self {
+        Self::with_limits(DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_TERMINALS)
+    }
+}
+
 impl Terminals {
-    /// No terminals yet.
+    /// No terminals yet, with the default limits.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// No terminals yet: each keeps at most `max_output_bytes` of output (less when the
+    /// agent's `outputByteLimit` asks for less; the oldest bytes go first), and at most
+    /// `max_terminals` are alive at once.
+    pub fn with_limits(max_output_bytes: usize, max_terminals: usize) -> Self {
+        Self {
+            max_output_bytes,
+            max_terminals,
+            next_id: AtomicU64::new(0),
+            live: Mutex::default(),
+            released: Mutex::default(),
+        }
     }
 
     /// Starts `request`'s command in `cwd` (`terminal/create`). The request's own `cwd` is
@@ -187,12 +235,19 @@ impl Terminals {
     ///
     /// # Errors
     ///
-    /// `-32603` when the command cannot be started.
+    /// `-32603` when the command cannot be started, or when the most terminals allowed are
+    /// alive.
     pub fn create(
         &self,
         request: &CreateTerminalRequest,
         cwd: &Path,
     ) -> Result<CreateTerminalResponse, ErrorObject> {
+        if self.live() >= self.max_terminals {
+            return Err(ErrorObject::internal_error(format_args!(
+                "too many terminals: {} are alive, release one first",
+                self.max_terminals
+            )));
+        }
         let mut command = tokio::process::Command::new(&request.command);
         command
             .args(request.args.iter().flatten())
@@ -208,14 +263,12 @@ impl Terminals {
         })?;
         let limit = request
             .output_byte_limit
-            .map(|l| usize::try_from(l).unwrap_or(usize::MAX));
+            .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX))
+            .min(self.max_output_bytes);
         let (exit_tx, exit_rx) = watch::channel(None);
         let term = Arc::new(Term {
             session_id: request.session_id.clone(),
-            output: Mutex::new(Output {
-                limit,
-                ..Output::default()
-            }),
+            output: Mutex::new(Output::new(limit)),
             exit: exit_rx,
             kill: Notify::new(),
             stop: Notify::new(),
@@ -412,10 +465,7 @@ mod tests {
 
     #[test]
     fn truncation_keeps_the_end_at_a_character_boundary() {
-        let mut output = Output {
-            limit: Some(5),
-            ..Output::default()
-        };
+        let mut output = Output::new(5);
         output.push("abc".as_bytes());
         assert!(!output.truncated);
         output.push("dé€".as_bytes());
@@ -429,7 +479,7 @@ mod tests {
 
     #[test]
     fn a_character_still_arriving_is_not_shown() {
-        let mut output = Output::default();
+        let mut output = Output::new(100);
         output.push(&"€".as_bytes()[..2]);
         assert_eq!(output.text(), "");
         output.push(&"€".as_bytes()[2..]);
@@ -505,6 +555,111 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn output_and_the_number_of_terminals_are_bounded_whatever_the_agent_asks() {
+        let dir = std::env::temp_dir().join(format!("acp-term-bound-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let terminals = Terminals::with_limits(1000, 2);
+        let flood = |limit: Option<u64>| {
+            CreateTerminalRequest::new("s", "sh")
+                .args(vec![
+                    "-c".into(),
+                    "head -c 5000 /dev/zero | tr '\\0' x".into(),
+                ])
+                .maybe(limit, CreateTerminalRequest::output_byte_limit)
+        };
+        // No limit asked, and a larger one than the client keeps: both held to 1000 bytes.
+        let mut ids = Vec::new();
+        for limit in [None, Some(1_000_000)] {
+            let id = terminals.create(&flood(limit), &dir).unwrap().terminal_id;
+            terminals.wait_for_exit(&wait("s", &id)).await.unwrap();
+            let output = terminals
+                .output(&TerminalOutputRequest::new("s", id.clone()))
+                .unwrap();
+            assert_eq!((output.output.len(), output.truncated), (1000, true));
+            ids.push(id);
+        }
+        // Two alive (exited but not released): a third is refused until one is released.
+        let refused = terminals.create(&flood(None), &dir).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::INTERNAL_ERROR);
+        assert!(
+            refused.message.contains("too many terminals"),
+            "{}",
+            refused.message
+        );
+        terminals
+            .release(&ReleaseTerminalRequest::new("s", ids[0].clone()))
+            .unwrap();
+        let id = terminals
+            .create(&flood(Some(10)), &dir)
+            .unwrap()
+            .terminal_id;
+        terminals.wait_for_exit(&wait("s", &id)).await.unwrap();
+        let output = terminals
+            .output(&TerminalOutputRequest::new("s", id))
+            .unwrap();
+        assert_eq!(output.output, "x".repeat(10));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The pid a command printed first on its output (polled: the output has no event).
+    #[cfg(target_os = "linux")]
+    async fn first_pid(terminals: &Terminals, id: &TerminalId) -> u32 {
+        for _ in 0..1000 {
+            let output = terminals
+                .output(&TerminalOutputRequest::new("s", id.clone()))
+                .unwrap();
+            if let Some(pid) = output
+                .output
+                .lines()
+                .next()
+                .and_then(|l| l.trim().parse().ok())
+            {
+                return pid;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("no pid on the terminal's output");
+    }
+
+    /// True while `pid` runs (a zombie counts as gone).
+    #[cfg(target_os = "linux")]
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        })
+    }
+
+    /// Waits (bounded) for `pid` to be gone: SIGKILL is asynchronous.
+    #[cfg(target_os = "linux")]
+    async fn gone(pid: u32) -> bool {
+        for _ in 0..500 {
+            if !alive(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn dropping_the_terminals_kills_their_commands() {
+        let dir = std::env::temp_dir().join(format!("acp-term-drop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let terminals = Terminals::default();
+        let request = CreateTerminalRequest::new("s", "sh")
+            .args(vec!["-c".into(), "echo $$; exec sleep 1000".into()]);
+        let id = terminals.create(&request, &dir).unwrap().terminal_id;
+        let pid = first_pid(&terminals, &id).await;
+        assert!(alive(pid));
+        drop(terminals);
+        assert!(gone(pid).await, "the command survived its terminals");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
     #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn shutdown_stops_the_commands_with_everything_they_started() {
@@ -516,38 +671,14 @@ mod tests {
             "sleep 1000 & echo $!; exec sleep 1000".into(),
         ]);
         let id = terminals.create(&request, &dir).unwrap().terminal_id;
-        // The helper's pid arrives on the terminal's output (polled: the output has no event).
-        let mut helper = None;
-        for _ in 0..1000 {
-            let output = terminals
-                .output(&TerminalOutputRequest::new("s", id.clone()))
-                .unwrap();
-            if let Some(line) = output.output.lines().next() {
-                helper = line.trim().parse::<u32>().ok();
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        let helper = helper.expect("the helper's pid");
-        let alive = |pid: u32| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                stat.rsplit_once(')')
-                    .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
-            })
-        };
+        let helper = first_pid(&terminals, &id).await;
         assert!(alive(helper));
         tokio::time::timeout(Duration::from_secs(30), terminals.shutdown())
             .await
             .expect("shutdown ends");
         assert_eq!(terminals.live(), 0);
-        // SIGKILL is asynchronous, and the helper's reaper is not us: poll, bounded.
-        for _ in 0..500 {
-            if !alive(helper) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert!(!alive(helper), "the helper survived");
+        // The helper's reaper is not us: poll, bounded.
+        assert!(gone(helper).await, "the helper survived");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
