@@ -13,12 +13,13 @@
 // A command-line program: it reports on stdout and stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use acp_client::{
-    AgentHandle, Client, ClientOptions, Observer, SpawnOptions, Stderr, Terminals, async_trait,
+    AgentHandle, Client, ClientOptions, Observer, SpawnOptions, Stderr, Terminals, Workspace,
+    async_trait,
 };
 use acp_types::*;
 use tokio::process::Command;
@@ -36,25 +37,9 @@ enum Answer {
 /// answers.
 struct Editor {
     agent: AgentHandle,
-    root: PathBuf,
+    workspace: Workspace,
     answer: Answer,
     terminals: Terminals,
-}
-
-impl Editor {
-    /// `path` if it is inside the workspace, else `-32602`.
-    fn inside(&self, path: &str) -> Result<PathBuf> {
-        let path = Path::new(path);
-        if path.is_absolute() && path.starts_with(&self.root) && !path.ends_with("..") {
-            Ok(path.to_path_buf())
-        } else {
-            let why = format!("{} is outside the workspace", path.display());
-            Err(ErrorObject::invalid_params_with(
-                why,
-                serde_json::json!({ "path": path }),
-            ))
-        }
-    }
 }
 
 #[async_trait]
@@ -94,30 +79,14 @@ impl Client for Editor {
     }
 
     async fn read_text_file(&self, request: ReadTextFileRequest) -> Result<ReadTextFileResponse> {
-        let path = self.inside(&request.path)?;
-        let text = tokio::fs::read_to_string(&path)
-            .await
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => {
-                    ErrorObject::resource_not_found(request.path.as_str())
-                }
-                _ => ErrorObject::internal_error(e),
-            })?;
-        let skip = request.line.map_or(0, |l| l.saturating_sub(1) as usize);
-        let take = request.limit.map_or(usize::MAX, |l| l as usize);
-        let lines: Vec<&str> = text.split_inclusive('\n').skip(skip).take(take).collect();
-        Ok(ReadTextFileResponse::new(lines.concat()))
+        self.workspace.read(&request).await
     }
 
     async fn write_text_file(
         &self,
         request: WriteTextFileRequest,
     ) -> Result<WriteTextFileResponse> {
-        let path = self.inside(&request.path)?;
-        tokio::fs::write(&path, request.content)
-            .await
-            .map_err(ErrorObject::internal_error)?;
-        Ok(WriteTextFileResponse::new())
+        self.workspace.write(&request).await
     }
 
     async fn create_terminal(
@@ -125,8 +94,8 @@ impl Client for Editor {
         request: CreateTerminalRequest,
     ) -> Result<CreateTerminalResponse> {
         let cwd = match &request.cwd {
-            Some(cwd) => self.inside(cwd)?,
-            None => self.root.clone(),
+            Some(cwd) => self.workspace.resolve_existing(cwd)?,
+            None => self.workspace.root().to_path_buf(),
         };
         self.terminals.create(&request, &cwd)
     }
@@ -254,10 +223,10 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
     }
     let mut command = Command::new(&args.agent[0]);
     command.args(&args.agent[1..]);
-    let (root, answer) = (args.workdir.clone(), args.answer);
+    let (workspace, answer) = (Workspace::new(&args.workdir)?, args.answer);
     let make = move |agent| Editor {
         agent,
-        root,
+        workspace,
         answer,
         terminals: Terminals::new(),
     };

@@ -440,7 +440,7 @@ fn the_client_refuses_paths_outside_its_directory_and_offers_no_writes_when_read
         reads[0]["error"]["data"]
             .as_str()
             .unwrap()
-            .contains("outside the client's working directory")
+            .contains("outside the client's workspace")
     );
     #[cfg(unix)]
     assert!(

@@ -11,11 +11,14 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use acp_client::{ProcessGroup, Stderr, forward_stderr};
+use acp_client::{ProcessGroup, Stderr, Workspace, forward_stderr};
 use acp_codec::{AnyCodec, Frame, FramingMode};
 use acp_types::methods::client;
+use acp_types::{ErrorCode, ErrorObject};
 use bytes::BytesMut;
 use futures::StreamExt;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
@@ -572,8 +575,8 @@ impl Conn {
                 }
                 policy => Ok(permission_outcome(params, policy)),
             },
-            client::FS_READ_TEXT_FILE => self.read_file(request),
-            client::FS_WRITE_TEXT_FILE => self.write_file(request),
+            client::FS_READ_TEXT_FILE => self.read_file(request).await,
+            client::FS_WRITE_TEXT_FILE => self.write_file(request).await,
             client::TERMINAL_CREATE => self.create_terminal(request),
             client::TERMINAL_OUTPUT => self.terminals.output(params),
             client::TERMINAL_KILL => self.terminals.kill(params),
@@ -609,7 +612,7 @@ impl Conn {
     }
 
     /// `terminal/create`, its cwd (the sandbox by default) checked to be in the sandbox.
-    fn create_terminal(&mut self, request: &Value) -> Result<Value, (i64, String)> {
+    fn create_terminal(&mut self, request: &Value) -> Answer {
         let cwd = match request["params"]["cwd"].as_str() {
             None => self.sandbox.clone(),
             Some(_) => {
@@ -662,30 +665,28 @@ impl Conn {
         Ok(normalize(path))
     }
 
-    fn read_file(&mut self, request: &Value) -> Result<Value, (i64, String)> {
-        let path = self.sandboxed(request)?;
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| (-32002, format!("cannot read {}: {e}", path.display())))?;
-        let params = &request["params"];
-        let line = params["line"].as_u64().unwrap_or(1).max(1) as usize;
-        let limit = params["limit"].as_u64().map_or(usize::MAX, |l| l as usize);
-        let content: String = if line == 1 && limit == usize::MAX {
-            text
-        } else {
-            text.split_inclusive('\n')
-                .skip(line - 1)
-                .take(limit)
-                .collect()
-        };
-        Ok(json!({ "content": content }))
+    /// The sandbox as the library serves a workspace (symbolic links resolved, sizes bounded).
+    fn workspace(&self) -> Result<Workspace, (i64, String)> {
+        Workspace::new(&self.sandbox).map_err(|e| {
+            (
+                -32603,
+                format!("the sandbox {}: {e}", self.sandbox.display()),
+            )
+        })
     }
 
-    fn write_file(&mut self, request: &Value) -> Result<Value, (i64, String)> {
-        let path = self.sandboxed(request)?;
-        let content = request["params"]["content"].as_str().unwrap_or_default();
-        std::fs::write(&path, content)
-            .map_err(|e| (-32603, format!("cannot write {}: {e}", path.display())))?;
-        Ok(json!({}))
+    /// `fs/read_text_file`, inside the sandbox.
+    async fn read_file(&mut self, request: &Value) -> Answer {
+        self.sandboxed(request)?;
+        let read = typed_params(client::FS_READ_TEXT_FILE, &request["params"])?;
+        answer(self.workspace()?.read(&read).await)
+    }
+
+    /// `fs/write_text_file`, inside the sandbox.
+    async fn write_file(&mut self, request: &Value) -> Answer {
+        self.sandboxed(request)?;
+        let write = typed_params(client::FS_WRITE_TEXT_FILE, &request["params"])?;
+        answer(self.workspace()?.write(&write).await)
     }
 
     /// The standard `initialize` params of the checker: fs read and write, terminals.
@@ -764,8 +765,32 @@ impl Conn {
     }
 }
 
+/// An answer to the agent: the result, or the error's code and message.
+pub(crate) type Answer = Result<Value, (i64, String)>;
+
+/// The params of a request the checker serves, typed (`-32602` when they do not fit).
+pub(crate) fn typed_params<T: DeserializeOwned>(
+    method: &str,
+    params: &Value,
+) -> Result<T, (i64, String)> {
+    serde_json::from_value(params.clone()).map_err(|e| {
+        (
+            i64::from(ErrorCode::INVALID_PARAMS.0),
+            format!("`{method}`: {e}"),
+        )
+    })
+}
+
+/// A library's answer (`acp_client::Workspace`, `Terminals`) as the checker sends it.
+pub(crate) fn answer<T: Serialize>(result: Result<T, ErrorObject>) -> Answer {
+    match result {
+        Ok(value) => serde_json::to_value(value).map_err(|e| (-32603, e.to_string())),
+        Err(error) => Err((i64::from(error.code.0), error.message)),
+    }
+}
+
 /// The response to request `id`.
-fn response_to(id: Value, result: Result<Value, (i64, String)>) -> Value {
+fn response_to(id: Value, result: Answer) -> Value {
     match result {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
         Err((code, message)) => {

@@ -8,43 +8,23 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_types::*;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+use crate::conn::{Answer, answer, typed_params};
 
 /// How long `terminal/wait_for_exit` may wait before the checker gives up on the command.
 const WAIT_LIMIT: Duration = Duration::from_secs(60);
-
-/// An answer: the result, or the error's code and message.
-type Answer = Result<Value, (i64, String)>;
 
 /// The terminals of one connection.
 #[derive(Debug, Default)]
 pub(crate) struct Terminals(Arc<acp_client::Terminals>);
 
-/// The params of a `terminal/*` request, typed (`-32602` when they do not fit).
-fn params<T: DeserializeOwned>(method: &str, params: &Value) -> Result<T, (i64, String)> {
-    serde_json::from_value(params.clone()).map_err(|e| {
-        (
-            i64::from(ErrorCode::INVALID_PARAMS.0),
-            format!("`{method}`: {e}"),
-        )
-    })
-}
-
-/// The library's answer as the checker sends it.
-fn answer<T: Serialize>(result: Result<T, ErrorObject>) -> Answer {
-    match result {
-        Ok(value) => serde_json::to_value(value).map_err(|e| (-32603, e.to_string())),
-        Err(error) => Err((i64::from(error.code.0), error.message)),
-    }
-}
-
 impl Terminals {
     /// `terminal/create`: starts the command in `cwd` (checked to be in the sandbox by the
     /// caller).
     pub(crate) fn create(&self, request: &Value, cwd: &Path) -> Answer {
-        let request: CreateTerminalRequest = params(methods::client::TERMINAL_CREATE, request)?;
+        let request: CreateTerminalRequest =
+            typed_params(methods::client::TERMINAL_CREATE, request)?;
         answer(self.0.create(&request, cwd))
     }
 
@@ -52,7 +32,7 @@ impl Terminals {
     pub(crate) fn output(&self, request: &Value) -> Answer {
         answer(
             self.0
-                .output(&params(methods::client::TERMINAL_OUTPUT, request)?),
+                .output(&typed_params(methods::client::TERMINAL_OUTPUT, request)?),
         )
     }
 
@@ -60,7 +40,7 @@ impl Terminals {
     pub(crate) fn kill(&self, request: &Value) -> Answer {
         answer(
             self.0
-                .kill(&params(methods::client::TERMINAL_KILL, request)?),
+                .kill(&typed_params(methods::client::TERMINAL_KILL, request)?),
         )
     }
 
@@ -68,7 +48,7 @@ impl Terminals {
     pub(crate) fn release(&self, request: &Value) -> Answer {
         answer(
             self.0
-                .release(&params(methods::client::TERMINAL_RELEASE, request)?),
+                .release(&typed_params(methods::client::TERMINAL_RELEASE, request)?),
         )
     }
 
@@ -79,7 +59,7 @@ impl Terminals {
         request: &Value,
     ) -> Result<impl Future<Output = Answer> + Send + 'static, (i64, String)> {
         let request: WaitForTerminalExitRequest =
-            params(methods::client::TERMINAL_WAIT_FOR_EXIT, request)?;
+            typed_params(methods::client::TERMINAL_WAIT_FOR_EXIT, request)?;
         let terminals = self.0.clone();
         Ok(async move {
             match tokio::time::timeout(WAIT_LIMIT, terminals.wait_for_exit(&request)).await {

@@ -87,6 +87,7 @@ mod process;
 mod process_group;
 mod stderr;
 pub mod terminals;
+pub mod workspace;
 // The draft features that add calls to the agent.
 #[cfg(any(
     feature = "unstable_session_fork",
@@ -106,6 +107,7 @@ pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
 pub use process_group::{ProcessGroup, StopStage, Stopped};
 pub use stderr::{MAX_STDERR_LINE, Stderr, forward_stderr};
 pub use terminals::Terminals;
+pub use workspace::Workspace;
 
 /// Locks `mutex`, going on after a panic elsewhere: every value kept under a lock here stays
 /// consistent between two statements (one insert, remove or push at a time).

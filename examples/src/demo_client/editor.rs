@@ -9,8 +9,8 @@ use serde_json::json;
 use tokio::sync::{oneshot, watch};
 
 use super::output::Output;
-use super::workspace::Workspace;
 use acp_client::Terminals;
+use acp_client::Workspace;
 
 /// How permission requests are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -301,7 +301,12 @@ impl Client for Editor {
         request: ReadTextFileRequest,
     ) -> Result<ReadTextFileResponse, ErrorObject> {
         let output = &self.shared.output;
-        let result = self.shared.workspace.read(&request).await;
+        let result = self
+            .shared
+            .workspace
+            .read(&request)
+            .await
+            .map(|read| read.content);
         let shown = output.path(&request.path);
         let (json, human) = match &result {
             Ok(text) => (
@@ -339,7 +344,7 @@ impl Client for Editor {
         let result = self.shared.workspace.write(&request).await;
         let shown = output.path(&request.path);
         let (json, human) = match &result {
-            Ok(()) => (
+            Ok(_) => (
                 json!({ "ok": true }),
                 format!("wrote {} bytes", request.content.len()),
             ),
@@ -362,7 +367,7 @@ impl Client for Editor {
                     .dim(&format!("  \u{00b7} fs/write_text_file {shown}: {human}")),
             ),
         );
-        result.map(|()| WriteTextFileResponse::new())
+        result
     }
 
     async fn create_terminal(

@@ -15,19 +15,17 @@ mod output;
 mod runner;
 pub(crate) mod signals;
 mod tour;
-mod workspace;
 
 use std::sync::Arc;
 
 use acp_client::{StopStage, Stopped};
 
-pub use acp_client::Terminals;
+pub use acp_client::{Terminals, Workspace};
 #[cfg(feature = "unstable")]
 pub use args::DRAFT_USAGE;
 pub use args::{DEFAULT_TIMEOUT, Options, Parsed, USAGE, parse};
 pub use editor::{Editor, Policy, Shared};
 pub use output::Output;
-pub use workspace::Workspace;
 
 use connection::{Connection, EXIT_GRACE};
 use runner::Runner;
@@ -65,8 +63,8 @@ pub async fn run(options: Options) -> u8 {
             Err(error) => return startup_error(&format!("no current directory: {error}")),
         },
     };
-    let workspace = match Workspace::new(&root, options.read_only) {
-        Ok(workspace) => workspace,
+    let workspace = match Workspace::new(&root) {
+        Ok(workspace) => workspace.read_only(options.read_only),
         Err(error) => {
             return startup_error(&format!("cannot serve {}: {error}", root.display()));
         }

@@ -8,8 +8,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use acp_types::*;
 use serde_json::{Value, json};
 
-use super::workspace::Workspace;
 use acp_client::Terminals;
+use acp_client::Workspace;
 
 /// ANSI styling, on only when stdout is a terminal.
 #[derive(Debug, Clone, Copy)]
