@@ -60,9 +60,13 @@ fn set_null_sends_an_explicit_null_where_the_schema_allows_it() {
     let json = valid("ReadTextFileRequest", &read);
     assert_eq!(json["limit"], Value::Null);
     assert!(json.as_object().unwrap().contains_key("limit"));
-    // Setting the field again replaces the null.
+    // Setting the field again replaces the null: the value is the same as one never null.
     let json = valid("ReadTextFileRequest", &read.clone().limit(9));
     assert_eq!(json["limit"], 9);
+    assert_eq!(
+        read.clone().limit(9),
+        ReadTextFileRequest::new("s", "/a.txt").limit(9)
+    );
     // Required fields, unknown names and non-nullable fields are refused.
     assert!(!read.set_null("path"));
     assert!(!read.set_null("nope"));
@@ -159,4 +163,23 @@ fn the_result_alias_defaults_to_the_error_object() {
         ErrorCode::REQUEST_CANCELLED
     );
     assert_eq!(standard(), Ok(7));
+}
+
+#[test]
+fn equality_does_not_depend_on_the_order_of_keys() {
+    let decode = |text: &str| acp_types::from_slice::<NewSessionResponse>(text.as_bytes()).unwrap();
+    let a = decode(r#"{"sessionId":"s","modes":null,"configOptions":null,"x":1,"y":[2]}"#);
+    let b = decode(r#"{"configOptions":null,"y":[2],"modes":null,"sessionId":"s","x":1}"#);
+    assert_eq!(a, b);
+    // Unknown fields whose numbers only their text keeps, in either order.
+    let big = "123456789012345678901234567890";
+    let c = decode(&format!(r#"{{"sessionId":"s","p":{big},"q":{big}.5}}"#));
+    let d = decode(&format!(r#"{{"q":{big}.5,"sessionId":"s","p":{big}}}"#));
+    assert_eq!(c, d);
+    // Still told apart when they differ.
+    assert_ne!(a, decode(r#"{"sessionId":"s","modes":null,"x":1,"y":[2]}"#));
+    assert_ne!(
+        c,
+        decode(&format!(r#"{{"sessionId":"s","p":{big},"q":{big}.25}}"#))
+    );
 }
