@@ -415,9 +415,10 @@ struct SseConn {
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-/// A WebSocket connection and its session.
+/// A WebSocket connection and its session (the socket boxed: with TLS built in, its stream
+/// type is large).
 struct WsConn {
-    socket: Socket,
+    socket: Box<Socket>,
     session: String,
 }
 
@@ -467,7 +468,7 @@ impl Conn {
                 conn.drain.abort();
             }
             Conn::Ws(mut conn) => {
-                let _ = conn.socket.close(None).await;
+                let _ = (*conn.socket).close(None).await;
             }
         }
     }
@@ -744,7 +745,10 @@ impl WsConn {
                 break session;
             }
         };
-        Ok(WsConn { socket, session })
+        Ok(WsConn {
+            socket: Box::new(socket),
+            session,
+        })
     }
 
     async fn prompt(&mut self, n: u64) -> Outcome {

@@ -67,7 +67,7 @@ fn workdir(name: &str) -> Workdir {
 /// A running `agent --listen` or `bridge --listen`: SIGTERM and SIGKILL when dropped.
 struct Server {
     child: Option<Child>,
-    /// `http://127.0.0.1:PORT/acp`, as the server printed it.
+    /// `http://127.0.0.1:PORT/acp` (`https://` with TLS), as the server printed it.
     url: String,
     stderr: Arc<Mutex<String>>,
 }
@@ -90,7 +90,7 @@ impl Server {
         std::thread::spawn(move || {
             for line in lines.lines() {
                 let Ok(line) = line else { break };
-                if let Some(at) = line.find("http://") {
+                if let Some(at) = line.find("https://").or_else(|| line.find("http://")) {
                     let url = line[at..]
                         .split_whitespace()
                         .next()
@@ -122,7 +122,7 @@ impl Server {
 
     /// The WebSocket URL of the same endpoint.
     fn ws_url(&self) -> String {
-        self.url.replacen("http://", "ws://", 1)
+        self.url.replacen("http", "ws", 1)
     }
 
     /// The server's base URL, for the `client_id` profile.
@@ -286,6 +286,47 @@ fn the_example_agent_serves_a_whole_session_over_http_and_websocket() {
             assert!(methods.contains(method), "{method} not on the wire");
         }
     }
+}
+
+#[cfg(feature = "tls")]
+#[test]
+fn the_example_agent_serves_https_and_wss_with_the_certificate_it_is_given() {
+    let keys = workdir("tls-keys");
+    let key = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    keys.write("cert.pem", key.cert.pem());
+    keys.write("key.pem", key.signing_key.serialize_pem());
+    let cert = keys.path().join("cert.pem").display().to_string();
+    let private = keys.path().join("key.pem").display().to_string();
+    let server = Server::start(
+        "agent",
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &private,
+        ],
+    );
+    assert!(server.url.starts_with("https://"), "{}", server.url);
+    // The certificate is for `localhost`.
+    let https = server.url.replacen("127.0.0.1", "localhost", 1);
+    let wss = https.replacen("https", "wss", 1);
+    for url in [&https, &wss] {
+        let dir = workdir(if url.starts_with("wss") {
+            "wss"
+        } else {
+            "https"
+        });
+        let run = run_client(dir.path(), &script_args(url, &["--tls-ca", &cert]));
+        assert_whole_session(&run, &dir, url);
+    }
+    // Trusting the system's authorities only, the client refuses the certificate, saying so.
+    let dir = workdir("untrusted");
+    let refused = run_client(dir.path(), &["--url", &https, "--json", "--prompt", "hi"]);
+    assert_ne!(refused.code, Some(0));
+    assert!(refused.stderr.contains("certificate"), "{}", refused.stderr);
+    assert!(server.stop().success());
 }
 
 #[test]

@@ -31,7 +31,7 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -55,7 +55,10 @@ pub const LISTEN_HELP: &str = "  --listen ADDR        Serve over the network ins
                        The token is visible to local users in the process list: prefer a
                        wrapper that execs with it from a protected file.
   --client-id-profile  Also serve the client_id profile of older remote agents:
-                       POST /acp/rpc?client_id=ID and GET /acp/sse?client_id=ID.";
+                       POST /acp/rpc?client_id=ID and GET /acp/sse?client_id=ID.
+  --tls-cert FILE      Serve https:// and wss:// with this certificate chain (PEM, the server's
+  --tls-key FILE       certificate first) and its private key (PEM). Both or neither; needs the
+                       examples built with `--features tls`.";
 
 /// How long the connections get to close after the first signal before the program exits
 /// anyway.
@@ -72,6 +75,10 @@ pub struct ListenArgs {
     pub token: Option<String>,
     /// `--client-id-profile`.
     pub client_id_profile: bool,
+    /// `--tls-cert FILE`: the certificate chain (PEM) to serve TLS with.
+    pub tls_cert: Option<PathBuf>,
+    /// `--tls-key FILE`: its private key (PEM).
+    pub tls_key: Option<PathBuf>,
 }
 
 impl ListenArgs {
@@ -98,6 +105,8 @@ impl ListenArgs {
                 self.token = Some(token);
             }
             "--client-id-profile" => self.client_id_profile = true,
+            "--tls-cert" => self.tls_cert = Some(value(flag)?.into()),
+            "--tls-key" => self.tls_key = Some(value(flag)?.into()),
             _ => return Ok(false),
         }
         Ok(true)
@@ -109,10 +118,22 @@ impl ListenArgs {
     ///
     /// A message naming the flag that needs `--listen`.
     pub fn check(&self) -> Result<(), String> {
+        let tls = self.tls_cert.is_some() || self.tls_key.is_some();
+        if tls && (self.tls_cert.is_none() || self.tls_key.is_none()) {
+            return Err("--tls-cert and --tls-key go together".into());
+        }
+        if tls && !cfg!(feature = "tls") {
+            return Err(
+                "--tls-cert needs the examples built with TLS: `cargo build --examples --features tls`"
+                    .into(),
+            );
+        }
         if self.addr.is_some() {
             return Ok(());
         }
-        let flag = if !self.allowed_origins.is_empty() {
+        let flag = if tls {
+            "--tls-cert"
+        } else if !self.allowed_origins.is_empty() {
             "--allow-origin"
         } else if self.token.is_some() {
             "--token"
@@ -175,32 +196,66 @@ pub fn wire_tap(prefix: &Path) -> io::Result<impl Fn(Direction, &[u8]) + Send + 
     })
 }
 
-/// Binds the `--listen` address and says on stderr where the server is reached.
+/// The bound `--listen` socket, and the TLS configuration to serve it with (`--tls-cert`).
+#[derive(Debug)]
+pub struct Bound {
+    tcp: TcpListener,
+    #[cfg(feature = "tls")]
+    tls: Option<acp_http::server::rustls::ServerConfig>,
+}
+
+/// Binds the `--listen` address (and reads the `--tls-cert` files) and says on stderr where
+/// the server is reached.
 ///
 /// # Errors
 ///
-/// A message when there is no `--listen` address or it cannot be bound.
+/// A message when there is no `--listen` address, it cannot be bound, or the certificate or
+/// key cannot be read.
 #[allow(clippy::print_stderr)] // Stdout stays silent: where to connect goes to stderr.
-pub async fn bind(program: &str, args: &ListenArgs) -> Result<TcpListener, String> {
+pub async fn bind(program: &str, args: &ListenArgs) -> Result<Bound, String> {
     let Some(addr) = &args.addr else {
         return Err("no --listen address".into());
     };
-    let listener = TcpListener::bind(addr.as_str())
+    #[cfg(feature = "tls")]
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => {
+            let read =
+                |path: &Path| std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()));
+            let config = acp_http::server::tls_config_from_pem(&read(cert)?, &read(key)?)
+                .map_err(|e| e.to_string())?;
+            Some(config)
+        }
+        _ => None,
+    };
+    #[cfg(feature = "tls")]
+    let secure = tls.is_some();
+    #[cfg(not(feature = "tls"))]
+    let secure = false;
+    let tcp = TcpListener::bind(addr.as_str())
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-    let local: SocketAddr = listener
+    let local: SocketAddr = tcp
         .local_addr()
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let (http, ws) = if secure {
+        ("https", "wss")
+    } else {
+        ("http", "ws")
+    };
     eprintln!(
-        "{program}: serving ACP on http://{local}/acp (Streamable HTTP) and ws://{local}/acp \
+        "{program}: serving ACP on {http}://{local}/acp (Streamable HTTP) and {ws}://{local}/acp \
          (WebSocket){}",
         if args.client_id_profile {
-            format!("; client_id profile: http://{local}/acp/rpc and /acp/sse")
+            format!("; client_id profile: {http}://{local}/acp/rpc and /acp/sse")
         } else {
             String::new()
         }
     );
-    Ok(listener)
+    Ok(Bound {
+        tcp,
+        #[cfg(feature = "tls")]
+        tls,
+    })
 }
 
 /// Serves `server` on `listener` until SIGINT or SIGTERM; then every connection ends (open
@@ -209,13 +264,22 @@ pub async fn bind(program: &str, args: &ListenArgs) -> Result<TcpListener, Strin
 /// the connections did not close within [`SHUTDOWN_GRACE`]; 130 or 143 when a second signal
 /// ended the program at once.
 #[allow(clippy::print_stderr)] // The program's own messages.
-pub async fn serve_until_signal(program: &str, listener: TcpListener, server: AcpServer) -> u8 {
+pub async fn serve_until_signal(program: &str, bound: Bound, server: AcpServer) -> u8 {
     let mut signals = Signals::new();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = serve(listener, server, async {
+    let shutdown = async {
         let _ = stopped.await;
-    });
-    tokio::pin!(served);
+    };
+    #[cfg(feature = "tls")]
+    let mut served: std::pin::Pin<Box<dyn Future<Output = io::Result<()>> + Send>> = match bound.tls
+    {
+        Some(config) => Box::pin(acp_http::server::serve_tls(
+            bound.tcp, config, server, shutdown,
+        )),
+        None => Box::pin(serve(bound.tcp, server, shutdown)),
+    };
+    #[cfg(not(feature = "tls"))]
+    let mut served = Box::pin(serve(bound.tcp, server, shutdown));
     let report = |result: io::Result<()>| match result {
         Ok(()) => 0,
         Err(error) => {
@@ -241,6 +305,39 @@ pub async fn serve_until_signal(program: &str, listener: TcpListener, server: Ac
         () = tokio::time::sleep(SHUTDOWN_GRACE) => {
             eprintln!("{program}: the connections did not close within {SHUTDOWN_GRACE:?}: exiting");
             1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(flags: &[&str]) -> Result<ListenArgs, String> {
+        let mut args = ListenArgs::default();
+        let mut rest = flags.iter().map(ToString::to_string);
+        while let Some(flag) = rest.next() {
+            assert!(args.take(&flag, &mut rest)?, "{flag} is a listening flag");
+        }
+        args.check().map(|()| args)
+    }
+
+    #[test]
+    fn the_tls_flags_go_together_with_listen_and_a_tls_build() {
+        let both = [
+            "--listen",
+            "127.0.0.1:0",
+            "--tls-cert",
+            "c.pem",
+            "--tls-key",
+            "k.pem",
+        ];
+        assert_eq!(parsed(&both).is_ok(), cfg!(feature = "tls"));
+        let alone = parsed(&["--listen", "127.0.0.1:0", "--tls-cert", "c.pem"]);
+        assert_eq!(alone.unwrap_err(), "--tls-cert and --tls-key go together");
+        if cfg!(feature = "tls") {
+            let no_listen = parsed(&["--tls-cert", "c.pem", "--tls-key", "k.pem"]);
+            assert_eq!(no_listen.unwrap_err(), "--tls-cert needs --listen ADDR");
         }
     }
 }

@@ -42,7 +42,11 @@ Options:
   --framing MODE       ndjson (default), content-length or auto (stdio only).
   --url URL            Drive a remote agent instead of a command: http://HOST:PORT/acp for
                        Streamable HTTP, ws://HOST:PORT/acp for WebSocket (e.g. the example agent
-                       run with --listen, or the bridge). No TLS: https:// and wss:// are refused.
+                       run with --listen, or the bridge); https:// and wss:// with the examples
+                       built with `--features tls` (else they are refused).
+  --tls-ca FILE        With an https:// or wss:// --url: trust the certificates in FILE (PEM),
+                       and only them, instead of the system's (a private authority, or the
+                       self-signed certificate of `agent --listen --tls-cert`).
   --token TOKEN        With --url: send `Authorization: Bearer TOKEN` with every request.
   --client-id-profile  With --url: speak the client_id profile of older remote agents
                        (POST URL/acp/rpc?client_id=..., GET URL/acp/sse?client_id=...); URL is
@@ -130,6 +134,8 @@ pub struct Options {
     pub token: Option<String>,
     /// `--client-id-profile`: speak the `client_id` profile to the remote agent.
     pub client_id_profile: bool,
+    /// `--tls-ca`: the certificates (PEM) to trust for an `https://` or `wss://` URL.
+    pub tls_ca: Option<PathBuf>,
     /// `--draft`: advertise the draft client capabilities (`plan`, `session.compaction`).
     #[cfg(feature = "unstable")]
     pub draft: bool,
@@ -195,6 +201,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--url" => options.url = Some(value("--url")?),
             "--token" => options.token = Some(value("--token")?),
             "--client-id-profile" => options.client_id_profile = true,
+            "--tls-ca" => options.tls_ca = Some(value("--tls-ca")?.into()),
             "--wire-log" => options.wire_log = Some(value("--wire-log")?.into()),
             #[cfg(feature = "unstable")]
             "--draft" => options.draft = true,
@@ -215,10 +222,21 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
 /// `--url` excludes an agent command and the stdio flags; `--token` and
 /// `--client-id-profile` need it.
 fn check_remote(options: &Options, framing_set: bool) -> Result<(), String> {
+    if options.tls_ca.is_some() && !cfg!(feature = "tls") {
+        return Err(
+            "--tls-ca needs the examples built with TLS: `cargo build --examples --features tls`"
+                .into(),
+        );
+    }
     if options.url.is_none() {
-        return match (options.token.is_some(), options.client_id_profile) {
-            (true, _) => Err("--token needs --url".into()),
-            (_, true) => Err("--client-id-profile needs --url".into()),
+        return match (
+            options.token.is_some(),
+            options.client_id_profile,
+            options.tls_ca.is_some(),
+        ) {
+            (true, _, _) => Err("--token needs --url".into()),
+            (_, true, _) => Err("--client-id-profile needs --url".into()),
+            (_, _, true) => Err("--tls-ca needs an https:// or wss:// --url".into()),
             _ => Ok(()),
         };
     }
@@ -291,6 +309,10 @@ mod tests {
         assert!(args(&["--url", "http://h/acp", "--framing", "auto"]).is_err());
         assert!(args(&["--token", "t"]).is_err());
         assert!(args(&["--client-id-profile"]).is_err());
+        // `--tls-ca` needs a URL, and a build with TLS.
+        let tls_ca = args(&["--url", "https://h/acp", "--tls-ca", "ca.pem"]);
+        assert_eq!(tls_ca.is_ok(), cfg!(feature = "tls"));
+        assert!(args(&["--tls-ca", "ca.pem"]).is_err());
     }
 
     #[test]

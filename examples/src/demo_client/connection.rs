@@ -94,6 +94,34 @@ pub(crate) async fn open(options: &Options, shared: &Arc<Shared>) -> Result<Conn
     })
 }
 
+/// A TLS configuration that trusts the certificates in the PEM file `path`, and only them.
+#[cfg(feature = "tls")]
+fn trusting(path: &std::path::Path) -> Result<acp_http::client::rustls::ClientConfig, String> {
+    use acp_http::client::rustls;
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+
+    let shown = path.display();
+    let mut roots = rustls::RootCertStore::empty();
+    let certificates =
+        CertificateDer::pem_file_iter(path).map_err(|e| format!("--tls-ca {shown}: {e}"))?;
+    for certificate in certificates {
+        let certificate = certificate.map_err(|e| format!("--tls-ca {shown}: {e}"))?;
+        roots
+            .add(certificate)
+            .map_err(|e| format!("--tls-ca {shown}: {e}"))?;
+    }
+    if roots.is_empty() {
+        return Err(format!("--tls-ca {shown}: no certificate in the file"));
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
 /// Connects to the remote agent at `url` (the profile by its scheme, or `client_id`).
 async fn remote(
     url: &str,
@@ -116,6 +144,10 @@ async fn remote(
     }
     if options.client_id_profile {
         connect_options = connect_options.profile(Profile::ClientId);
+    }
+    #[cfg(feature = "tls")]
+    if let Some(path) = &options.tls_ca {
+        connect_options = connect_options.tls_config(trusting(path)?);
     }
     let (agent, driver) = acp_http::client::connect(url, |_agent| editor, connect_options)
         .await
