@@ -16,7 +16,8 @@ use tokio_rustls::server::TlsStream;
 /// How long a client has to complete its TLS handshake before the connection is dropped.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How many TLS handshakes may run at once; further connections wait to be accepted (in the
+/// How many TLS handshakes may run at once (counting connections whose handshake completed
+/// and that the server has not taken yet); further connections wait to be accepted (in the
 /// kernel's backlog) until one ends.
 pub const MAX_HANDSHAKES: usize = 256;
 
@@ -111,9 +112,11 @@ impl TlsListener {
                 let acceptor = acceptor.clone();
                 let ready_tx = ready_tx.clone();
                 tokio::spawn(async move {
+                    // The permit is held until the server took the connection: handshakes and
+                    // connections waiting to be taken are bounded together.
+                    let _permit = permit;
                     let handshake =
                         tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
-                    drop(permit);
                     match handshake {
                         Ok(Ok(tls)) => {
                             // The server is gone when this fails: the connection just closes.
