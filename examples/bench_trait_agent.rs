@@ -20,7 +20,8 @@
 //! port): one agent per connection, default [`ServerOptions`]. It then writes nothing on
 //! stdout; the line `listening on http://ADDR/acp` goes to stderr once the socket is bound, and
 //! SIGTERM or ctrl-c stops it (every connection ends). The server runs on tokio's multi-thread
-//! runtime (`ACP_BENCH_RUNTIME=current` for the current-thread one).
+//! runtime (`ACP_BENCH_RUNTIME=current` for the current-thread one); `ACP_BENCH_BURST=BYTES`
+//! sets `ServerOptions::max_burst_bytes` instead of its default.
 //!
 //! ```text
 //! target/release/examples/bench_trait_agent --listen 127.0.0.1:0
@@ -61,6 +62,16 @@ async fn serve_stdio() -> Result<(), acp_rpc::Error> {
     driver.await
 }
 
+/// The default [`ServerOptions`], but for `ACP_BENCH_BURST=BYTES`, which sets
+/// [`ServerOptions::max_burst_bytes`] (to compare settings with one binary).
+fn server_options() -> ServerOptions {
+    let options = ServerOptions::default();
+    match std::env::var("ACP_BENCH_BURST").ok().and_then(|b| b.parse().ok()) {
+        Some(bytes) => options.max_burst_bytes(bytes),
+        None => options,
+    }
+}
+
 /// Serves agents over HTTP and WebSocket on `addr` until SIGTERM or ctrl-c.
 #[allow(clippy::print_stderr)] // Stdout stays silent: the address and errors go to stderr.
 fn listen(addr: &str) -> std::process::ExitCode {
@@ -80,7 +91,7 @@ fn listen(addr: &str) -> std::process::ExitCode {
                 stamps: true,
                 ..BenchAgent::new(client)
             },
-            ServerOptions::default(),
+            server_options(),
         );
         eprintln!("listening on http://{local}/acp");
         acp_http::server::serve(listener, server, stop_signal()).await

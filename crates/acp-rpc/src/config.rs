@@ -16,6 +16,15 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
 /// batched into few system calls.
 pub const DEFAULT_MAX_OUTGOING_BYTES: usize = 1024 * 1024;
 
+/// The default number of bytes a connection's senders may send before the sending task lets
+/// others run: 64 KiB, about what one write to a pipe takes.
+///
+/// A task that sends many messages in a row (a streamed turn) would otherwise fill the whole
+/// outgoing buffer before the writer, often on the same task, writes any of it. Small enough
+/// that the peer starts reading early, large enough that writes are batched. A process serving
+/// many connections at once wants less (see [`Config::max_burst_bytes`]).
+pub const DEFAULT_MAX_BURST_BYTES: usize = 64 * 1024;
+
 /// The default number of received notifications queued for their handler above which reading
 /// pauses.
 ///
@@ -58,6 +67,12 @@ pub struct Config {
     pub max_in_flight_bytes: usize,
     /// The outgoing buffer size above which senders wait for the peer to read.
     pub max_outgoing_bytes: usize,
+    /// How many bytes senders may send in a row before the sending task yields to the runtime
+    /// (and the writer runs). The default, [`DEFAULT_MAX_BURST_BYTES`], suits one connection
+    /// per process (stdio); a server streaming to many connections at once gives each of them
+    /// its turn sooner with a few KiB (its first messages reach a client that started late
+    /// sooner, and less output waits in memory), at some cost in throughput.
+    pub max_burst_bytes: usize,
     /// How many received notifications may wait for their handler before reading pauses.
     pub max_queued_notifications: usize,
     /// How long a request we send may wait for its answer: past it the call fails with
@@ -77,6 +92,7 @@ impl Default for Config {
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
             max_outgoing_bytes: DEFAULT_MAX_OUTGOING_BYTES,
+            max_burst_bytes: DEFAULT_MAX_BURST_BYTES,
             max_queued_notifications: DEFAULT_MAX_QUEUED_NOTIFICATIONS,
             request_timeout: None,
             observer: None,
@@ -117,6 +133,13 @@ impl Config {
     #[must_use]
     pub fn max_outgoing_bytes(mut self, max_outgoing_bytes: usize) -> Self {
         self.max_outgoing_bytes = max_outgoing_bytes.max(1);
+        self
+    }
+
+    /// Sets how many bytes senders send in a row before yielding (at least 1).
+    #[must_use]
+    pub fn max_burst_bytes(mut self, max_burst_bytes: usize) -> Self {
+        self.max_burst_bytes = max_burst_bytes.max(1);
         self
     }
 

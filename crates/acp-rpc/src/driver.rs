@@ -100,12 +100,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let outbox = Outbox::new(
-        config.framing,
-        config.max_frame_len,
-        config.max_outgoing_bytes,
-    )
-    .observed(config.observer.clone());
+    let outbox = Outbox::new(&config);
     let shared = Arc::new(Shared::new(outbox, config.request_timeout));
     let peer = Peer {
         shared: shared.clone(),
@@ -141,8 +136,7 @@ where
     I: Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin + 'static,
     O: Sink<Bytes, Error = std::io::Error> + Send + Unpin + 'static,
 {
-    let outbox = Outbox::for_messages(config.max_frame_len, config.max_outgoing_bytes)
-        .observed(config.observer.clone());
+    let outbox = Outbox::for_messages(&config);
     let shared = Arc::new(Shared::new(outbox, config.request_timeout));
     let peer = Peer {
         shared: shared.clone(),

@@ -18,7 +18,7 @@ use bytes::{Bytes, BytesMut};
 use tokio::sync::Notify;
 use tokio_util::codec::Encoder;
 
-use crate::{Direction, Error, Observer};
+use crate::{Config, Direction, Error, Observer};
 
 /// How outgoing messages are delimited.
 enum Delimit {
@@ -38,6 +38,8 @@ struct State {
     spare: Option<BytesMut>,
     delimit: Delimit,
     closed: bool,
+    /// Bytes framed by senders since one of them last yielded.
+    unyielded: usize,
 }
 
 /// What the writer takes from the outbox in one go.
@@ -55,6 +57,8 @@ pub(crate) struct Outbox {
     /// Wakes waiting senders when the writer took data (or the outbox closes).
     space: Notify,
     max_bytes: usize,
+    /// How many bytes senders frame before one of them yields (see [`Outbox::send`]).
+    burst_bytes: usize,
     /// The length of `buf`, readable without the lock.
     buffered: AtomicUsize,
     /// Set once closed, readable without the lock.
@@ -62,10 +66,6 @@ pub(crate) struct Outbox {
     /// Sees each message as it is framed (under the lock, so in wire order).
     observer: Option<Observer>,
 }
-
-/// How much a sender buffers before it lets the writer run: about what one write to a pipe
-/// takes, so the peer starts reading while the sender goes on producing.
-const WRITE_CHUNK: usize = 64 * 1024;
 
 /// The largest serialization buffer kept for reuse; a larger one (after a huge message) is freed.
 const MAX_KEPT_BODY: usize = 1024 * 1024;
@@ -99,27 +99,23 @@ impl Drop for Body {
 }
 
 impl Outbox {
-    pub(crate) fn new(framing: FramingMode, max_frame_len: usize, max_bytes: usize) -> Self {
+    /// An outbox framing for a byte stream, with the bounds of `config`.
+    pub(crate) fn new(config: &Config) -> Self {
         Self::with_delimit(
-            Delimit::Codec(AnyCodec::with_max_len(framing, max_frame_len)),
-            max_bytes,
+            Delimit::Codec(AnyCodec::with_max_len(config.framing, config.max_frame_len)),
+            config,
         )
     }
 
-    pub(crate) fn for_messages(max_frame_len: usize, max_bytes: usize) -> Self {
+    /// An outbox keeping messages apart for a message transport, with the bounds of `config`.
+    pub(crate) fn for_messages(config: &Config) -> Self {
         Self::with_delimit(
             Delimit::Messages {
                 ends: VecDeque::new(),
-                max_len: max_frame_len,
+                max_len: config.max_frame_len,
             },
-            max_bytes,
+            config,
         )
-    }
-
-    /// Gives every message framed from now on to `observer`.
-    pub(crate) fn observed(mut self, observer: Option<Observer>) -> Self {
-        self.observer = observer;
-        self
     }
 
     /// Frames `body` and shows it to the observer if it went into the buffer.
@@ -131,7 +127,7 @@ impl Outbox {
         Ok(())
     }
 
-    fn with_delimit(delimit: Delimit, max_bytes: usize) -> Self {
+    fn with_delimit(delimit: Delimit, config: &Config) -> Self {
         Self {
             state: Mutex::new(State {
                 // Grown by the first messages and then reused (see `recycle`): an idle
@@ -140,11 +136,13 @@ impl Outbox {
                 spare: None,
                 delimit,
                 closed: false,
+                unyielded: 0,
             }),
             data_ready: Notify::new(),
             space: Notify::new(),
-            max_bytes,
-            observer: None,
+            max_bytes: config.max_outgoing_bytes,
+            burst_bytes: config.max_burst_bytes,
+            observer: config.observer.clone(),
             buffered: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
         }
@@ -188,7 +186,8 @@ impl Outbox {
             match self.try_frame(&body) {
                 None => notified.await,
                 // A sender that never waits (the buffer has room) would otherwise fill the whole
-                // buffer before the writer, often on the same task, gets to write any of it.
+                // buffer before the writer, often on the same task, gets to write any of it, and
+                // keep the other tasks of the runtime (other connections) waiting meanwhile.
                 Some(Ok(true)) => {
                     YieldOnce(false).await;
                     return Ok(());
@@ -199,8 +198,8 @@ impl Outbox {
         }
     }
 
-    /// Frames `body` if the buffer has room, and says whether it just filled a write chunk;
-    /// `None` while the buffer is full.
+    /// Frames `body` if the buffer has room, and says whether the sender should now yield
+    /// (senders framed a burst's worth since the last yield); `None` while the buffer is full.
     fn try_frame(&self, body: &Body) -> Option<Result<bool, Error>> {
         let mut state = self.lock();
         if state.closed {
@@ -210,13 +209,18 @@ impl Outbox {
         if state.buf.len() >= self.max_bytes {
             return None;
         }
-        let before = state.buf.len();
         let result = self.frame(&mut state, &body.0);
-        let after = state.buf.len();
-        self.buffered.store(after, Ordering::Release);
+        self.buffered.store(state.buf.len(), Ordering::Release);
+        let yield_now = result.is_ok() && {
+            state.unyielded += body.0.len();
+            state.unyielded >= self.burst_bytes
+        };
+        if yield_now {
+            state.unyielded = 0;
+        }
         drop(state);
         self.data_ready.notify_one();
-        Some(result.map(|()| before < WRITE_CHUNK && after >= WRITE_CHUNK))
+        Some(result.map(|()| yield_now))
     }
 
     /// Frames one message without waiting (replies of the reading loop, cancellations).

@@ -55,6 +55,9 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 /// agent's sends wait (backpressure), never a bigger buffer.
 pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 8 * 1024 * 1024;
 
+/// The default [`ServerOptions::max_burst_bytes`]: 4 KiB, about 18 streamed message chunks.
+pub const DEFAULT_MAX_BURST_BYTES: usize = 4 * 1024;
+
 /// What an authentication hook decides about a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -107,6 +110,12 @@ pub struct ServerOptions {
     pub max_connections: usize,
     /// The budget of one connection's output waiting for a reader.
     pub max_buffered_bytes: usize,
+    /// How many bytes an in-process agent sends in a row before its task lets the other
+    /// connections run: it replaces [`agent.rpc.max_burst_bytes`](acp_rpc::Config::max_burst_bytes)
+    /// (64 KiB, made for one stdio connection per process). With many clients streaming at
+    /// once, a few KiB let every one of them get its first messages soon and keep little
+    /// output waiting in memory, for some throughput. [`DEFAULT_MAX_BURST_BYTES`] by default.
+    pub max_burst_bytes: usize,
     /// How long output may wait for a reader before the connection is closed and reported.
     pub stall_timeout: Duration,
     /// How long a connection may go without requests and without readers before it ends.
@@ -146,6 +155,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_connections", &self.max_connections)
             .field("max_buffered_bytes", &self.max_buffered_bytes)
+            .field("max_burst_bytes", &self.max_burst_bytes)
             .field("stall_timeout", &self.stall_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .finish_non_exhaustive()
@@ -162,6 +172,7 @@ impl Default for ServerOptions {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_connections: 1024,
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
+            max_burst_bytes: DEFAULT_MAX_BURST_BYTES,
             stall_timeout: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(30 * 60),
             initialize_timeout: Duration::from_secs(30),
@@ -232,6 +243,14 @@ impl ServerOptions {
     #[must_use]
     pub fn max_buffered_bytes(mut self, max: usize) -> Self {
         self.max_buffered_bytes = max.max(1);
+        self
+    }
+
+    /// Sets how many bytes an in-process agent sends in a row before letting other
+    /// connections run (see [`max_burst_bytes`](Self::max_burst_bytes)).
+    #[must_use]
+    pub fn max_burst_bytes(mut self, max: usize) -> Self {
+        self.max_burst_bytes = max.max(1);
         self
     }
 
@@ -334,9 +353,11 @@ impl AcpServer {
         A: Agent,
         F: Fn(ClientHandle) -> A + Send + Sync + 'static,
     {
+        let mut agent = options.agent.clone();
+        agent.rpc.max_burst_bytes = options.max_burst_bytes;
         let backend = TypedAgents {
             factory: Arc::new(factory),
-            options: options.agent.clone(),
+            options: agent,
         };
         Self::with_backend(Box::new(backend), options)
     }
