@@ -66,7 +66,10 @@ async fn serve_stdio() -> Result<(), acp_rpc::Error> {
 /// [`ServerOptions::max_burst_bytes`] (to compare settings with one binary).
 fn server_options() -> ServerOptions {
     let options = ServerOptions::default();
-    match std::env::var("ACP_BENCH_BURST").ok().and_then(|b| b.parse().ok()) {
+    match std::env::var("ACP_BENCH_BURST")
+        .ok()
+        .and_then(|b| b.parse().ok())
+    {
         Some(bytes) => options.max_burst_bytes(bytes),
         None => options,
     }
@@ -84,7 +87,7 @@ fn listen(addr: &str) -> std::process::ExitCode {
     .build()
     .expect("a tokio runtime");
     let served = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let listener = acp_http::server::bind(addr).await?;
         let local = listener.local_addr()?;
         let server = AcpServer::new(
             |client| BenchAgent {

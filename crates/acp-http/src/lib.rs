@@ -46,7 +46,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // The agent side: one `Echo` per connection, on 127.0.0.1.
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let listener = server::bind("127.0.0.1:0").await?;
 //! let url = format!("http://{}/acp", listener.local_addr()?);
 //! let served = server::AcpServer::new(|_: ClientHandle| Echo, server::ServerOptions::default());
 //! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -231,7 +231,7 @@ pub async fn bind(program: &str, args: &ListenArgs) -> Result<Bound, String> {
     let secure = tls.is_some();
     #[cfg(not(feature = "tls"))]
     let secure = false;
-    let tcp = TcpListener::bind(addr.as_str())
+    let tcp = acp_http::server::bind(addr.as_str())
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let local: SocketAddr = tcp

@@ -508,12 +508,57 @@ fn new_connection_id(prefix: &str) -> Option<String> {
     ))
 }
 
+/// The accept queue [`bind`] asks for: 4,096 connections (the kernel may cap it, Linux at
+/// `net.core.somaxconn`).
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// A TCP listener on `addr` for [`serve`], with an accept queue of [`LISTEN_BACKLOG`]
+/// connections (`TcpListener::bind` asks for 1,024).
+///
+/// When many clients connect at once while the server is busy (a thousand editors
+/// reconnecting, or each opening a connection for its next POST while its SSE streams hold the
+/// others), connections beyond the queue are dropped by the kernel and the client's TCP waits
+/// a second before it tries again: a deeper queue absorbs the burst. The first address `addr`
+/// resolves to that can be bound is used.
+///
+/// # Errors
+///
+/// When `addr` does not resolve, or no address it resolves to can be bound.
+pub async fn bind(
+    addr: impl tokio::net::ToSocketAddrs,
+) -> std::io::Result<tokio::net::TcpListener> {
+    let mut last_error = None;
+    for addr in tokio::net::lookup_host(addr).await? {
+        let socket = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        // As `TcpListener::bind` does: a restarted server binds its port again at once.
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
+        match socket
+            .bind(addr)
+            .and_then(|()| socket.listen(LISTEN_BACKLOG))
+        {
+            Ok(listener) => return Ok(listener),
+            Err(error) => last_error = Some(error),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the address resolved to nothing",
+        )
+    }))
+}
+
 /// Serves `server` on `listener` until `shutdown` resolves; then every connection ends
 /// (open SSE bodies end, WebSockets close) and the function returns once the listener is
 /// closed.
 ///
 /// Bind the listener to `127.0.0.1` unless the agent must be reached from elsewhere (and then
-/// set [`ServerOptions::auth`]).
+/// set [`ServerOptions::auth`]); [`bind`] makes one with a deep accept queue.
 ///
 /// # Errors
 ///
