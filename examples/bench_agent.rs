@@ -12,7 +12,8 @@
 //! ```
 //!
 //! It runs on tokio's current-thread runtime, which measured faster than the multi-thread one
-//! for this single connection (set `ACP_BENCH_RUNTIME=multi` to compare).
+//! for this single connection (set `ACP_BENCH_RUNTIME=multi` to compare). `ACP_BENCH_BURST=BYTES`
+//! sets `Config::max_burst_bytes` instead of its default.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,9 +44,19 @@ async fn serve() -> Result<(), acp_rpc::Error> {
         |client| agent(client, sessions),
         stdin,
         stdout,
-        Config::default(),
+        config(),
     );
     driver.await
+}
+
+/// The default [`Config`], but for `ACP_BENCH_BURST=BYTES`, which sets
+/// [`Config::max_burst_bytes`] (to compare settings with one binary).
+fn config() -> Config {
+    let config = Config::default();
+    match std::env::var("ACP_BENCH_BURST").ok().and_then(|b| b.parse().ok()) {
+        Some(bytes) => config.max_burst_bytes(bytes),
+        None => config,
+    }
 }
 
 fn agent(client: Peer, sessions: Arc<AtomicU64>) -> Router {
