@@ -40,12 +40,7 @@ async fn serve() -> Result<(), acp_rpc::Error> {
     let sessions = Arc::new(AtomicU64::new(0));
     // Non-blocking pipes when stdin/stdout are pipes, as when a client spawns the agent.
     let (stdin, stdout) = acp_rpc::stdio();
-    let (_client, driver) = connect(
-        |client| agent(client, sessions),
-        stdin,
-        stdout,
-        config(),
-    );
+    let (_client, driver) = connect(|client| agent(client, sessions), stdin, stdout, config());
     driver.await
 }
 
@@ -53,7 +48,7 @@ async fn serve() -> Result<(), acp_rpc::Error> {
 /// [`Config::max_burst_bytes`] (to compare settings with one binary).
 fn config() -> Config {
     let config = Config::default();
-    match std::env::var("ACP_BENCH_BURST").ok().and_then(|b| b.parse().ok()) {
+    match bench::burst_from_env() {
         Some(bytes) => config.max_burst_bytes(bytes),
         None => config,
     }

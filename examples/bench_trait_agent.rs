@@ -66,10 +66,7 @@ async fn serve_stdio() -> Result<(), acp_rpc::Error> {
 /// [`ServerOptions::max_burst_bytes`] (to compare settings with one binary).
 fn server_options() -> ServerOptions {
     let options = ServerOptions::default();
-    match std::env::var("ACP_BENCH_BURST")
-        .ok()
-        .and_then(|b| b.parse().ok())
-    {
+    match bench::burst_from_env() {
         Some(bytes) => options.max_burst_bytes(bytes),
         None => options,
     }

@@ -615,6 +615,13 @@ pub fn runtime() -> tokio::runtime::Runtime {
     .expect("a tokio runtime")
 }
 
+/// `ACP_BENCH_BURST=BYTES`, for the bench agents: the burst size to set instead of the default
+/// one (`acp_rpc::Config::max_burst_bytes`, or the server's `ServerOptions::max_burst_bytes`),
+/// to compare settings with one binary.
+pub fn burst_from_env() -> Option<usize> {
+    std::env::var("ACP_BENCH_BURST").ok()?.parse().ok()
+}
+
 /// Runs a bench agent's connection to its end; an error goes to stderr (stdout is the
 /// transport) and makes the exit status a failure.
 pub fn agent_main<E: fmt::Display>(
