@@ -242,7 +242,10 @@ impl Terminals {
         request: &CreateTerminalRequest,
         cwd: &Path,
     ) -> Result<CreateTerminalResponse, ErrorObject> {
-        if self.live() >= self.max_terminals {
+        // Held until the terminal is in the table: concurrent creates cannot pass the count
+        // together (nothing here awaits).
+        let mut live = lock(&self.live);
+        if live.len() >= self.max_terminals {
             return Err(ErrorObject::internal_error(format_args!(
                 "too many terminals: {} are alive, release one first",
                 self.max_terminals
@@ -313,7 +316,7 @@ impl Terminals {
             "term-{}",
             self.next_id.fetch_add(1, Ordering::Relaxed) + 1
         ));
-        lock(&self.live).insert(id.clone(), term);
+        live.insert(id.clone(), term);
         Ok(CreateTerminalResponse::new(id))
     }
 
@@ -553,6 +556,42 @@ mod tests {
             .unwrap();
         assert_eq!(output.output.len(), 300_000);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Creates from many threads at once (a multi-thread runtime serves requests in
+    /// parallel) never pass the bound together.
+    #[cfg(unix)]
+    #[test]
+    fn concurrent_creates_stay_within_the_number_of_terminals() {
+        const THREADS: usize = 16;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = std::env::temp_dir();
+        let terminals = Terminals::with_limits(1000, 3);
+        let start = std::sync::Barrier::new(THREADS);
+        let created = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let _runtime = runtime.enter();
+                        let request =
+                            CreateTerminalRequest::new("s", "sleep").args(vec!["5".into()]);
+                        start.wait();
+                        terminals.create(&request, &dir).is_ok()
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().unwrap())
+                .filter(|&ok| ok)
+                .count()
+        });
+        assert_eq!((created, terminals.live()), (3, 3));
+        runtime.block_on(terminals.shutdown());
     }
 
     #[cfg(unix)]
