@@ -89,7 +89,7 @@ impl AcpServer {
     ///     ServerOptions::default(),
     ///     BridgeOptions::default(),
     /// );
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8123").await?;
+    /// let listener = acp_http::server::bind("127.0.0.1:8123").await?;
     /// serve(listener, server, async { let _ = tokio::signal::ctrl_c().await; }).await
     /// # }
     /// ```

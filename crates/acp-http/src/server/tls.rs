@@ -37,7 +37,7 @@ const READY_QUEUE: usize = 64;
 /// use acp_http::server::{TlsListener, tls_config_from_pem};
 ///
 /// let config = tls_config_from_pem(&std::fs::read("cert.pem")?, &std::fs::read("key.pem")?)?;
-/// let tcp = tokio::net::TcpListener::bind("0.0.0.0:8443").await?;
+/// let tcp = acp_http::server::bind("0.0.0.0:8443").await?;
 /// axum::serve(TlsListener::new(tcp, config)?, server.router()).await?;
 /// # Ok(())
 /// # }
