@@ -28,7 +28,7 @@ async fn accepted_at_once(listener: TcpListener) -> usize {
         accepted.push(stream);
     }
     let count = accepted.len();
-    // Every client gets its connection in the end (after a retransmission or two).
+    // The clients still retrying their handshake are refused once the listener is gone.
     drop(listener);
     for client in clients {
         let _ = tokio::time::timeout(Duration::from_secs(10), client).await;
