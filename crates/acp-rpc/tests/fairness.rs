@@ -56,22 +56,20 @@ async fn streaming_connection(index: usize, order: Order, burst: usize) -> tokio
     );
     tokio::spawn(driver);
     let prompt = br#"{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"go"}]}}"#;
+    assert_valid(&serde_json::from_slice::<Value>(prompt).unwrap());
     theirs.write_all(prompt).await.unwrap();
     theirs.write_all(b"\n").await.unwrap();
     theirs
 }
 
 /// Reads one connection's output until the answer to its prompt: how many updates came first.
-/// The first update and the answer are checked against the schema.
+/// Every message is checked against the schema.
 async fn read_until_answered(peer: tokio::io::DuplexStream) -> usize {
     let mut lines = BufReader::new(peer).lines();
     let mut updates = 0;
     while let Some(line) = lines.next_line().await.unwrap() {
-        let answer = line.starts_with(r#"{"jsonrpc":"2.0","id":1"#);
-        if answer || updates == 0 {
-            assert_valid(&serde_json::from_str::<Value>(&line).unwrap());
-        }
-        if answer {
+        assert_valid(&serde_json::from_str::<Value>(&line).unwrap());
+        if line.starts_with(r#"{"jsonrpc":"2.0","id":1"#) {
             return updates;
         }
         updates += 1;
