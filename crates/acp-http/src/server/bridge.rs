@@ -20,8 +20,8 @@ use tokio::process::Command;
 use tokio::sync::mpsc;
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-use crate::server::link::{Backend, CHANNEL_MESSAGES, Link};
-use crate::server::{AcpServer, ServerOptions};
+use crate::server::link::{Backend, CHANNEL_MESSAGES, Inbound, Link};
+use crate::server::{AcpServer, Peer, ServerOptions};
 
 /// How a bridged agent program is run.
 #[derive(Debug, Clone)]
@@ -110,7 +110,7 @@ impl AcpServer {
 }
 
 impl Backend for Programs {
-    fn open(&self) -> io::Result<Link> {
+    fn open(&self, _peer: &Peer) -> io::Result<Link> {
         let mut command = (self.command)();
         command
             .stdin(std::process::Stdio::piped())
@@ -131,7 +131,7 @@ impl Backend for Programs {
             tokio::spawn(forward_stderr(stderr, self.options.stderr.clone()));
         }
         tracing::debug!(pid = ?group.id(), "started a bridged agent program");
-        let (to_agent, mut to_agent_rx) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
+        let (to_agent, mut to_agent_rx) = mpsc::channel::<Inbound>(CHANNEL_MESSAGES);
         let (from_agent_tx, from_agent) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
         let codec = || AnyCodec::with_max_len(self.options.framing, self.options.max_frame_len);
         let mut writer = FramedWrite::new(stdin, codec());
@@ -142,8 +142,8 @@ impl Backend for Programs {
             // drops it, which kills the group.
             let mut group = group;
             let to_program = async {
-                while let Some(message) = to_agent_rx.recv().await {
-                    if let Err(error) = writer.send(message).await {
+                while let Some(inbound) = to_agent_rx.recv().await {
+                    if let Err(error) = writer.send(inbound.message).await {
                         tracing::debug!(%error, "the bridged agent program stopped reading");
                         return;
                     }

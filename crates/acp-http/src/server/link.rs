@@ -12,15 +12,27 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::server::Peer;
+use crate::server::budget::BodyShare;
+
 /// How many messages wait in each direction between the transport and the agent before the
 /// sender waits: small, so that backpressure reaches the agent's own outgoing buffer.
 pub(crate) const CHANNEL_MESSAGES: usize = 16;
+
+/// A client's message on its way to the agent, holding its share of the server's body budget
+/// until the agent takes it.
+#[derive(Debug)]
+pub(crate) struct Inbound {
+    pub(crate) message: Bytes,
+    /// Held, not read: dropped when the agent took the message.
+    pub(crate) _share: Option<BodyShare>,
+}
 
 /// One agent behind one connection.
 #[derive(Debug)]
 pub(crate) struct Link {
     /// The client's messages, to the agent.
-    pub(crate) to_agent: mpsc::Sender<Bytes>,
+    pub(crate) to_agent: mpsc::Sender<Inbound>,
     /// The agent's messages, to the client; ends when the agent is gone.
     pub(crate) from_agent: mpsc::Receiver<Bytes>,
     /// What runs the agent; aborted when the connection ends.
@@ -32,8 +44,8 @@ pub(crate) struct Link {
 
 /// Makes the agent of each new connection.
 pub(crate) trait Backend: Send + Sync + 'static {
-    /// Starts an agent for a new connection.
-    fn open(&self) -> io::Result<Link>;
+    /// Starts an agent for a new connection of `peer`.
+    fn open(&self, peer: &Peer) -> io::Result<Link>;
 }
 
 /// An [`Agent`] type served in process, one instance per connection.
@@ -45,13 +57,15 @@ pub(crate) struct TypedAgents<F> {
 impl<A, F> Backend for TypedAgents<F>
 where
     A: Agent,
-    F: Fn(ClientHandle) -> A + Send + Sync + 'static,
+    F: Fn(ClientHandle, &Peer) -> A + Send + Sync + 'static,
 {
-    fn open(&self) -> io::Result<Link> {
-        let (to_agent, to_agent_rx) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
+    fn open(&self, peer: &Peer) -> io::Result<Link> {
+        let (to_agent, to_agent_rx) = mpsc::channel::<Inbound>(CHANNEL_MESSAGES);
         let (from_agent_tx, from_agent) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
         let incoming = Box::pin(futures::stream::unfold(to_agent_rx, |mut rx| async move {
-            rx.recv().await.map(|message| (Ok(message), rx))
+            // The body's share of the budget goes back here: acp-rpc's own in-flight budget
+            // bounds what it holds from now on.
+            rx.recv().await.map(|inbound| (Ok(inbound.message), rx))
         }));
         let outgoing = Box::pin(futures::sink::unfold(
             from_agent_tx,
@@ -63,8 +77,9 @@ where
             },
         ));
         let factory = self.factory.clone();
+        let peer = peer.clone();
         let (_client, driver) = acp_agent::serve_messages(
-            move |client| factory(client),
+            move |client| factory(client, &peer),
             incoming,
             outgoing,
             self.options.clone(),

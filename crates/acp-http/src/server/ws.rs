@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use crate::headers::CONNECTION_ID;
 use crate::message;
 use crate::server::conn::{Connection, Ended};
-use crate::server::{Inner, id_header};
+use crate::server::{Caller, Inner, id_header};
 
 /// The read buffer of each socket. tungstenite's default (128 KiB) is zero-filled on every
 /// read, so it was resident for every idle connection; a client's frames are small, and a big
@@ -29,13 +29,13 @@ const READ_BUFFER_BYTES: usize = 8 * 1024;
 const BURST_MESSAGES: usize = 64;
 
 /// Answers an upgrade: a new connection, its id in the `101` response.
-pub(crate) fn upgrade(inner: Arc<Inner>, upgrade: WebSocketUpgrade) -> Response {
-    let opened = inner.open(Connection::start_socket, |(conn, _, _)| conn.clone());
+pub(crate) fn upgrade(inner: Arc<Inner>, caller: &Caller, upgrade: WebSocketUpgrade) -> Response {
+    let opened = inner.open(caller, Connection::start_socket, |(conn, _, _)| {
+        conn.clone()
+    });
     let (conn, from_agent, agent_task) = match opened {
         Ok(opened) => opened,
-        Err((status, why)) => {
-            return axum::response::IntoResponse::into_response((status, why));
-        }
+        Err(why) => return crate::server::http::not_opened(why),
     };
     let id = conn.id.clone();
     let failed = (inner.clone(), id.clone());
@@ -128,7 +128,10 @@ async fn run(
                         }
                         initialized = true;
                     }
-                    if conn.forward(bytes).await.is_err() {
+                    // Its share of the server's body budget: while there is none, the socket
+                    // is not read (backpressure on the client).
+                    let share = inner.bodies.take(bytes.len()).await;
+                    if conn.forward(bytes, share).await.is_err() {
                         break Some((close_code::ERROR, "the agent ended"));
                     }
                 }
