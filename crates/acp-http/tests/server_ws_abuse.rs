@@ -418,3 +418,44 @@ async fn an_agent_message_over_the_write_buffer_cap_is_closed_with_1009() {
     assert_eq!(raw.close_code().await, 1009);
     t.stop().await;
 }
+
+#[tokio::test]
+async fn a_client_that_stops_reading_a_stream_is_closed_after_the_stall_timeout() {
+    let t = TestServer::start(ServerOptions::default().stall_timeout(Duration::from_secs(1))).await;
+    let mut raw = Raw::initialized(&t).await;
+    let new = json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/work", "mcpServers": []}});
+    check(&new);
+    raw.write(&masked(TEXT, new.to_string().as_bytes()))
+        .await
+        .unwrap();
+    let created = raw.frame().await.expect("the session");
+    let created: Value = serde_json::from_slice(&created.payload).unwrap();
+    let session = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    // A million 1 KiB chunks, none of them read.
+    let prompt = common::request(
+        2,
+        "session/prompt",
+        common::prompt(&session, "flood 1000000"),
+    );
+    check(&prompt);
+    raw.write(&masked(TEXT, prompt.to_string().as_bytes()))
+        .await
+        .unwrap();
+    within("the connection to end", async {
+        while t.server.connection_count() != 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    // What was written before the stall, then the end of the socket.
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut read = 0usize;
+    loop {
+        match within("the rest of the stream", raw.tcp.read(&mut chunk)).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => read += n,
+        }
+    }
+    assert!(read < 256 * 1024 * 1024, "{read} bytes after the stall");
+    t.stop().await;
+}
