@@ -21,6 +21,16 @@
 //!
 //! The full table of refusals (400, 403, 404, 406, 409, 413, 415, 503...) is on
 //! [`AcpServer::router`].
+//!
+//! A WebSocket is bounded and closes cleanly: while a write waits for a client that does not
+//! read, nothing more is read from it (its pings queue no pongs), and after the stall timeout
+//! it is closed with `1008`; the write buffer is capped by
+//! [`ServerOptions::ws_max_write_buffer_bytes`]. A client's close is answered with its code;
+//! the server's own closes (`1001` shutdown, `1011` the agent ended) wait a few seconds for
+//! the client's answer. A binary frame is closed with `1003` (the profile carries JSON text),
+//! a text message that is not UTF-8 with `1007`, a malformed frame with `1002`, a message over
+//! [`ServerOptions::max_body_bytes`] (or an agent message over the write buffer's cap) with
+//! `1009`.
 
 mod bridge;
 mod budget;
@@ -74,6 +84,9 @@ pub const DEFAULT_MAX_TOTAL_BODY_BYTES: usize = 256 * 1024 * 1024;
 /// The default [`ServerOptions::max_total_buffered_bytes`]: 256 MiB of output waiting for
 /// readers across all connections.
 pub const DEFAULT_MAX_TOTAL_BUFFERED_BYTES: usize = 256 * 1024 * 1024;
+/// The default [`ServerOptions::ws_max_write_buffer_bytes`]: 32 MiB and 256 KiB, the largest
+/// message an agent sends by default (`acp_codec::DEFAULT_MAX_FRAME_LEN`) and a burst's worth.
+pub const DEFAULT_WS_MAX_WRITE_BUFFER_BYTES: usize = 32 * 1024 * 1024 + 256 * 1024;
 
 /// What an authentication hook decides about a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,6 +219,14 @@ pub struct ServerOptions {
     pub connection_id_prefix: String,
     /// Sees every message of every connection (see [`Tap`]). `None` by default.
     pub tap: Option<Tap>,
+    /// The cap of each WebSocket's write buffer, in bytes. The buffer normally holds one burst
+    /// of the agent's messages and one pong or close answer, because a socket whose writes
+    /// wait is not read (a client that pings or asks without reading stops being read, and is
+    /// closed with `1008` after the stall timeout); the cap bounds it whatever happens. A
+    /// message is written as one frame, so the cap is also the largest message the agent can
+    /// send over a WebSocket: a larger one closes the socket with `1009`.
+    /// [`DEFAULT_WS_MAX_WRITE_BUFFER_BYTES`] by default.
+    pub ws_max_write_buffer_bytes: usize,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -235,6 +256,7 @@ impl std::fmt::Debug for ServerOptions {
             )
             .field("header_timeout", &self.header_timeout)
             .field("max_total_buffered_bytes", &self.max_total_buffered_bytes)
+            .field("ws_max_write_buffer_bytes", &self.ws_max_write_buffer_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -269,6 +291,7 @@ impl Default for ServerOptions {
             client_id_profile: false,
             connection_id_prefix: String::new(),
             tap: None,
+            ws_max_write_buffer_bytes: DEFAULT_WS_MAX_WRITE_BUFFER_BYTES,
         }
     }
 }
@@ -382,6 +405,14 @@ impl ServerOptions {
     #[must_use]
     pub fn tap(mut self, tap: impl Fn(Direction, &[u8]) + Send + Sync + 'static) -> Self {
         self.tap = Some(Arc::new(tap));
+        self
+    }
+
+    /// Sets the cap of each WebSocket's write buffer (see
+    /// [`ws_max_write_buffer_bytes`](Self::ws_max_write_buffer_bytes)).
+    #[must_use]
+    pub fn ws_max_write_buffer_bytes(mut self, max: usize) -> Self {
+        self.ws_max_write_buffer_bytes = max.max(1);
         self
     }
 
