@@ -282,6 +282,11 @@ pub async fn bind(program: &str, args: &ListenArgs) -> Result<Bound, String> {
             String::new()
         }
     );
+    if args.allowed_origins.iter().any(|o| o == "*") && args.token.is_none() {
+        eprintln!(
+            "{program}: warning: --allow-origin '*' without --token: any web page the user opens can drive the agent"
+        );
+    }
     Ok(Bound {
         tcp,
         #[cfg(feature = "tls")]
