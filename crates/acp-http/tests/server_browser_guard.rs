@@ -293,6 +293,21 @@ async fn allowed_origins_get_cors_with_credentials() {
     assert!(items(&preflight, "access-control-allow-methods").contains(&"post".to_owned()));
     assert!(items(&preflight, "vary").contains(&"origin".to_owned()));
     assert_eq!(preflight.header("access-control-max-age"), Some("600"));
+    // Chromium's private network access: a listed page may reach an agent on this machine.
+    let private = send(
+        &t,
+        reqwest::Method::OPTIONS,
+        &[
+            ("origin", page),
+            ("access-control-request-method", "POST"),
+            ("access-control-request-private-network", "true"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        private.header("access-control-allow-private-network"),
+        Some("true")
+    );
 
     let answer = post_initialize(&t, &[("origin", page), ("authorization", "Bearer s3cret")]).await;
     assert_eq!(answer.status, 200, "{answer:?}");

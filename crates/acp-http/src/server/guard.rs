@@ -161,8 +161,8 @@ impl Guard {
     /// Logs a refused `Origin` or `Host`: the first refusal at info level, so that an operator
     /// whose own page is refused sees why; the others at debug level (the value is the
     /// client's, possibly an attacker's: bounded and escaped).
-    fn log_refusal(&self, what: &'static str, value: &HeaderValue) {
-        let shown = shown(value.as_bytes());
+    fn log_refusal(&self, what: &'static str, value: &[u8]) {
+        let shown = shown(value);
         if self.refusal_logged.swap(true, Ordering::Relaxed) {
             tracing::debug!(%what, value = %shown, "request refused");
         } else {
@@ -249,9 +249,12 @@ pub(crate) async fn check_host(
     next: Next,
 ) -> Response {
     if !guard.host_allowed(&request) {
-        if let Some(host) = request.headers().get(header::HOST) {
-            guard.log_refusal("Host", host);
-        }
+        let host = request
+            .headers()
+            .get(header::HOST)
+            .map(HeaderValue::as_bytes);
+        let authority = request.uri().authority().map(|a| a.as_str().as_bytes());
+        guard.log_refusal("Host", host.or(authority).unwrap_or_default());
         return text(
             StatusCode::MISDIRECTED_REQUEST,
             "host not allowed (see ServerOptions::allowed_hosts)",
@@ -270,7 +273,7 @@ pub(crate) async fn check_request(
     if let Some(origin) = request.headers().get(header::ORIGIN)
         && !guard.origin_allowed(origin)
     {
-        guard.log_refusal("Origin", origin);
+        guard.log_refusal("Origin", origin.as_bytes());
         return text(StatusCode::FORBIDDEN, "origin not allowed");
     }
     if is_websocket(&request) {

@@ -32,7 +32,8 @@
 //!    page of `http://evil.example` whose name was rebound to `127.0.0.1` still sends
 //!    `Host: evil.example`, and its same-origin requests carry no `Origin`: this check is what
 //!    stops them. Behind a reverse proxy that keeps the public name, list it
-//!    (`allow_host("agent.example.com")`); `*` turns the check off.
+//!    (`allow_host("agent.example.com")`); `*` turns the check off. A request naming no host
+//!    at all (HTTP/1.0 tools; browsers always send one) passes.
 //! 2. **`Origin`**: absent (editors, tools) passes; a browser origin not in
 //!    [`ServerOptions::allowed_origins`] gets `403` (logged: the first refusal at info level,
 //!    the others at debug). An origin is `scheme://host[:port]` exactly as browsers send it:
