@@ -7,26 +7,29 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::BytesMut;
 use serde_json::json;
-use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::headers::{CONNECTION_ID, SESSION_ID};
 use crate::message::{self, NotAMessage};
 use crate::server::conn::{Connection, Ended, Refusal};
-use crate::server::{AcpServer, AuthDecision, Inner, id_header};
+use crate::server::guard::{self, Guard};
+use crate::server::{AcpServer, Inner, SUBPROTOCOL, id_header};
 
 impl AcpServer {
     /// The endpoint as an axum [`Router`], to serve with [`serve`](crate::server::serve) or to
     /// mount in an existing application (`app.merge(server.router())`).
     ///
-    /// Every request first passes the guard: an `Origin` not in
-    /// [`allowed_origins`](crate::server::ServerOptions::allowed_origins) gets `403`, and the
+    /// Every request first passes [the guard](crate::server#browsers): a `Host` that does not
+    /// name this server (see [`allowed_hosts`](crate::server::ServerOptions::allowed_hosts))
+    /// gets `421`, an `Origin` not in
+    /// [`allowed_origins`](crate::server::ServerOptions::allowed_origins) gets `403`, a
+    /// WebSocket offering `acp.bearer.<token>` without `acp` gets `400`, and the
     /// [`auth`](crate::server::ServerOptions::auth) hook may answer `401` / `403`, before
     /// anything is allocated. Then:
     ///
@@ -63,38 +66,18 @@ impl AcpServer {
                 .route(&format!("{base}/rpc"), post(post_client_id))
                 .route(&format!("{base}/sse"), get(get_client_id));
         }
+        let guard = Guard::new(options);
         let mut router = router
             .layer(DefaultBodyLimit::max(options.max_body_bytes))
-            .layer(middleware::from_fn_with_state(inner.clone(), guard))
+            .layer(middleware::from_fn_with_state(
+                guard.clone(),
+                guard::check_request,
+            ))
             .with_state(inner.clone());
-        if !options.allowed_origins.is_empty() {
-            let origins: Vec<HeaderValue> = options
-                .allowed_origins
-                .iter()
-                .filter_map(|o| HeaderValue::from_str(o).ok())
-                .collect();
-            let acp_headers = [
-                HeaderName::from_static(CONNECTION_ID),
-                HeaderName::from_static(SESSION_ID),
-            ];
-            router = router.layer(
-                CorsLayer::new()
-                    .allow_origin(AllowOrigin::list(origins))
-                    .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
-                    .allow_headers(
-                        [
-                            header::CONTENT_TYPE,
-                            header::ACCEPT,
-                            header::AUTHORIZATION,
-                            acp_headers[0].clone(),
-                            acp_headers[1].clone(),
-                        ]
-                        .to_vec(),
-                    )
-                    .expose_headers(acp_headers.to_vec()),
-            );
+        if let Some(cors) = guard.cors() {
+            router = router.layer(cors);
         }
-        router
+        router.layer(middleware::from_fn_with_state(guard, guard::check_host))
     }
 }
 
@@ -105,32 +88,6 @@ fn text(status: StatusCode, message: impl Into<String>) -> Response {
         message.into(),
     )
         .into_response()
-}
-
-/// Origin and authentication, before anything else.
-async fn guard(State(inner): State<Arc<Inner>>, request: Request, next: Next) -> Response {
-    if let Some(origin) = request.headers().get(header::ORIGIN) {
-        let allowed = origin
-            .to_str()
-            .is_ok_and(|o| inner.options.allowed_origins.iter().any(|a| a == o));
-        if !allowed {
-            return text(StatusCode::FORBIDDEN, "origin not allowed");
-        }
-    }
-    if let Some(auth) = &inner.options.auth {
-        match auth(request.headers()) {
-            AuthDecision::Allow => {}
-            AuthDecision::Unauthorized => {
-                let mut response = text(StatusCode::UNAUTHORIZED, "authentication required");
-                response
-                    .headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                return response;
-            }
-            AuthDecision::Forbidden => return text(StatusCode::FORBIDDEN, "forbidden"),
-        }
-    }
-    next.run(request).await
 }
 
 fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
@@ -295,7 +252,7 @@ async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Respon
     if is_upgrade(&parts.headers) {
         return match axum::extract::ws::WebSocketUpgrade::from_request_parts(&mut parts, &()).await
         {
-            Ok(upgrade) => crate::server::ws::upgrade(inner, upgrade),
+            Ok(upgrade) => crate::server::ws::upgrade(inner, upgrade.protocols([SUBPROTOCOL])),
             Err(rejection) => rejection.into_response(),
         };
     }

@@ -19,15 +19,53 @@
 //! reads. A stream whose reader went away keeps what comes for it until a reader is back
 //! (bounded by the output budget and the stall timeout).
 //!
-//! The full table of refusals (400, 403, 404, 406, 409, 413, 415, 503...) is on
+//! The full table of refusals (400, 403, 404, 406, 409, 413, 415, 421, 503...) is on
 //! [`AcpServer::router`].
+//!
+//! # Browsers
+//!
+//! Every request first passes the guard, in this order:
+//!
+//! 1. **`Host`** (DNS rebinding): IP literals (`127.0.0.1`, `[::1]`) and `localhost` (and names
+//!    under it) on any port are allowed, other names only when listed in
+//!    [`ServerOptions::allowed_hosts`]; else `421 Misdirected Request`, preflights included. A
+//!    page of `http://evil.example` whose name was rebound to `127.0.0.1` still sends
+//!    `Host: evil.example`, and its same-origin requests carry no `Origin`: this check is what
+//!    stops them. Behind a reverse proxy that keeps the public name, list it
+//!    (`allow_host("agent.example.com")`); `*` turns the check off.
+//! 2. **`Origin`**: absent (editors, tools) passes; a browser origin not in
+//!    [`ServerOptions::allowed_origins`] gets `403` (logged: the first refusal at info level,
+//!    the others at debug). An origin is `scheme://host[:port]` exactly as browsers send it:
+//!    lower case, no path or trailing slash, no default port (`https://a.test`, not
+//!    `https://a.test:443/`); [`ServerOptions::try_allow_origin`] and
+//!    [`ServerOptions::validate`] refuse any other form with a message saying what to write.
+//!    `null` (sandboxed frames, `file://` pages) is allowed only when listed. `*` allows every
+//!    origin but `null`: any web page the user opens could then drive the agent, so use it
+//!    only with an [`auth`](ServerOptions::auth) hook (a warning is logged without one).
+//! 3. **CORS** for the allowed origins: the origin echoed, `Vary: Origin`,
+//!    `Access-Control-Allow-Credentials: true` (browser clients, the official TypeScript SDK
+//!    among them, fetch with `credentials: "include"`, and a load balancer's sticky cookie
+//!    needs it), the request headers `Content-Type`, `Accept`, `Authorization`,
+//!    `Acp-Connection-Id`, `Acp-Session-Id` and `Last-Event-ID`, the response headers
+//!    `Acp-Connection-Id` and `Acp-Session-Id` exposed, preflights cached for 10 minutes. With
+//!    `*`, other origins get CORS without credentials unless
+//!    [`ServerOptions::any_origin_credentials`] is set.
+//! 4. **Authentication**: the [`auth`](ServerOptions::auth) hook (`401`/`403`). A browser
+//!    WebSocket cannot set `Authorization`: it offers the token as a subprotocol,
+//!    `new WebSocket("ws://127.0.0.1:8123/acp", ["acp", "acp.bearer." + token])`, and the hook
+//!    sees `Authorization: Bearer <token>` when the upgrade has no `Authorization` of its own.
+//!    The `101` answer selects `acp`, never the token. A subprotocol is an HTTP token: base64url
+//!    (`A-Z a-z 0-9 - _`, no `=` padding) and hex tokens work; standard base64 (`/`, `=`) does
+//!    not (the browser throws a `SyntaxError`).
 
 mod bridge;
 mod conn;
+mod guard;
 mod http;
 mod link;
 #[cfg(feature = "tls")]
 mod tls;
+mod validate;
 mod ws;
 
 use std::net::SocketAddr;
@@ -39,11 +77,13 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 
 pub use self::bridge::BridgeOptions;
 use self::conn::{Connection, Ended, Limits};
+pub use self::guard::{BEARER_SUBPROTOCOL_PREFIX, SUBPROTOCOL};
 use self::link::{Backend, TypedAgents};
 #[cfg(feature = "tls")]
 pub use self::tls::{
     HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsConfigError, TlsListener, tls_config_from_pem,
 };
+pub use self::validate::ConfigError;
 /// The TLS library of [`serve_tls`] and [`TlsListener`] (feature `tls`).
 #[cfg(feature = "tls")]
 pub use rustls;
@@ -97,12 +137,26 @@ pub struct ServerOptions {
     /// The endpoint's path: `/acp`.
     pub path: String,
     /// Browser origins allowed to call the endpoint (`https://app.example`), also used for
-    /// CORS. A request without `Origin` (not from a browser) is allowed; one with an origin
-    /// not on this list gets `403` before anything is allocated. Empty by default: no web
-    /// page can drive the agent.
+    /// CORS (with credentials). A request without `Origin` (not from a browser) is allowed;
+    /// one with an origin not on this list gets `403` before anything is allocated. `*`
+    /// allows every origin but `null` (dangerous without [`auth`](Self::auth)). Values no
+    /// browser sends are refused by [`try_allow_origin`](Self::try_allow_origin) and
+    /// [`validate`](Self::validate), and left out (logged as errors) when the router is
+    /// built. Empty by default: no web page can drive the agent. See [the guard](crate::server#browsers).
     pub allowed_origins: Vec<String>,
-    /// Runs on every request before anything else; `None` lets everyone in (the server binds
-    /// to 127.0.0.1 by default).
+    /// With `*` in [`allowed_origins`](Self::allowed_origins): also send
+    /// `Access-Control-Allow-Credentials: true` to every origin, so that pages anywhere can
+    /// fetch with cookies or HTTP authentication. Listed origins always get it. `false` by
+    /// default.
+    pub any_origin_credentials: bool,
+    /// Host names (`agent.example.com`, any port) that requests may name in `Host` besides IP
+    /// literals and `localhost`, which are always allowed; other names get `421`, which stops
+    /// DNS rebinding. `*` allows any `Host`. Empty by default. See [the guard](crate::server#browsers).
+    pub allowed_hosts: Vec<String>,
+    /// Runs on every request before anything else (after the `Host` and `Origin` checks);
+    /// `None` lets everyone in (the server binds to 127.0.0.1 by default). On a WebSocket
+    /// upgrade without `Authorization`, a token offered as the `acp.bearer.<token>`
+    /// subprotocol is seen as `Authorization: Bearer <token>`.
     pub auth: Option<AuthHook>,
     /// The largest POST body (`413` beyond it).
     pub max_body_bytes: usize,
@@ -151,6 +205,8 @@ impl std::fmt::Debug for ServerOptions {
         f.debug_struct("ServerOptions")
             .field("path", &self.path)
             .field("allowed_origins", &self.allowed_origins)
+            .field("any_origin_credentials", &self.any_origin_credentials)
+            .field("allowed_hosts", &self.allowed_hosts)
             .field("auth", &self.auth.is_some())
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_connections", &self.max_connections)
@@ -168,6 +224,8 @@ impl Default for ServerOptions {
             agent: AgentOptions::default(),
             path: "/acp".into(),
             allowed_origins: Vec::new(),
+            any_origin_credentials: false,
+            allowed_hosts: Vec::new(),
             auth: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_connections: 1024,
@@ -201,11 +259,71 @@ impl ServerOptions {
         self
     }
 
-    /// Allows a browser origin (`https://app.example`).
+    /// Allows a browser origin (`https://app.example`, or `*` for all). A value no browser
+    /// sends is left out, with an error logged, when the router is built: prefer
+    /// [`try_allow_origin`](Self::try_allow_origin) for values from users.
     #[must_use]
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins.push(origin.into());
         self
+    }
+
+    /// Allows a browser origin, if browsers can send it: `scheme://host[:port]` in lower case,
+    /// without path, trailing slash or default port; `null`; or `*`.
+    ///
+    /// # Errors
+    ///
+    /// When no browser ever sends `origin`; the message says what to write instead
+    /// (`http://a.test/` → `http://a.test`).
+    pub fn try_allow_origin(mut self, origin: &str) -> Result<Self, ConfigError> {
+        validate::origin_rule(origin)?;
+        self.allowed_origins.push(origin.to_owned());
+        Ok(self)
+    }
+
+    /// With `*` allowed, sends CORS credentials to every origin (see
+    /// [`any_origin_credentials`](Self::any_origin_credentials)).
+    #[must_use]
+    pub fn any_origin_credentials(mut self, on: bool) -> Self {
+        self.any_origin_credentials = on;
+        self
+    }
+
+    /// Allows a host name in `Host` (`agent.example.com`, any port; `*` for any). A value that
+    /// is not a host name is left out, with an error logged, when the router is built: prefer
+    /// [`try_allow_host`](Self::try_allow_host) for values from users.
+    #[must_use]
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Allows a host name in `Host`, if it is one: no scheme, no port, no path.
+    ///
+    /// # Errors
+    ///
+    /// When `host` is not a host name (`https://a.test/`, `a.test:8443`); the message says
+    /// what to write instead.
+    pub fn try_allow_host(mut self, host: &str) -> Result<Self, ConfigError> {
+        validate::host_rule(host)?;
+        self.allowed_hosts.push(host.to_owned());
+        Ok(self)
+    }
+
+    /// Checks the allowed origins and hosts: call it before serving options built from user
+    /// input with [`allow_origin`](Self::allow_origin) or by setting the fields.
+    ///
+    /// # Errors
+    ///
+    /// The first origin or host no browser would send.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for origin in &self.allowed_origins {
+            validate::origin_rule(origin)?;
+        }
+        for host in &self.allowed_hosts {
+            validate::host_rule(host)?;
+        }
+        Ok(())
     }
 
     /// Sets an authentication hook.
@@ -218,7 +336,9 @@ impl ServerOptions {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request (`401` without it).
+    /// Requires `Authorization: Bearer <token>` on every request (`401` without it). A browser
+    /// WebSocket passes it as the `acp.bearer.<token>` subprotocol: use a token of
+    /// subprotocol characters (base64url without padding, or hex) for browsers.
     #[must_use]
     pub fn bearer_token(self, token: impl Into<String>) -> Self {
         let expected = format!("Bearer {}", token.into());
