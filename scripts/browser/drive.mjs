@@ -65,11 +65,13 @@ async function main() {
     const page = await browser.newPage();
     page.on("console", (message) => console.error(`[page] ${message.text()}`));
     page.on("pageerror", (error) => console.error(`[page error] ${error.message}`));
-    page.on("requestfailed", (request) =>
-      console.error(
-        `[page] request failed: ${request.method()} ${request.url()}: ${request.failure()?.errorText}`,
-      ),
-    );
+    page.on("requestfailed", (request) => {
+      const why = request.failure()?.errorText;
+      // ERR_ABORTED: the SDK cancelling a body it does not need, or its streams on close.
+      if (why !== "net::ERR_ABORTED") {
+        console.error(`[page] request failed: ${request.method()} ${request.url()}: ${why}`);
+      }
+    });
     const url = `${args.page}#${encodeURIComponent(JSON.stringify(specs))}`;
     await page.goto(url, { waitUntil: "load", timeout: 30000 });
     try {

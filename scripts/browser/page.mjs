@@ -157,7 +157,7 @@ async function turn(app, spec, probe, stream, seen) {
       CLOSE_MS,
     );
     check(deleted, `close: no DELETE answered 2xx (${probe.exchanges.join(", ")})`);
-    closed = `${probe.exchanges.length} HTTP exchanges, DELETE answered`;
+    closed = probe.exchanges.join(", ");
   } else {
     const [socket] = probe.sockets;
     check(probe.sockets.length === 1, `${probe.sockets.length} WebSockets opened, not 1`);

@@ -86,6 +86,15 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# waited CMD...: runs CMD and waits for it, in the background so that a signal to this script is
+# handled at once (the cleanup then stops CMD too); returns CMD's status.
+waited() {
+    "$@" &
+    local pid=$!
+    PIDS+=("$pid")
+    wait "$pid"
+}
+
 # wait_for PATTERN FILE: the first match of PATTERN (grep -o) in FILE, within 30 s.
 wait_for() {
     local found=""
@@ -103,8 +112,8 @@ if ! command -v chromium >/dev/null; then
     ((EUID == 0)) || die "chromium is missing (apt-get install chromium, as root)"
     say "installing chromium (apt-get)"
     {
-        timeout 300 apt-get update &&
-            DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y --no-install-recommends chromium
+        waited timeout 300 apt-get update &&
+            waited env DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y chromium
     } >"$WORK/apt.log" 2>&1 || { tail -n 20 "$WORK/apt.log" >&2; die "apt-get install chromium failed"; }
 fi
 command -v node >/dev/null && command -v npm >/dev/null || die "node and npm are needed (Node.js 18 or later)"
@@ -112,26 +121,24 @@ say "$(chromium --version 2>/dev/null | grep -m 1 Chromium), node $(node --versi
 
 say "installing $TS_SDK, $ESBUILD, $PUPPETEER into $WORK/node"
 mkdir -p "$WORK/node" "$WORK/www"
-(
-    cd "$WORK/node" &&
-        printf '{"name":"acp-browser-check","private":true,"type":"module"}\n' >package.json &&
-        timeout 300 npm install --no-audit --no-fund --ignore-scripts --loglevel=error \
-            "$TS_SDK" "$ESBUILD" "$PUPPETEER"
-) >"$WORK/npm.log" 2>&1 || { cat "$WORK/npm.log" >&2; die "npm install failed"; }
+printf '{"name":"acp-browser-check","private":true,"type":"module"}\n' >"$WORK/node/package.json"
+waited env -C "$WORK/node" timeout 300 npm install --no-audit --no-fund --ignore-scripts \
+    --loglevel=error "$TS_SDK" "$ESBUILD" "$PUPPETEER" >"$WORK/npm.log" 2>&1 ||
+    { cat "$WORK/npm.log" >&2; die "npm install failed"; }
 # ES modules resolve packages from their own folder: the scripts run from there.
 cp "$HERE/page.mjs" "$HERE/drive.mjs" "$HERE/serve.mjs" "$WORK/node/"
 cp "$HERE/page.html" "$WORK/www/"
-(cd "$WORK/node" && timeout 60 node_modules/.bin/esbuild page.mjs --bundle --format=esm \
-    --platform=browser --target=chrome120 --outfile="$WORK/www/page.js" --log-level=warning) ||
+waited env -C "$WORK/node" timeout 60 node_modules/.bin/esbuild page.mjs --bundle --format=esm \
+    --platform=browser --target=chrome120 --outfile="$WORK/www/page.js" --log-level=warning ||
     die "esbuild could not bundle page.mjs"
 
 say "building the agent example"
-(cd "$ROOT" && timeout 1800 cargo build -q -p acp-examples --example agent) || die "cargo build failed"
+waited env -C "$ROOT" timeout 1800 cargo build -q -p acp-examples --example agent || die "cargo build failed"
 AGENT="${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/agent"
 
 # --- The page, the agents, the browser ---
 
-(cd "$WORK/node" && exec node serve.mjs "$WORK/www") >"$WORK/serve.out" 2>"$WORK/serve.err" &
+env -C "$WORK/node" node serve.mjs "$WORK/www" >"$WORK/serve.out" 2>"$WORK/serve.err" &
 PIDS+=("$!")
 PAGE=$(wait_for 'http://127\.0\.0\.1:[0-9]*/' "$WORK/serve.out")
 [[ -n "$PAGE" ]] || { cat "$WORK/serve.err" >&2; die "the page server did not start"; }
@@ -176,8 +183,8 @@ DEVTOOLS="ws://127.0.0.1:$(sed -n 1p "$WORK/profile/DevToolsActivePort")$(sed -n
 # --- The cases ---
 
 say "running the page"
-(cd "$WORK/node" && exec timeout 200 node drive.mjs --devtools "$DEVTOOLS" --page "${PAGE}page.html" \
-    --agent "$OPEN_URL" --token-agent "$TOKEN_URL" --token "$TOKEN" --foreign-agent "$FOREIGN_URL") \
+waited env -C "$WORK/node" timeout 200 node drive.mjs --devtools "$DEVTOOLS" --page "${PAGE}page.html" \
+    --agent "$OPEN_URL" --token-agent "$TOKEN_URL" --token "$TOKEN" --foreign-agent "$FOREIGN_URL" \
     >"$WORK/results.tsv" 2>"$WORK/drive.err"
 rc=$?
 if ((rc != 0)); then
