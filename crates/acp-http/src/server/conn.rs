@@ -9,10 +9,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::sync::{Notify, mpsc, oneshot};
-use tokio::task::JoinHandle;
 
 use crate::message::{self, Shape};
-use crate::server::link::Link;
+use crate::server::link::{AgentTask, Link};
 
 /// Where a message for the client goes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -170,19 +169,19 @@ impl Connection {
                     () = router.closed() => break,
                 }
             }
-            // However the connection ended, its agent goes with it.
-            agent_task.abort();
+            // However the connection ended, its agent goes with it (a program gracefully).
+            agent_task.end();
         });
         conn
     }
 
     /// A connection of the WebSocket profile over `link`: the caller moves the agent's output
-    /// to the socket, and aborts the agent's task when done.
+    /// to the socket, and ends the agent's task when done.
     pub(crate) fn start_socket(
         id: String,
         link: Link,
         limits: Limits,
-    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
+    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, AgentTask) {
         Self::new(id, link, limits, false)
     }
 
@@ -191,7 +190,7 @@ impl Connection {
         link: Link,
         limits: Limits,
         single_stream: bool,
-    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
+    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, AgentTask) {
         let now = Instant::now();
         let conn = Arc::new(Self {
             id,

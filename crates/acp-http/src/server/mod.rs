@@ -380,12 +380,14 @@ impl AcpServer {
     }
 
     /// Ends every connection (open SSE bodies end, WebSockets close with `1001`) and refuses
-    /// new ones with `503`.
+    /// new ones with `503`. Bridged agent programs ([`bridge`](Self::bridge)) are stopped
+    /// gracefully in the background; [`serve`] waits for them.
     pub fn shutdown(&self) {
         let connections = self.inner.connections().take();
         for conn in connections.into_iter().flat_map(|c| c.into_values()) {
             conn.end(Ended::Shutdown);
         }
+        self.inner.backend.shutdown();
     }
 }
 
@@ -555,7 +557,8 @@ pub async fn bind(
 
 /// Serves `server` on `listener` until `shutdown` resolves; then every connection ends
 /// (open SSE bodies end, WebSockets close) and the function returns once the listener is
-/// closed.
+/// closed and the bridged agent programs are stopped (see [`AcpServer::bridge`]; bounded by
+/// their grace periods).
 ///
 /// Bind the listener to `127.0.0.1` unless the agent must be reached from elsewhere (and then
 /// set [`ServerOptions::auth`]); [`bind`] makes one with a deep accept queue.
@@ -605,7 +608,7 @@ where
     let router = server.router();
     let stopping = server.clone();
     // `tap_io` (doing nothing) gives any listener axum's `ConnectInfo` of its address.
-    axum::serve(
+    let served = axum::serve(
         listener.tap_io(|_| {}),
         router.into_make_service_with_connect_info::<SocketAddr>(),
     )
@@ -613,7 +616,10 @@ where
         shutdown.await;
         stopping.shutdown();
     })
-    .await
+    .await;
+    // Bridged agent programs stop in the background once shut down: wait for them (bounded).
+    server.inner.backend.stopped().await;
+    served
 }
 
 /// The header value of a connection id.

@@ -12,11 +12,11 @@ use axum::response::Response;
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 
 use crate::headers::CONNECTION_ID;
 use crate::message;
 use crate::server::conn::{Connection, Ended};
+use crate::server::link::AgentTask;
 use crate::server::{Inner, id_header};
 
 /// The read buffer of each socket. tungstenite's default (128 KiB) is zero-filled on every
@@ -72,7 +72,7 @@ async fn run(
     conn: Arc<Connection>,
     socket: WebSocket,
     mut from_agent: mpsc::Receiver<Bytes>,
-    agent_task: JoinHandle<()>,
+    agent_task: AgentTask,
 ) {
     let (mut sink, mut stream) = socket.split();
     let stall = inner.options.stall_timeout;
@@ -144,5 +144,5 @@ async fn run(
         let _ = tokio::time::timeout(stall, sink.send(close(code, reason))).await;
     }
     inner.remove(&conn.id, Ended::Deleted);
-    agent_task.abort();
+    agent_task.end();
 }
