@@ -161,8 +161,11 @@ fn noted_pid(marker: &Path, label: &str) -> u32 {
 
 /// Whether process `pid` exists (and is not a zombie waiting to be reaped).
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|s| !s.trim_start().starts_with('Z')))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|s| !s.trim_start().starts_with('Z'))
+    })
 }
 
 /// Waits (bounded) until `done` holds.
@@ -261,7 +264,12 @@ async fn a_program_that_ignores_its_input_and_sigterm_is_killed_after_the_grace(
     eventually("the program to be killed", || !alive(pid)).await;
     let took = deleted.elapsed();
     // Input closed, a grace, SIGTERM (noted, ignored), another grace, SIGKILL.
-    assert_eq!(notes(&marker)[1..], ["eof", "sigterm"], "{:?}", notes(&marker));
+    assert_eq!(
+        notes(&marker)[1..],
+        ["eof", "sigterm"],
+        "{:?}",
+        notes(&marker)
+    );
     assert!(took >= grace * 2 - Duration::from_millis(50), "{took:?}");
     bridge.stop().await;
 }
