@@ -434,6 +434,8 @@ struct Dropped {
     last_report: Option<Instant>,
     /// Dropped since the last message relayed.
     in_a_row: u64,
+    /// Log lines written about them.
+    logged: u64,
 }
 
 impl Dropped {
@@ -443,6 +445,7 @@ impl Dropped {
         self.total += 1;
         self.in_a_row += 1;
         if self.total <= GARBAGE_LOGGED {
+            self.logged += 1;
             let start = String::from_utf8_lossy(&line[..line.len().min(GARBAGE_PREFIX_BYTES)]);
             tracing::warn!(
                 reason,
@@ -451,6 +454,7 @@ impl Dropped {
                 "the bridged agent program wrote a line that is not relayed: dropped"
             );
             if self.total == GARBAGE_LOGGED {
+                self.logged += 1;
                 tracing::warn!(
                     every = ?GARBAGE_REPORT_EVERY,
                     "further dropped lines of the bridged agent program are only counted"
@@ -474,6 +478,7 @@ impl Dropped {
     /// Logs the count not yet logged, if any.
     fn report(&mut self) {
         if self.unreported > 0 {
+            self.logged += 1;
             tracing::warn!(
                 dropped = self.unreported,
                 total = self.total,
@@ -481,5 +486,51 @@ impl Dropped {
             );
             self.unreported = 0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_rpc_lines_are_objects_with_version_2_0() {
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":1,"result":{}}"#[..],
+            br#"  {"method":"x","jsonrpc":"2.0"} "#,
+            br#"{"jsonrpc":"2\u002e0","method":"x"}"#,
+        ] {
+            assert!(is_json_rpc(line), "{}", String::from_utf8_lossy(line));
+        }
+        for line in [
+            &b""[..],
+            b"Starting...",
+            br#"{"id":1}"#,
+            br#"["jsonrpc","2.0"]"#,
+            br#"{"jsonrpc":"1.0","id":1}"#,
+            br#"{"jsonrpc":2.0,"id":1}"#,
+            br#"{"jsonrpc":"2.0","id":1"#,
+            br#"{"jsonrpc":"2.0"} {"#,
+            br#"{"jsonrpc":"2.0","jsonrpc":"2.0"}"#,
+            b"{\"jsonrpc\":\"2.0\",\"x\":\"\xff\"}",
+        ] {
+            assert!(!is_json_rpc(line), "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn a_burst_of_garbage_is_logged_a_few_times_not_once_a_line() {
+        let mut dropped = Dropped::default();
+        let mut ended_at = None;
+        for n in 1..=2 * MAX_GARBAGE_IN_A_ROW {
+            if dropped.record("not JSON-RPC", b"garbage") && ended_at.is_none() {
+                ended_at = Some(n);
+            }
+        }
+        dropped.report();
+        // The first few, the notice that the rest are counted, the final count (the burst
+        // took less than the report interval).
+        assert_eq!(dropped.logged, GARBAGE_LOGGED + 2);
+        assert_eq!(ended_at, Some(MAX_GARBAGE_IN_A_ROW));
     }
 }
