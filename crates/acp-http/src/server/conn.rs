@@ -9,11 +9,10 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::sync::{Notify, mpsc, oneshot};
-use tokio::task::JoinHandle;
 
 use crate::message::{self, Shape};
 use crate::server::budget::{BodyShare, OutputBudget};
-use crate::server::link::{Inbound, Link};
+use crate::server::link::{AgentTask, Inbound, Link};
 use crate::server::peer::ClientKey;
 
 /// Where a message for the client goes.
@@ -194,19 +193,19 @@ impl Connection {
                     () = router.closed() => break,
                 }
             }
-            // However the connection ended, its agent goes with it.
-            agent_task.abort();
+            // However the connection ended, its agent goes with it (a program gracefully).
+            agent_task.end();
         });
         conn
     }
 
     /// A connection of the WebSocket profile over `link`: the caller moves the agent's output
-    /// to the socket, and aborts the agent's task when done.
+    /// to the socket, and ends the agent's task when done.
     pub(crate) fn start_socket(
         id: String,
         link: Link,
         limits: Limits,
-    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
+    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, AgentTask) {
         Self::new(id, link, limits, false)
     }
 
@@ -215,7 +214,7 @@ impl Connection {
         link: Link,
         limits: Limits,
         single_stream: bool,
-    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
+    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, AgentTask) {
         let now = Instant::now();
         let conn = Arc::new(Self {
             id,

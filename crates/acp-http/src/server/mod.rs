@@ -798,12 +798,14 @@ impl AcpServer {
     }
 
     /// Ends every connection (open SSE bodies end, WebSockets close with `1001`) and refuses
-    /// new ones with `503`.
+    /// new ones with `503`. Bridged agent programs ([`bridge`](Self::bridge)) are stopped
+    /// gracefully in the background; [`serve`] waits for them.
     pub fn shutdown(&self) {
         let connections = self.inner.connections().take();
         for conn in connections.into_iter().flat_map(|c| c.into_values()) {
             conn.end(Ended::Shutdown);
         }
+        self.inner.backend.shutdown();
     }
 }
 

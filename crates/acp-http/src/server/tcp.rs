@@ -73,7 +73,8 @@ pub async fn bind(
 
 /// Serves `server` on `listener` until `shutdown` resolves; then every connection ends
 /// (open SSE bodies end, WebSockets close) and the function returns once the listener is
-/// closed and the HTTP connections have finished (bounded by the header timeout).
+/// closed, the HTTP connections have finished, and the bridged agent programs are stopped (see
+/// [`AcpServer::bridge`]; bounded by their grace periods).
 ///
 /// Every TCP connection is bounded as [`ServerOptions`](crate::server::ServerOptions) says:
 /// [`max_tcp_connections`](crate::server::ServerOptions::max_tcp_connections) at once (further
@@ -216,6 +217,8 @@ where
     let _ = stop_tx.send(true);
     drop(done_rx);
     done_tx.closed().await;
+    // Bridged agent programs stop in the background once shut down: wait for them (bounded).
+    server.inner.backend.stopped().await;
     Ok(())
 }
 

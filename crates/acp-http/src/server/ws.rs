@@ -39,13 +39,13 @@ use axum::response::Response;
 use bytes::Bytes;
 use futures::{FutureExt, SinkExt};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Error as WsError;
 use tokio_tungstenite::tungstenite::error::ProtocolError;
 
 use crate::headers::CONNECTION_ID;
 use crate::message;
 use crate::server::conn::{Connection, Ended};
+use crate::server::link::AgentTask;
 use crate::server::{Caller, Inner, id_header};
 
 /// The read buffer of each socket. tungstenite's default (128 KiB) is zero-filled on every
@@ -222,7 +222,7 @@ async fn run(
     conn: Arc<Connection>,
     mut socket: WebSocket,
     mut from_agent: mpsc::Receiver<Bytes>,
-    agent_task: JoinHandle<()>,
+    agent_task: AgentTask,
 ) {
     let stall = inner.options.stall_timeout;
     let mut initialized = false;
@@ -285,7 +285,7 @@ async fn run(
         }
     };
     inner.remove(&conn.id, Ended::Deleted);
-    agent_task.abort();
+    agent_task.end();
     finish(socket, end).await;
 }
 
