@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -176,7 +177,13 @@ where
             // Over the per-client cap: closed at once (dropping the socket).
             continue;
         };
-        let io = TokioIo::new(Guarded { io, _guard: guard });
+        let heard = Arc::new(AtomicBool::new(false));
+        let io = TokioIo::new(Guarded {
+            io,
+            _guard: guard,
+            heard: heard.clone(),
+        });
+        let header_timeout = options.header_timeout;
         let router = router.clone();
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(addr));
@@ -189,8 +196,20 @@ where
         tokio::spawn(async move {
             let conn = builder.serve_connection_with_upgrades(io, service);
             let mut conn = std::pin::pin!(conn);
+            // hyper's header timeout starts once the first bytes told HTTP/1.1 from HTTP/2: a
+            // client that sends nothing at all is this one's.
+            let silence = tokio::time::sleep(header_timeout);
+            let mut silence = std::pin::pin!(silence);
+            let mut listening = true;
             loop {
                 tokio::select! {
+                    () = &mut silence, if listening => {
+                        if !heard.load(Ordering::Relaxed) {
+                            tracing::trace!(%addr, "closing a connection that sent nothing");
+                            break;
+                        }
+                        listening = false;
+                    }
                     result = conn.as_mut() => {
                         if let Err(error) = result {
                             tracing::trace!(%error, %addr, "an HTTP connection ended with an error");
@@ -311,10 +330,11 @@ impl Drop for SocketGuard {
     }
 }
 
-/// A socket with its [`SocketGuard`].
+/// A socket with its [`SocketGuard`], noting when the client first sent something.
 struct Guarded<T> {
     io: T,
     _guard: SocketGuard,
+    heard: Arc<AtomicBool>,
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for Guarded<T> {
@@ -323,7 +343,12 @@ impl<T: AsyncRead + Unpin> AsyncRead for Guarded<T> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let read = Pin::new(&mut self.io).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.heard.store(true, Ordering::Relaxed);
+        }
+        read
     }
 }
 
