@@ -1,8 +1,8 @@
 //! The example client against agents that misbehave: one that never answers `initialize`, one
 //! that never ends a turn, one that ignores its input closing and SIGTERM. The client must give
-//! up with a clear message instead of hanging, stop in order on SIGINT/SIGTERM/SIGHUP (cancel the turn,
-//! close the agent, stop the terminal commands), kill everything on a second signal, and leave
-//! no process behind.
+//! up with a clear message instead of hanging, stop in order on SIGINT, SIGTERM or SIGHUP
+//! (cancel the turn, close the agent, stop the terminal commands), kill everything on a second
+//! signal, and leave no process behind.
 #![cfg(unix)]
 
 use acp_testkit::example_binary;

@@ -63,9 +63,9 @@ Options:
 The first SIGINT (Ctrl-C), SIGTERM or SIGHUP (the terminal closed) cancels the running turn,
 then closes the agent: its stdin first, then SIGTERM and SIGKILL to its process group, 2s apart
 (a remote agent: the connection is closed, with DELETE or a WebSocket close frame); commands
-started for the agent (terminal/create) are stopped the same way. A second signal kills them all at once. Exit status:
-0 when every step succeeded, 1 when one failed, 2 when the client could not start, 130, 143 or
-129 when stopped by SIGINT, SIGTERM or SIGHUP.
+started for the agent (terminal/create) are stopped the same way. A second signal kills them
+all at once. Exit status: 0 when every step succeeded, 1 when one failed, 2 when the client
+could not start, 130, 143 or 129 when stopped by SIGINT, SIGTERM or SIGHUP.
 
 Client commands (as --prompt TEXT, or typed in interactive mode):
   :new                 Create a session and switch to it.

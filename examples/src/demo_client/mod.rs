@@ -37,11 +37,11 @@ use signals::{Signals, Stop};
 /// succeeded, 1 when one failed, 2 when the client could not start, 130, 143 or 129 when
 /// stopped by SIGINT, SIGTERM or SIGHUP.
 ///
-/// On the first SIGINT, SIGTERM or SIGHUP (the terminal closed) the running turn is cancelled (`session/cancel`) and given a
-/// grace period to end, then the agent is closed (its stdin, then SIGTERM and SIGKILL to its
-/// process group) and the terminal commands are stopped likewise; a second signal kills them
-/// all at once. The agent and the terminal commands are closed the same way when the client
-/// is done.
+/// On the first SIGINT, SIGTERM or SIGHUP (the terminal closed) the running turn is cancelled
+/// (`session/cancel`) and given a grace period to end, then the agent is closed (its stdin,
+/// then SIGTERM and SIGKILL to its process group) and the terminal commands are stopped
+/// likewise; a second signal kills them all at once. The agent and the terminal commands are
+/// closed the same way when the client is done.
 pub async fn run(options: Options) -> u8 {
     let tour = options.agent.is_none()
         && options.url.is_none()
@@ -205,7 +205,10 @@ async fn relogin(
             }
         }
         // Dropping the login's future kills it.
-        signal = signals.recv() => return Relogin::Stopped(signal),
+        signal = signals.recv() => {
+            shared.output.notice(&format!("{}: stopping the login", signal.name()));
+            return Relogin::Stopped(signal);
+        }
     }
     tokio::select! {
         opened = connection::open(options, shared) => match opened {

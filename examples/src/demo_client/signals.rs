@@ -44,8 +44,8 @@ pub(crate) struct Signals {
 }
 
 impl Signals {
-    /// Starts handling SIGINT, SIGTERM and SIGHUP. A signal that cannot be handled keeps its default
-    /// action (it ends the client).
+    /// Starts handling SIGINT, SIGTERM and SIGHUP. A signal that cannot be handled keeps its
+    /// default action (it ends the client).
     pub(crate) fn new() -> Self {
         #[cfg(unix)]
         {

@@ -340,7 +340,8 @@ impl Runner {
                 auth::lines(methods, "  ")
             ),
             (Some(first), false) => format!(
-                "The agent asks to sign in. Its methods:{}\nRun again with --auth ID (e.g. --auth {}).",
+                "The agent asks to sign in. Its methods:{}\n\
+                 Run again with --auth ID (e.g. --auth {}).",
                 auth::lines(methods, "  "),
                 first.id
             ),
