@@ -46,6 +46,9 @@ const USAGE_END: &str = "
   -h, --help           Show this help.
   -V, --version        Show the version.
 
+Logs (what the libraries report: refused requests, failed connections) go to stderr, filtered
+by RUST_LOG (default `warn`; e.g. RUST_LOG=acp_http=debug).
+
 Run it under an ACP client, e.g. `client -- agent` (the example client), or serve it and
 connect: `agent --listen 127.0.0.1:8123` and `client --url http://127.0.0.1:8123/acp`
 (or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own; the
@@ -118,6 +121,7 @@ fn parse_args() -> Result<Option<Args>, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    acp_examples::init_tracing();
     let args = match parse_args() {
         Ok(Some(args)) => args,
         Ok(None) => return ExitCode::SUCCESS,

@@ -103,6 +103,7 @@ fn parse_args() -> Result<Option<Args>, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    acp_examples::init_tracing();
     let args = match parse_args() {
         Ok(Some(args)) => args,
         Ok(None) => return ExitCode::SUCCESS,

@@ -4,8 +4,10 @@
 //! in this process. With `-- CMD ARGS` it drives any ACP agent on stdio, with `--url URL` any
 //! remote one (`http://…/acp` for Streamable HTTP, `ws://…/acp` for WebSocket); `--prompt`, `--yes`/`--no`,
 //! `--cancel-after`, `--mode` and `--json` script it, `--interactive` takes prompts from the
-//! keyboard, `--timeout` bounds the waits for the agent. SIGINT (Ctrl-C) or SIGTERM cancels the
-//! turn and closes the agent and the commands it started; a second one kills them at once.
+//! keyboard, `--timeout` bounds the waits for the agent, `--auth` signs in with one of the
+//! agent's methods. SIGINT (Ctrl-C), SIGTERM or SIGHUP cancels the turn and closes the agent and
+//! the commands it started; a second one kills them at once. Logs (`tracing`) go to stderr,
+//! filtered by `RUST_LOG`.
 //! `client --help` lists everything; the logic lives in [`acp_examples::demo_client`].
 
 use std::process::ExitCode;
@@ -14,6 +16,7 @@ use acp_examples::demo_client::{self, Parsed, USAGE};
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    acp_examples::init_tracing();
     match demo_client::parse(std::env::args().skip(1)) {
         Ok(Parsed::Help) => {
             #[cfg(not(feature = "unstable"))]

@@ -199,6 +199,7 @@ fn absolute(cwd: &str) -> Result<PathBuf> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
+    acp_examples::init_tracing();
     let sessions = SessionStore::new();
     let make = move |client| CodingAgent { client, sessions };
     match serve_stdio(make, AgentOptions::default()).1.await {

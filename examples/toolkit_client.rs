@@ -278,6 +278,7 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
+    acp_examples::init_tracing();
     let args = match parse_args() {
         Ok(args) => args,
         Err(message) => {

@@ -1,8 +1,8 @@
 //! The example client against agents that misbehave: one that never answers `initialize`, one
 //! that never ends a turn, one that ignores its input closing and SIGTERM. The client must give
-//! up with a clear message instead of hanging, stop in order on SIGINT/SIGTERM (cancel the turn,
-//! close the agent, stop the terminal commands), kill everything on a second signal, and leave
-//! no process behind.
+//! up with a clear message instead of hanging, stop in order on SIGINT, SIGTERM or SIGHUP
+//! (cancel the turn, close the agent, stop the terminal commands), kill everything on a second
+//! signal, and leave no process behind.
 #![cfg(unix)]
 
 use acp_testkit::example_binary;
@@ -270,6 +270,37 @@ fn sigterm_cancels_the_turn_and_stops_the_agent_group_and_the_terminals() {
     assert_eq!(status.code(), Some(143), "stderr: {stderr}");
     assert!(stderr.contains("SIGTERM: cancelling"), "stderr: {stderr}");
     // The agent ignored everything but SIGKILL.
+    assert!(
+        stderr.contains("killed after ignoring SIGTERM"),
+        "stderr: {stderr}"
+    );
+    let log = dir.log();
+    assert!(
+        log.contains(r#""method":"session/cancel""#),
+        "agent log: {log}"
+    );
+    assert!(log.contains("eof\n"), "its stdin was closed first: {log}");
+    dir.assert_gone("agent.pid");
+    dir.assert_gone("helper.pid");
+    dir.assert_gone("term.pid");
+}
+
+/// SIGHUP (the client's terminal closed) is a stop like SIGTERM: without it handled, the
+/// client died at once and left the agent and its terminal commands running.
+#[test]
+fn sighup_cancels_the_turn_and_stops_the_agent_group_and_the_terminals() {
+    let dir = Workdir::new("sighup");
+    let run = Run::start(
+        &dir,
+        &["--yes", "--prompt", "hi"],
+        "terminal helper stubborn",
+    );
+    let terminal = dir.wait_for_pid("term.pid");
+    assert!(alive(terminal), "the terminal command runs");
+    signal(run.child.id(), "HUP");
+    let (status, stderr) = run.finish();
+    assert_eq!(status.code(), Some(129), "stderr: {stderr}");
+    assert!(stderr.contains("SIGHUP: cancelling"), "stderr: {stderr}");
     assert!(
         stderr.contains("killed after ignoring SIGTERM"),
         "stderr: {stderr}"

@@ -33,6 +33,13 @@ Options:
                        turn to end once cancelled. A turn itself has no limit (--cancel-after,
                        `:cancel` or Ctrl-C end it). A call not answered in time fails.
   --mode ID            Switch the session to mode ID (session/set_mode) before the prompts.
+  --auth ID            Sign in with the agent's authentication method ID before the session
+                       starts (the methods are listed on connecting, and when the agent asks for
+                       a sign-in). An `agent` method: `authenticate`. A `terminal` method (with
+                       an agent command only): the agent's command with the method's arguments
+                       and environment runs in this terminal; once it exits with status 0 the
+                       agent is started again. An `env_var` method: the variables it names must
+                       be set (the agent inherits them), then `authenticate`.
   --json               Print a machine-readable transcript: one JSON object per line.
   --cwd DIR            The working directory served to the agent (default: the current one).
                        File and terminal requests outside it are refused.
@@ -53,12 +60,12 @@ Options:
                        the server's base (http://HOST:PORT).
   -h, --help           Show this help.
 
-The first SIGINT (Ctrl-C) or SIGTERM cancels the running turn, then closes the agent: its stdin
-first, then SIGTERM and SIGKILL to its process group, 2s apart (a remote agent: the connection
-is closed, with DELETE or a WebSocket close frame); commands started for the agent
-(terminal/create) are stopped the same way. A second signal kills them all at once. Exit status:
-0 when every step succeeded, 1 when one failed, 2 when the client could not start, 130 or 143
-when stopped by SIGINT or SIGTERM.
+The first SIGINT (Ctrl-C), SIGTERM or SIGHUP (the terminal closed) cancels the running turn,
+then closes the agent: its stdin first, then SIGTERM and SIGKILL to its process group, 2s apart
+(a remote agent: the connection is closed, with DELETE or a WebSocket close frame); commands
+started for the agent (terminal/create) are stopped the same way. A second signal kills them
+all at once. Exit status: 0 when every step succeeded, 1 when one failed, 2 when the client
+could not start, 130, 143 or 129 when stopped by SIGINT, SIGTERM or SIGHUP.
 
 Client commands (as --prompt TEXT, or typed in interactive mode):
   :new                 Create a session and switch to it.
@@ -72,10 +79,14 @@ Client commands (as --prompt TEXT, or typed in interactive mode):
   :cancel              Cancel the running turn (session/cancel; interactive mode).
   :help, :quit
 
+Environment:
+  RUST_LOG             What the libraries log to stderr (default `warn`), e.g. `acp_client=debug`.
+
 Examples:
   cargo run --example client
   cargo run --example client -- --prompt \"edit notes.txt\" --yes
   client --interactive -- my-agent --acp
+  client --auth api-key --prompt hello -- my-agent   (after it listed its sign-in methods)
   client --url ws://127.0.0.1:8123/acp --prompt help   (after `agent --listen 127.0.0.1:8123`)";
 
 /// The options and client commands of the draft protocol features (the `unstable` cargo
@@ -113,6 +124,8 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// The mode to switch to first.
     pub mode: Option<String>,
+    /// `--auth`: the authentication method to sign in with before the first session.
+    pub auth: Option<String>,
     /// Print the JSON transcript.
     pub json: bool,
     /// The working directory served.
@@ -186,6 +199,13 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--cancel-after" => options.cancel_after = Some(duration(&value("--cancel-after")?)?),
             "--timeout" => options.timeout = Some(duration(&value("--timeout")?)?),
             "--mode" => options.mode = Some(value("--mode")?),
+            "--auth" => {
+                let id = value("--auth")?;
+                if id.trim().is_empty() {
+                    return Err("--auth needs a method id (the agent lists its methods)".into());
+                }
+                options.auth = Some(id);
+            }
             "--json" => options.json = true,
             "--cwd" => options.cwd = Some(value("--cwd")?.into()),
             "--read-only" => options.read_only = true,

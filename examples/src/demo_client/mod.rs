@@ -9,6 +9,7 @@
 //! [`run`] is the whole program; the `client` example only parses the command line and calls it.
 
 mod args;
+mod auth;
 mod connection;
 mod editor;
 mod output;
@@ -19,6 +20,7 @@ mod tour;
 use std::sync::Arc;
 
 use acp_client::{StopStage, Stopped};
+use auth::Login;
 
 pub use acp_client::{Terminals, Workspace};
 #[cfg(feature = "unstable")]
@@ -32,14 +34,14 @@ use runner::Runner;
 use signals::{Signals, Stop};
 
 /// Runs the client as the options say and returns the process exit code: 0 when every step
-/// succeeded, 1 when one failed, 2 when the client could not start, 130 or 143 when stopped by
-/// SIGINT or SIGTERM.
+/// succeeded, 1 when one failed, 2 when the client could not start, 130, 143 or 129 when
+/// stopped by SIGINT, SIGTERM or SIGHUP.
 ///
-/// On the first SIGINT or SIGTERM the running turn is cancelled (`session/cancel`) and given a
-/// grace period to end, then the agent is closed (its stdin, then SIGTERM and SIGKILL to its
-/// process group) and the terminal commands are stopped likewise; a second signal kills them
-/// all at once. The agent and the terminal commands are closed the same way when the client
-/// is done.
+/// On the first SIGINT, SIGTERM or SIGHUP (the terminal closed) the running turn is cancelled
+/// (`session/cancel`) and given a grace period to end, then the agent is closed (its stdin,
+/// then SIGTERM and SIGKILL to its process group) and the terminal commands are stopped
+/// likewise; a second signal kills them all at once. The agent and the terminal commands are
+/// closed the same way when the client is done.
 pub async fn run(options: Options) -> u8 {
     let tour = options.agent.is_none()
         && options.url.is_none()
@@ -99,41 +101,43 @@ pub async fn run(options: Options) -> u8 {
         &options,
         connection.exit(),
     );
-    let mut work = Box::pin(async {
-        let mut started = runner.start(&options).await;
-        if started && tour {
-            tour::run(&mut runner).await;
-        } else if started {
-            for step in &options.steps {
-                if runner.step(step).await == runner::Flow::Quit {
-                    started = false;
-                    break;
+    let mut connection = connection;
+    // The exit status when stopped by a signal. A terminal login (`--auth` with a `terminal`
+    // method) ends the first round: the agent is closed, the login runs, and the client
+    // connects again for a second.
+    let stopped_by = loop {
+        let mut work = Box::pin(drive(&mut runner, &options, tour));
+        let signal = tokio::select! {
+            () = &mut work => None,
+            signal = signals.recv() => Some(signal),
+        };
+        let Some(signal) = signal else {
+            drop(work);
+            if let Some(login) = runner.take_login() {
+                match relogin(connection, &login, &options, &shared, &mut signals).await {
+                    Relogin::Reconnected(next) => {
+                        runner.reconnect(next.agent.clone(), next.exit());
+                        connection = next;
+                        continue;
+                    }
+                    Relogin::Failed(message) => {
+                        runner.refuse("terminal login", message).await;
+                        break None;
+                    }
+                    Relogin::Stopped(signal) => break Some(signal),
                 }
             }
-            if started && options.interactive {
-                runner.interactive().await;
-            }
-        }
-    });
-    let signal = tokio::select! {
-        () = &mut work => None,
-        signal = signals.recv() => Some(signal),
-    };
-    // The exit status when stopped by a signal.
-    let stopped_by = match signal {
-        None => {
-            drop(work);
-            tokio::select! {
+            break tokio::select! {
                 () = close(connection, &shared) => None,
                 // Closing takes a while when the agent ignores its input closing: a signal
                 // meanwhile kills everything at once.
                 signal = signals.recv() => Some(kill_all(signal, &shared)),
-            }
-        }
-        Some(signal) => match stop(signal, work, &mut signals, connection, &shared).await {
+            };
+        };
+        break match stop(signal, work, &mut signals, connection, &shared).await {
             Ok(()) => Some(signal),
             Err(second) => Some(second),
-        },
+        };
     };
     if let Some(dir) = demo_dir {
         tour::conclude(&shared, dir);
@@ -142,6 +146,76 @@ pub async fn run(options: Options) -> u8 {
     match stopped_by {
         Some(signal) => signal.exit_code(),
         None => u8::from(!ok),
+    }
+}
+
+/// The client's work on one connection: start the session (initialize, sign in, session/new),
+/// then the tour, or the steps and the keyboard.
+async fn drive(runner: &mut Runner, options: &Options, tour: bool) {
+    let mut started = runner.start(options).await;
+    if started && tour {
+        tour::run(runner).await;
+    } else if started {
+        for step in &options.steps {
+            if runner.step(step).await == runner::Flow::Quit {
+                started = false;
+                break;
+            }
+        }
+        if started && options.interactive {
+            runner.interactive().await;
+        }
+    }
+}
+
+/// How a terminal login ended.
+enum Relogin {
+    /// It succeeded, and this is the new connection to the agent.
+    Reconnected(Connection),
+    /// It failed (why); the agent is closed.
+    Failed(String),
+    /// A signal stopped the client on the way; everything is stopped.
+    Stopped(Stop),
+}
+
+/// A terminal login (spec: "Terminal authentication"): closes the agent, runs its command with
+/// the method's arguments and environment in the user's terminal, and once that exits with
+/// status 0 starts the agent again. A signal on the way stops the login and the agent.
+async fn relogin(
+    connection: Connection,
+    login: &Login,
+    options: &Options,
+    shared: &Arc<Shared>,
+    signals: &mut Signals,
+) -> Relogin {
+    tokio::select! {
+        () = close(connection, shared) => {}
+        signal = signals.recv() => return Relogin::Stopped(kill_all(signal, shared)),
+    }
+    shared.output.notice(&format!(
+        "signing in with `{}`: running `{}` here; the agent starts again once it succeeds",
+        login.method,
+        login.command_line()
+    ));
+    let cwd = shared.workspace.root();
+    tokio::select! {
+        ran = login.run(cwd, options.json) => {
+            if let Err(message) = ran {
+                return Relogin::Failed(message);
+            }
+        }
+        // Dropping the login's future kills it.
+        signal = signals.recv() => {
+            shared.output.notice(&format!("{}: stopping the login", signal.name()));
+            return Relogin::Stopped(signal);
+        }
+    }
+    tokio::select! {
+        opened = connection::open(options, shared) => match opened {
+            Ok(connection) => Relogin::Reconnected(connection),
+            Err(message) => Relogin::Failed(message),
+        },
+        signal = signals.recv() => Relogin::Stopped(signal),
     }
 }
 

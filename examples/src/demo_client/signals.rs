@@ -1,4 +1,5 @@
-//! The signals that stop the client: SIGINT (Ctrl-C) and SIGTERM.
+//! The signals that stop the client: SIGINT (Ctrl-C), SIGTERM, and SIGHUP (its terminal closed:
+//! the agent and the commands it started must not outlive it).
 
 /// A signal asking the client to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -7,6 +8,8 @@ pub(crate) enum Stop {
     Interrupt,
     /// SIGTERM.
     Terminate,
+    /// SIGHUP: the terminal went away (a closed window, an ended SSH session).
+    Hangup,
 }
 
 impl Stop {
@@ -15,6 +18,7 @@ impl Stop {
         match self {
             Stop::Interrupt => "SIGINT",
             Stop::Terminate => "SIGTERM",
+            Stop::Hangup => "SIGHUP",
         }
     }
 
@@ -23,6 +27,7 @@ impl Stop {
         match self {
             Stop::Interrupt => 130,
             Stop::Terminate => 143,
+            Stop::Hangup => 129,
         }
     }
 }
@@ -34,11 +39,13 @@ pub(crate) struct Signals {
     interrupt: Option<tokio::signal::unix::Signal>,
     #[cfg(unix)]
     terminate: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    hangup: Option<tokio::signal::unix::Signal>,
 }
 
 impl Signals {
-    /// Starts handling SIGINT and SIGTERM. A signal that cannot be handled keeps its default
-    /// action (it ends the client).
+    /// Starts handling SIGINT, SIGTERM and SIGHUP. A signal that cannot be handled keeps its
+    /// default action (it ends the client).
     pub(crate) fn new() -> Self {
         #[cfg(unix)]
         {
@@ -46,6 +53,7 @@ impl Signals {
             Self {
                 interrupt: signal(SignalKind::interrupt()).ok(),
                 terminate: signal(SignalKind::terminate()).ok(),
+                hangup: signal(SignalKind::hangup()).ok(),
             }
         }
         #[cfg(not(unix))]
@@ -73,6 +81,7 @@ impl Signals {
             tokio::select! {
                 () = next(&mut self.interrupt) => Stop::Interrupt,
                 () = next(&mut self.terminate) => Stop::Terminate,
+                () = next(&mut self.hangup) => Stop::Hangup,
             }
         }
         #[cfg(not(unix))]

@@ -10,6 +10,7 @@ use serde_json::json;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
+use super::auth::{self, Kind, Login, Method};
 use super::output::options_line;
 use super::{Options, Shared};
 
@@ -51,6 +52,9 @@ pub(crate) enum Failure {
     TurnNotEnded(Duration),
     /// The client is stopping (a signal): the call was given up.
     Interrupted,
+    /// The client refused to make the call, for the reason given (e.g. `--auth` names a method
+    /// the agent does not offer).
+    Refused(String),
 }
 
 impl From<acp_client::Error> for Failure {
@@ -73,6 +77,16 @@ pub(crate) struct Runner {
     gone: bool,
     /// Keyboard lines, in interactive mode.
     input: Option<mpsc::Receiver<String>>,
+    /// The agent's authentication methods (from `initialize`).
+    auth_methods: Vec<Method>,
+    /// `--auth`: the method to sign in with.
+    auth: Option<String>,
+    /// The agent command, for a `terminal` method's login.
+    agent_command: Option<(String, Vec<String>)>,
+    /// A `terminal` method's login to run before connecting again.
+    login: Option<Login>,
+    /// Set once the terminal login succeeded: the new connection does not sign in again.
+    logged_in: bool,
 }
 
 impl Runner {
@@ -92,7 +106,36 @@ impl Runner {
             exit,
             gone: false,
             input: None,
+            auth_methods: Vec::new(),
+            auth: options.auth.clone(),
+            agent_command: options.agent.clone(),
+            login: None,
+            logged_in: false,
         }
+    }
+
+    /// The terminal login that `start` asked for (a `--auth` method of kind `terminal`): the
+    /// caller closes the connection, runs it, and connects again ([`Runner::reconnect`]).
+    pub(crate) fn take_login(&mut self) -> Option<Login> {
+        self.login.take()
+    }
+
+    /// Goes on with a new connection to the agent, after the terminal login: the next `start`
+    /// initializes it and opens the session without signing in again.
+    pub(crate) fn reconnect(
+        &mut self,
+        agent: AgentHandle,
+        exit: Option<watch::Receiver<Option<String>>>,
+    ) {
+        self.agent = agent;
+        self.exit = exit;
+        self.gone = false;
+        self.logged_in = true;
+    }
+
+    /// Counts and reports a failure of the client's own (`during` names the step).
+    pub(crate) async fn refuse(&mut self, during: &str, message: String) {
+        self.fail(during, &Failure::Refused(message)).await;
     }
 
     /// Awaits a call to the agent within `--timeout`, giving up if the client is stopping.
@@ -132,6 +175,8 @@ impl Runner {
                 .read_text_file(!options.no_fs)
                 .write_text_file(!options.no_fs && !options.read_only))
             .terminal(!options.no_terminal)
+            // A terminal login reruns the agent command: only a spawned agent has one.
+            .auth(AuthCapabilities::new().terminal(options.agent.is_some()))
             .session(
                 ClientSessionCapabilities::new().config_options(
                     SessionConfigOptionsCapabilities::new()
@@ -158,6 +203,17 @@ impl Runner {
             || "the agent".to_owned(),
             |i| format!("{} {}", i.title.as_deref().unwrap_or(&i.name), i.version),
         );
+        self.auth_methods = auth::methods(response.auth_methods.as_deref().unwrap_or_default());
+        let mut human = format!(
+            "Connected to {} (protocol version {}).\n  It offers: {}.",
+            out.style().bold(&name),
+            response.protocol_version,
+            offers(response.agent_capabilities.as_ref())
+        );
+        if !self.auth_methods.is_empty() {
+            human.push_str("\n  Sign-in methods (--auth ID):");
+            human.push_str(&auth::lines(&self.auth_methods, "    "));
+        }
         out.event(
             json!({
                 "event": "initialized",
@@ -166,13 +222,13 @@ impl Runner {
                 "agentCapabilities": response.agent_capabilities,
                 "authMethods": response.auth_methods,
             }),
-            Some(format!(
-                "Connected to {} (protocol version {}).\n  It offers: {}.",
-                out.style().bold(&name),
-                response.protocol_version,
-                offers(response.agent_capabilities.as_ref())
-            )),
+            Some(human),
         );
+        if let Some(id) = self.auth.clone() {
+            if !self.sign_in(&id).await {
+                return false;
+            }
+        }
         if !self.new_session().await {
             return false;
         }
@@ -180,6 +236,121 @@ impl Runner {
             return self.command(&format!(":mode {mode}")).await == Some(true);
         }
         true
+    }
+
+    /// Signs in with the `--auth` method `id`; false when that failed, or when a terminal
+    /// login must run first (then [`Runner::take_login`] has it).
+    async fn sign_in(&mut self, id: &str) -> bool {
+        let Some(method) = self.auth_methods.iter().find(|m| m.id == id).cloned() else {
+            let offered: Vec<&str> = self.auth_methods.iter().map(|m| m.id.as_str()).collect();
+            let offered = match offered.is_empty() {
+                true => "it offers none".to_owned(),
+                false => format!("it offers: {}", offered.join(", ")),
+            };
+            self.refuse(
+                "authenticate",
+                format!("the agent offers no sign-in method `{id}` ({offered})"),
+            )
+            .await;
+            return false;
+        };
+        match &method.kind {
+            Kind::Agent => {}
+            Kind::Terminal { args, env } => {
+                // Signed in on the terminal: the spec forbids `authenticate` for the method.
+                if self.logged_in {
+                    return true;
+                }
+                let Some(command) = &self.agent_command else {
+                    self.refuse(
+                        "authenticate",
+                        format!(
+                            "`{id}` is a terminal login, which runs the agent's command: it \
+                             needs an agent command (`-- CMD`), not --url or the built-in agent"
+                        ),
+                    )
+                    .await;
+                    return false;
+                };
+                self.login = Some(Login::new(id, command, args, env));
+                return false;
+            }
+            Kind::EnvVar(vars) => {
+                if self.agent_command.is_none() {
+                    self.refuse(
+                        "authenticate",
+                        format!(
+                            "`{id}` takes credentials from environment variables of the agent's \
+                             process: it needs an agent command (`-- CMD`) started by this client"
+                        ),
+                    )
+                    .await;
+                    return false;
+                }
+                let missing = auth::missing_vars(vars);
+                if !missing.is_empty() {
+                    self.refuse(
+                        "authenticate",
+                        format!(
+                            "`{id}` reads its credentials from the environment: set {} (the \
+                             agent inherits the client's environment)",
+                            missing.join(", ")
+                        ),
+                    )
+                    .await;
+                    return false;
+                }
+            }
+            Kind::Unknown(kind) => {
+                self.refuse(
+                    "authenticate",
+                    format!(
+                        "`{id}` is a sign-in method of a kind this client does not know (`{kind}`)"
+                    ),
+                )
+                .await;
+                return false;
+            }
+        }
+        let request = AuthenticateRequest::new(id);
+        match self.call(self.agent.authenticate(request)).await {
+            Ok(_) => {
+                let out = &self.shared.output;
+                out.event(
+                    json!({ "event": "authenticated", "methodId": id, "kind": method.kind.name() }),
+                    Some(
+                        out.style()
+                            .dim(&format!("  Signed in with {id} ({}).", method.name)),
+                    ),
+                );
+                true
+            }
+            Err(failure) => self.fail("authenticate", &failure).await,
+        }
+    }
+
+    /// After `auth_required`: the sign-in methods, and how to choose one.
+    fn auth_hint(&self) {
+        let out = &self.shared.output;
+        let methods = &self.auth_methods;
+        let human = match (methods.first(), self.auth.is_some()) {
+            (None, _) => "The agent asks to sign in but offers no sign-in method.".to_owned(),
+            (Some(_), true) => format!(
+                "The agent still asks to sign in. Its methods:{}",
+                auth::lines(methods, "  ")
+            ),
+            (Some(first), false) => format!(
+                "The agent asks to sign in. Its methods:{}\n\
+                 Run again with --auth ID (e.g. --auth {}).",
+                auth::lines(methods, "  "),
+                first.id
+            ),
+        };
+        // With the error, on stderr (and in the transcript).
+        out.error(
+            json!({ "event": "auth_required", "methods": auth::to_json(methods) }),
+            &human,
+        );
     }
 
     /// Emits the final event; true when every step succeeded.
@@ -311,7 +482,15 @@ impl Runner {
                 );
                 true
             }
-            Err(failure) => self.fail("session/new", &failure).await,
+            Err(failure) => {
+                let auth_required = matches!(&failure, Failure::Call(error)
+                    if error.remote().is_some_and(|e| e.code == ErrorCode::AUTH_REQUIRED));
+                self.fail("session/new", &failure).await;
+                if auth_required {
+                    self.auth_hint();
+                }
+                false
+            }
         }
     }
 
@@ -479,6 +658,7 @@ impl Runner {
                 (None, message.clone(), None, message)
             }
             Failure::Interrupted => return false,
+            Failure::Refused(message) => (None, message.clone(), None, message.clone()),
         };
         self.failures += 1;
         let out = &self.shared.output;
