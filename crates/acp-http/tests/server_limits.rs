@@ -358,6 +358,53 @@ async fn bodies_beyond_the_server_wide_budget_get_503_with_retry_after() {
 }
 
 #[tokio::test]
+async fn the_bridge_starts_at_most_max_programs() {
+    let dir = tempdir();
+    let script = deaf_agent(&dir);
+    let server = AcpServer::bridge(
+        move || {
+            let mut command = tokio::process::Command::new("python3");
+            command.arg(&script);
+            command
+        },
+        ServerOptions::default(),
+        BridgeOptions::default()
+            .grace(Duration::from_millis(100))
+            .max_programs(2),
+    );
+    let listener = bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/acp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(serve(listener, server.clone(), async move {
+        let _ = stopped.await;
+    }));
+    let mut first = Raw::new(&url);
+    first.initialize().await;
+    Raw::new(&url).initialize().await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}});
+    let refused = Raw::new(&url).post(initialize.clone(), &[]).await;
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    // One connection ends: once its program is stopped, there is room again.
+    assert_eq!(first.delete().await, 202);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let again = Raw::new(&url).post(initialize.clone(), &[]).await;
+        if again.status == 200 {
+            break;
+        }
+        assert_eq!(again.status, 503, "{again:?}");
+        assert!(Instant::now() < deadline, "no room after a program stopped");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = stop.send(());
+    within("the server to stop", serving)
+        .await
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
 async fn a_connection_never_used_ends_within_the_unused_timeout() {
     let server =
         TestServer::start(ServerOptions::default().unused_timeout(Duration::from_millis(300)))

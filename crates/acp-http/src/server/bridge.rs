@@ -74,6 +74,11 @@ pub struct BridgeOptions {
     /// How long the program has to exit once its connection ended and its stdin closed,
     /// before its process group is terminated (and killed after as long again).
     pub grace: Duration,
+    /// The most programs running at once, counting those still stopping: a new connection
+    /// beyond it is refused (`503` with `Retry-After`), so that clients cannot start programs
+    /// until memory or descriptors run out. 64 by default; each client's share is bounded by
+    /// [`ServerOptions::max_connections_per_client`].
+    pub max_programs: usize,
 }
 
 impl Default for BridgeOptions {
@@ -83,6 +88,7 @@ impl Default for BridgeOptions {
             max_frame_len: acp_codec::DEFAULT_MAX_FRAME_LEN,
             stderr: Stderr::Tracing,
             grace: Duration::from_secs(2),
+            max_programs: 64,
         }
     }
 }
@@ -106,6 +112,13 @@ impl BridgeOptions {
     #[must_use]
     pub fn max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
+        self
+    }
+
+    /// Sets the most programs running at once (see [`max_programs`](Self::max_programs)).
+    #[must_use]
+    pub fn max_programs(mut self, max: usize) -> Self {
+        self.max_programs = max.max(1);
         self
     }
 
@@ -200,6 +213,18 @@ impl AcpServer {
 
 impl Backend for Programs {
     fn open(&self, _peer: &Peer) -> io::Result<Link> {
+        // Connections are opened one at a time (under the server's lock): no race here.
+        let running = *self.running.borrow();
+        if running >= self.options.max_programs {
+            tracing::warn!(
+                running,
+                "refusing a connection: the most bridged agent programs are running"
+            );
+            return Err(io::Error::new(
+                io::ErrorKind::ResourceBusy,
+                "the most bridged agent programs are running",
+            ));
+        }
         let mut command = (self.command)();
         command
             .stdin(std::process::Stdio::piped())

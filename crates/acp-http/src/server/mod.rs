@@ -877,6 +877,9 @@ impl Inner {
             addr: caller.addr,
         };
         let link = self.backend.open(&peer).map_err(|error| {
+            if error.kind() == std::io::ErrorKind::ResourceBusy {
+                return (StatusCode::SERVICE_UNAVAILABLE, "too many agents running");
+            }
             tracing::warn!(%error, "could not start an agent for a new connection");
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
