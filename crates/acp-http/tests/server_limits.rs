@@ -434,6 +434,62 @@ async fn a_connection_never_used_ends_within_the_unused_timeout() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn a_reader_that_stops_slows_the_others_down_but_never_stops_them() {
+    // A server-wide output budget far below what one connection's agent sends.
+    let server = TestServer::start(ServerOptions::default().max_total_buffered_bytes(1)).await;
+    let mut slow = Raw::new(&server.url);
+    slow.initialize().await;
+    let mut stream = slow.stream(None).await.unwrap();
+    let session = new_session(&slow, &mut stream, 1).await;
+    // Its reader goes away while its agent streams 200 kB.
+    drop(stream);
+    let flood = slow
+        .post(
+            request(2, "session/prompt", common::prompt(&session, "flood 200")),
+            &[],
+        )
+        .await;
+    assert_eq!(flood.status, 202);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Another client is served all the same: each connection may hold its own 64 KiB.
+    let mut other = Raw::new(&server.url);
+    other.initialize().await;
+    let mut other_stream = other.stream(None).await.unwrap();
+    let other_session = new_session(&other, &mut other_stream, 1).await;
+    let echo = other
+        .post(
+            request(2, "session/prompt", common::prompt(&other_session, "hi")),
+            &[],
+        )
+        .await;
+    assert_eq!(echo.status, 202);
+    let mut answered = false;
+    while let Some(message) = other_stream.next().await {
+        if message["id"] == 2 {
+            assert_eq!(message["result"]["stopReason"], "end_turn");
+            answered = true;
+            break;
+        }
+    }
+    assert!(answered);
+    // The slow reader comes back: every chunk, in order, then the answer.
+    let mut stream = slow.stream(None).await.unwrap();
+    let mut chunks = 0;
+    loop {
+        let message = stream.expect().await;
+        if message["id"] == 2 {
+            assert_eq!(message["result"]["stopReason"], "end_turn");
+            break;
+        }
+        let text = common::chunk_text(&message).expect("a chunk");
+        assert!(text.starts_with(&format!("chunk {chunks} ")), "{text:.20}");
+        chunks += 1;
+    }
+    assert_eq!(chunks, 200);
+    server.stop().await;
+}
+
 /// An auth hook naming the principal of the `x-user` header.
 fn users(options: ServerOptions) -> ServerOptions {
     options.auth(
