@@ -39,15 +39,20 @@ impl AcpServer {
     /// | a method other than POST, GET, DELETE (OPTIONS goes to CORS when origins are allowed) | `405` |
     /// | POST whose `Content-Type` is not `application/json` (parameters allowed) | `415` |
     /// | POST body over [`max_body_bytes`](crate::server::ServerOptions::max_body_bytes) | `413` |
+    /// | POST body not complete within [`body_timeout`](crate::server::ServerOptions::body_timeout) | `408` |
+    /// | POST body finding no room in [`max_total_body_bytes`](crate::server::ServerOptions::max_total_body_bytes) within the body timeout | `503`, `Retry-After: 1` |
+    /// | POST while [`max_queued_posts`](crate::server::ServerOptions::max_queued_posts) of its connection wait for the agent | `429`, `Retry-After: 1` |
     /// | POST body not JSON, or JSON but not an object | `400` |
     /// | POST body a JSON array (a batch) | `400` with a JSON-RPC `-32600` error, `id: null` |
     /// | `initialize` with `Acp-Connection-Id` | `400` |
     /// | `initialize` with a null id | `400` |
-    /// | `initialize` beyond [`max_connections`](crate::server::ServerOptions::max_connections), or while shutting down | `503` |
+    /// | `initialize` beyond [`max_connections`](crate::server::ServerOptions::max_connections), or while shutting down | `503`, `Retry-After: 1` |
+    /// | `initialize` beyond [`max_connections_per_client`](crate::server::ServerOptions::max_connections_per_client) | `429`, `Retry-After: 1` |
+    /// | `initialize` of a bridge running [`max_programs`](crate::server::BridgeOptions::max_programs) | `503`, `Retry-After: 1` |
     /// | `initialize` the agent does not answer in time | `504` |
     /// | `initialize` whose agent ends before answering | `500` with a JSON-RPC `-32603` error |
     /// | other POST, GET or DELETE without `Acp-Connection-Id` | `400` |
-    /// | an unknown or ended `Acp-Connection-Id` | `404` |
+    /// | an unknown or ended `Acp-Connection-Id`, or one opened by another principal ([`AuthDecision::AllowAs`](crate::server::AuthDecision::AllowAs)) | `404` |
     /// | `Acp-Session-Id` that differs from `params.sessionId`, or from the session of the request a response answers | `400` |
     /// | accepted POST (also a session the server does not know: the agent decides) | `202`, empty body |
     /// | GET without `Accept: text/event-stream` (or `*/*`) | `406` |
