@@ -591,6 +591,28 @@ async fn a_principals_connection_is_its_own() {
 }
 
 #[tokio::test]
+async fn a_client_id_of_one_principal_is_never_taken_over_by_another() {
+    let server = TestServer::start(users(ServerOptions::default().client_id_profile(true))).await;
+    let rpc = format!("{}/acp/rpc?client_id=shared", server.base);
+    let http = common::http_client();
+    let post = |user: &'static str| {
+        let message = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}});
+        check(&message);
+        http.post(&rpc)
+            .header("content-type", "application/json")
+            .header("x-user", user)
+            .body(message.to_string())
+            .send()
+    };
+    let alice = within("alice's POST", post("alice")).await.unwrap();
+    assert_eq!(alice.status(), 202);
+    let mallory = within("mallory's POST", post("mallory")).await.unwrap();
+    assert_eq!(mallory.status(), 409, "mallory took alice's client_id");
+    assert_eq!(server.server.connection_count(), 1);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn the_factory_sees_the_peer() {
     let seen: Arc<Mutex<Vec<Peer>>> = Arc::default();
     let peers = seen.clone();

@@ -854,6 +854,10 @@ impl Inner {
             ));
         };
         map.retain(|_, conn| conn.ended().is_none());
+        if map.contains_key(&id) {
+            // A `client_id` another principal holds: never taken over.
+            return Err((StatusCode::CONFLICT, "this client_id is in use"));
+        }
         let client = ClientKey::of(caller.principal.as_deref(), caller.addr);
         if let Some(client) = &client {
             let theirs = map
