@@ -63,13 +63,9 @@ async fn serve_stdio() -> Result<(), acp_rpc::Error> {
 }
 
 /// The default [`ServerOptions`], but for `ACP_BENCH_BURST=BYTES`, which sets
-/// [`ServerOptions::max_burst_bytes`] (to compare settings with one binary), and the
-/// per-client limits: the load client's thousand connections all come from 127.0.0.1, which
-/// the defaults (32 connections, 256 sockets per client) would take for one greedy client.
+/// [`ServerOptions::max_burst_bytes`] (to compare settings with one binary).
 fn server_options() -> ServerOptions {
-    let options = ServerOptions::default()
-        .max_connections_per_client(100_000)
-        .max_tcp_connections_per_client(100_000);
+    let options = ServerOptions::default();
     match bench::burst_from_env() {
         Some(bytes) => options.max_burst_bytes(bytes),
         None => options,

@@ -108,6 +108,7 @@ async fn a_kept_alive_connection_idle_between_requests_is_closed() {
 async fn one_address_cannot_take_every_socket() {
     let server = TestServer::start(
         ServerOptions::default()
+            .limit_loopback_clients(true)
             .max_tcp_connections_per_client(4)
             .header_timeout(Duration::from_secs(30)),
     )
@@ -523,7 +524,12 @@ async fn one_client_cannot_open_every_connection() {
 
 #[tokio::test]
 async fn without_authentication_the_limit_counts_by_address() {
-    let server = TestServer::start(ServerOptions::default().max_connections_per_client(2)).await;
+    let server = TestServer::start(
+        ServerOptions::default()
+            .limit_loopback_clients(true)
+            .max_connections_per_client(2),
+    )
+    .await;
     for _ in 0..2 {
         Raw::new(&server.url).initialize().await;
     }

@@ -217,7 +217,7 @@ pub struct ServerOptions {
     /// How long a new connection may go without being used (its stream read, or a second
     /// request sent) before it ends: a client that only sends `initialize` holds a place in
     /// [`max_connections`](Self::max_connections) for seconds, not for the idle timeout.
-    /// 15 s by default. WebSocket connections are in use from the start.
+    /// 10 s by default. WebSocket connections are in use from the start.
     pub unused_timeout: Duration,
     /// The most TCP connections [`serve`] keeps open at once; further clients wait in the
     /// accept queue. By default half the process's open-file limit (between 64 and 16,384).
@@ -225,6 +225,13 @@ pub struct ServerOptions {
     /// The most TCP connections [`serve`] keeps open from one address; further ones are closed
     /// at once. 256 by default.
     pub max_tcp_connections_per_client: usize,
+    /// Whether the per-address limits ([`max_connections_per_client`](Self::max_connections_per_client)
+    /// without a principal, [`max_tcp_connections_per_client`](Self::max_tcp_connections_per_client))
+    /// also count loopback addresses. Off by default: behind a reverse proxy on the same
+    /// machine every client comes from `127.0.0.1`, and so do all local editors, so one count
+    /// for that address would cap the whole service. Behind a proxy, authenticate
+    /// ([`AuthDecision::AllowAs`]) to get per-principal limits.
+    pub limit_loopback_clients: bool,
     /// How long [`serve`] waits for a request's headers, from the moment it waits for them
     /// (on a new TCP connection, or on a kept-alive one after the previous answer): slow or
     /// silent clients and idle kept-alive connections are closed after it. 10 s by default.
@@ -311,6 +318,7 @@ impl std::fmt::Debug for ServerOptions {
                 "max_tcp_connections_per_client",
                 &self.max_tcp_connections_per_client,
             )
+            .field("limit_loopback_clients", &self.limit_loopback_clients)
             .field("header_timeout", &self.header_timeout)
             .field("max_total_buffered_bytes", &self.max_total_buffered_bytes)
             .field("ws_max_write_buffer_bytes", &self.ws_max_write_buffer_bytes)
@@ -333,9 +341,10 @@ impl Default for ServerOptions {
             max_queued_posts: 4,
             max_connections: 1024,
             max_connections_per_client: 32,
-            unused_timeout: Duration::from_secs(15),
+            unused_timeout: Duration::from_secs(10),
             max_tcp_connections: tcp::default_max_tcp_connections(),
             max_tcp_connections_per_client: 256,
+            limit_loopback_clients: false,
             header_timeout: Duration::from_secs(10),
             max_streams_per_tcp_connection: 128,
             max_total_buffered_bytes: DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
@@ -599,6 +608,14 @@ impl ServerOptions {
         self
     }
 
+    /// Sets whether loopback addresses are counted by the per-address limits (see
+    /// [`limit_loopback_clients`](Self::limit_loopback_clients)).
+    #[must_use]
+    pub fn limit_loopback_clients(mut self, on: bool) -> Self {
+        self.limit_loopback_clients = on;
+        self
+    }
+
     /// Sets the header timeout (see [`header_timeout`](Self::header_timeout)).
     #[must_use]
     pub fn header_timeout(mut self, timeout: Duration) -> Self {
@@ -858,7 +875,11 @@ impl Inner {
             // A `client_id` another principal holds: never taken over.
             return Err((StatusCode::CONFLICT, "this client_id is in use"));
         }
-        let client = ClientKey::of(caller.principal.as_deref(), caller.addr);
+        let client = ClientKey::of(
+            caller.principal.as_deref(),
+            caller.addr,
+            self.options.limit_loopback_clients,
+        );
         if let Some(client) = &client {
             let theirs = map
                 .values()

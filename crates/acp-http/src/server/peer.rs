@@ -46,10 +46,19 @@ pub(crate) enum ClientKey {
 impl ClientKey {
     /// The key of a request's client; `None` when neither is known (the router mounted
     /// without `ConnectInfo` and no principal): then no per-client limit applies.
-    pub(crate) fn of(principal: Option<&str>, addr: Option<SocketAddr>) -> Option<Self> {
+    /// Loopback addresses are left out unless `limit_loopback`: behind a reverse proxy on the
+    /// same machine every client comes from `127.0.0.1`.
+    pub(crate) fn of(
+        principal: Option<&str>,
+        addr: Option<SocketAddr>,
+        limit_loopback: bool,
+    ) -> Option<Self> {
         match (principal, addr) {
             (Some(principal), _) => Some(Self::Principal(principal.to_owned())),
-            (None, Some(addr)) => Some(Self::Address(addr.ip())),
+            (None, Some(addr)) => {
+                let ip = addr.ip().to_canonical();
+                (limit_loopback || !ip.is_loopback()).then_some(Self::Address(ip))
+            }
             (None, None) => None,
         }
     }

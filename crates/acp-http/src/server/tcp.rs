@@ -141,6 +141,7 @@ where
     let sockets = Sockets::new(
         options.max_tcp_connections,
         options.max_tcp_connections_per_client,
+        options.limit_loopback_clients,
     );
     let mut builder = Builder::new(TokioExecutor::new());
     builder
@@ -249,16 +250,19 @@ const MAX_HEADER_BUFFER: usize = 64 * 1024;
 struct Sockets {
     slots: Arc<Semaphore>,
     per_client: usize,
+    /// Count loopback addresses too (see `ServerOptions::limit_loopback_clients`).
+    limit_loopback: bool,
     by_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
     /// When the last per-client refusal was logged, to keep the log bounded under a flood.
     logged: Mutex<Option<std::time::Instant>>,
 }
 
 impl Sockets {
-    fn new(max: usize, per_client: usize) -> Self {
+    fn new(max: usize, per_client: usize, limit_loopback: bool) -> Self {
         Self {
             slots: Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS))),
             per_client: per_client.max(1),
+            limit_loopback,
             by_address: Arc::new(Mutex::new(HashMap::new())),
             logged: Mutex::new(None),
         }
@@ -275,6 +279,14 @@ impl Sockets {
 
     /// Counts a connection from `ip` holding `slot`; `None` when `ip` already has its share.
     fn admit(&self, slot: OwnedSemaphorePermit, ip: IpAddr) -> Option<SocketGuard> {
+        let ip = ip.to_canonical();
+        if ip.is_loopback() && !self.limit_loopback {
+            return Some(SocketGuard {
+                _slot: slot,
+                ip: None,
+                by_address: self.by_address.clone(),
+            });
+        }
         let mut by_address = self
             .by_address
             .lock()
@@ -288,7 +300,7 @@ impl Sockets {
         *count += 1;
         Some(SocketGuard {
             _slot: slot,
-            ip,
+            ip: Some(ip),
             by_address: self.by_address.clone(),
         })
     }
@@ -311,20 +323,24 @@ impl Sockets {
 /// after a WebSocket upgrade took the socket.
 struct SocketGuard {
     _slot: OwnedSemaphorePermit,
-    ip: IpAddr,
+    /// The address counted, `None` when not counted (loopback).
+    ip: Option<IpAddr>,
     by_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
 
 impl Drop for SocketGuard {
     fn drop(&mut self) {
+        let Some(ip) = self.ip else {
+            return;
+        };
         let mut by_address = self
             .by_address
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(count) = by_address.get_mut(&self.ip) {
+        if let Some(count) = by_address.get_mut(&ip) {
             *count -= 1;
             if *count == 0 {
-                by_address.remove(&self.ip);
+                by_address.remove(&ip);
             }
         }
     }
