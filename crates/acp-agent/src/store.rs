@@ -649,8 +649,25 @@ impl<S> SessionStore<S> {
 impl<S: Send + 'static> SessionStore<S> {
     /// Starts a prompt turn in session `id`: until the returned guard is dropped, another turn
     /// of the session is refused, from any connection and through any view of the store.
-    /// Call it first in [`Agent::prompt`](crate::Agent::prompt) and keep the guard until the
-    /// answer (as the [module example](self) does), before [`recording`](Self::recording).
+    /// Call it first in [`Agent::prompt`](crate::Agent::prompt), and keep the guard until the
+    /// answer:
+    ///
+    /// ```no_run
+    /// # use acp_agent::{PromptContext, SessionStore};
+    /// # use acp_types::*;
+    /// # #[allow(dead_code)]
+    /// async fn prompt(
+    ///     sessions: &SessionStore<()>,
+    ///     req: PromptRequest,
+    ///     cx: PromptContext,
+    /// ) -> Result<PromptResponse, ErrorObject> {
+    ///     let _turn = sessions.begin_turn(&req.session_id)?; // Ends when dropped, at the answer.
+    ///     let cx = sessions.recording(cx);
+    ///     cx.record_prompt(&req.prompt);
+    ///     cx.message("Hello").await?;
+    ///     Ok(PromptResponse::new(StopReason::EndTurn))
+    /// }
+    /// ```
     ///
     /// # Errors
     ///
