@@ -3,8 +3,8 @@
 //!
 //! It serves [`acp_examples::demo_agent::DemoAgent`] with [`acp_agent::serve_stdio`], or, with
 //! `--listen ADDR`, over Streamable HTTP and WebSocket on `http://ADDR/acp` and `ws://ADDR/acp`
-//! with [`acp_http::server::serve`] (an agent per connection; the sessions are shared by the
-//! connections, so a client can reconnect and load one). Its behaviour is driven by the
+//! with [`acp_http::server::serve`] (an agent per connection, each seeing only the sessions
+//! of its connection). Its behaviour is driven by the
 //! prompt's text (`agent --help` lists the commands); together the commands exercise the whole
 //! agent side of the protocol. Try it under the example client:
 //!
@@ -21,6 +21,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use acp_agent::{AgentOptions, FramingMode, serve, serve_stdio};
 use acp_examples::demo_agent::listen::{self, LISTEN_HELP, ListenArgs};
@@ -47,8 +48,8 @@ const USAGE_END: &str = "
 
 Run it under an ACP client, e.g. `client -- agent` (the example client), or serve it and
 connect: `agent --listen 127.0.0.1:8123` and `client --url http://127.0.0.1:8123/acp`
-(or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own; the
-sessions are shared by all of them (a client may reconnect and :load a session).
+(or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own, and
+sees only its own sessions.
 
 Prompt commands:
 ";
@@ -153,7 +154,8 @@ async fn main() -> ExitCode {
     }
 }
 
-/// `--listen`: an agent per connection, the sessions shared, until SIGINT or SIGTERM.
+/// `--listen`: an agent per connection, each with the view of the sessions its connection owns,
+/// until SIGINT or SIGTERM.
 async fn listen_mode(args: &Args) -> u8 {
     let mut options = args.listen.server_options();
     if let Some(prefix) = &args.wire_log {
@@ -166,8 +168,18 @@ async fn listen_mode(args: &Args) -> u8 {
         }
     }
     let sessions = Sessions::default();
+    // With --token, whoever presents it is the one user; without, each connection is its own.
+    let single_user = args.listen.token.is_some();
+    let connections = AtomicU64::new(0);
     let server = AcpServer::new(
-        move |client| DemoAgent::with_sessions(client, sessions.clone()),
+        move |client| {
+            let owner = if single_user {
+                "token".to_owned()
+            } else {
+                format!("connection-{}", connections.fetch_add(1, Ordering::Relaxed))
+            };
+            DemoAgent::with_sessions(client, sessions.owned_by(&owner))
+        },
         options,
     );
     let listener = match listen::bind("agent", &args.listen).await {

@@ -73,6 +73,9 @@ pub(crate) struct Runner {
     gone: bool,
     /// Keyboard lines, in interactive mode.
     input: Option<mpsc::Receiver<String>>,
+    /// The sessions this client started (`:new`, `:fork`), oldest first: `#1`, `#2`... in
+    /// commands. The agent's ids are random, so a script cannot know them in advance.
+    started: Vec<SessionId>,
 }
 
 impl Runner {
@@ -92,6 +95,7 @@ impl Runner {
             exit,
             gone: false,
             input: None,
+            started: Vec::new(),
         }
     }
 
@@ -277,6 +281,7 @@ impl Runner {
                 let id = response.session_id.clone();
                 self.remember(&id, response.config_options.clone());
                 self.session = Some(id.clone());
+                self.started.push(id.clone());
                 let out = &self.shared.output;
                 let mut human = format!(
                     "Session {} started in {}.",
