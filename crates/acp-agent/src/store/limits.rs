@@ -31,7 +31,9 @@ use super::SessionStore;
 pub struct StoreLimits {
     /// The most sessions in the store, whoever owns them.
     pub max_sessions: usize,
-    /// The most sessions one owner (see [`SessionStore::owned_by`]) holds.
+    /// The most sessions one owner (see [`SessionStore::owned_by`]) holds. Sessions made
+    /// through an unscoped store have no owner, and count only toward
+    /// [`max_sessions`](Self::max_sessions).
     pub max_sessions_per_owner: usize,
     /// How long a session stays after its last use (a prompt turn, a load, anything recorded,
     /// any call that reads or changes it); `None` keeps sessions until they are removed. A
