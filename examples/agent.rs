@@ -34,7 +34,8 @@ An example ACP agent: deterministic, offline, driven by the prompt's text. It sp
 stdin/stdout, or over HTTP and WebSocket with --listen.
 
 Usage: agent [--framing ndjson|content-length|auto]
-       agent --listen ADDR [--allow-origin URL]... [--token TOKEN] [--client-id-profile]
+       agent --listen ADDR [--allow-origin URL]... [--allow-host NAME]... [--token TOKEN]
+             [--client-id-profile]
 
 Options:
   --framing MODE       How messages are framed on stdio: `ndjson` (the default, as the spec

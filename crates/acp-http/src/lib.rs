@@ -77,7 +77,8 @@
 //! - [`server`]: [`server::AcpServer`] serves agents (made per connection by a factory, or a
 //!   stdio agent program through [`server::AcpServer::bridge`]) on one endpoint, `/acp`, with
 //!   safe defaults: origin allow-list, authentication hook, body, buffer, stall, idle and
-//!   connection limits. Mount [`server::AcpServer::router`] in an axum application, or run
+//!   connection limits, and bounded WebSockets (a client that does not read stops being read
+//!   and is closed; `ServerOptions::ws_max_write_buffer_bytes`). Mount [`server::AcpServer::router`] in an axum application, or run
 //!   [`server::serve`].
 //! - [`client`]: [`client::connect`] reaches a remote agent at an `http(s)://` (Streamable
 //!   HTTP), `ws(s)://` (WebSocket) or `client_id`-profile URL and gives the same

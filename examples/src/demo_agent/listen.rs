@@ -48,12 +48,22 @@ pub const LISTEN_HELP: &str = "  --listen ADDR        Serve over the network ins
                        `127.0.0.1:0` picks a free port; the URL is printed on stderr. Bind to
                        127.0.0.1 unless the agent must be reached from elsewhere (then set
                        --token). SIGINT or SIGTERM closes every connection and exits (0).
-  --allow-origin URL   Let web pages of this origin (`https://app.example`) call the endpoint
-                       (repeatable; also sets CORS). Requests from other browser origins get 403;
-                       requests without an Origin (editors, tools) are always allowed.
-  --token TOKEN        Require `Authorization: Bearer TOKEN` on every request (401 without).
-                       The token is visible to local users in the process list: prefer a
-                       wrapper that execs with it from a protected file.
+  --allow-origin URL   Let web pages of this origin call the endpoint, with credentials
+                       (repeatable; also sets CORS): `scheme://host[:port]` as browsers send it
+                       (`http://127.0.0.1:5173`, `https://app.example`: lower case, no path or
+                       trailing slash, no default port); `null` for sandboxed frames and file://
+                       pages; `*` for any page (dangerous without --token). Requests from other
+                       browser origins get 403; requests without an Origin (editors, tools) are
+                       always allowed.
+  --allow-host NAME    Accept requests whose Host is NAME (any port; repeatable), as behind a
+                       reverse proxy that keeps the public name. IP addresses and localhost are
+                       always accepted, other names get 421 (against DNS rebinding); `*` accepts
+                       any Host.
+  --token TOKEN        Require `Authorization: Bearer TOKEN` on every request (401 without). A
+                       browser WebSocket sends it as a subprotocol: `new WebSocket(url, [\"acp\",
+                       \"acp.bearer.\" + TOKEN])`, which needs a base64url or hex TOKEN. The token
+                       is visible to local users in the process list: prefer a wrapper that
+                       execs with it from a protected file.
   --client-id-profile  Also serve the client_id profile of older remote agents:
                        POST /acp/rpc?client_id=ID and GET /acp/sse?client_id=ID.
   --tls-cert FILE      Serve https:// and wss:// with this certificate chain (PEM, the server's
@@ -69,8 +79,10 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 pub struct ListenArgs {
     /// `--listen ADDR`: where to serve; `None` for stdio.
     pub addr: Option<String>,
-    /// `--allow-origin URL` (repeatable).
+    /// `--allow-origin URL` (repeatable), each checked as it is taken.
     pub allowed_origins: Vec<String>,
+    /// `--allow-host NAME` (repeatable), each checked as it is taken.
+    pub allowed_hosts: Vec<String>,
     /// `--token TOKEN`.
     pub token: Option<String>,
     /// `--client-id-profile`.
@@ -87,7 +99,8 @@ impl ListenArgs {
     ///
     /// # Errors
     ///
-    /// A message when the flag's value is missing.
+    /// A message when the flag's value is missing or invalid (an origin no browser sends, a
+    /// host that is not a name).
     pub fn take(
         &mut self,
         flag: &str,
@@ -96,7 +109,20 @@ impl ListenArgs {
         let mut value = |name: &str| rest.next().ok_or(format!("{name} needs a value"));
         match flag {
             "--listen" => self.addr = Some(value(flag)?),
-            "--allow-origin" => self.allowed_origins.push(value(flag)?),
+            "--allow-origin" => {
+                let origin = value(flag)?;
+                ServerOptions::default()
+                    .try_allow_origin(&origin)
+                    .map_err(|e| format!("--allow-origin: {e}"))?;
+                self.allowed_origins.push(origin);
+            }
+            "--allow-host" => {
+                let host = value(flag)?;
+                ServerOptions::default()
+                    .try_allow_host(&host)
+                    .map_err(|e| format!("--allow-host: {e}"))?;
+                self.allowed_hosts.push(host);
+            }
             "--token" => {
                 let token = value(flag)?;
                 if token.is_empty() || token.chars().any(char::is_control) {
@@ -135,6 +161,8 @@ impl ListenArgs {
             "--tls-cert"
         } else if !self.allowed_origins.is_empty() {
             "--allow-origin"
+        } else if !self.allowed_hosts.is_empty() {
+            "--allow-host"
         } else if self.token.is_some() {
             "--token"
         } else if self.client_id_profile {
@@ -150,6 +178,9 @@ impl ListenArgs {
         let mut options = ServerOptions::default().client_id_profile(self.client_id_profile);
         for origin in &self.allowed_origins {
             options = options.allow_origin(origin.clone());
+        }
+        for host in &self.allowed_hosts {
+            options = options.allow_host(host.clone());
         }
         if let Some(token) = &self.token {
             options = options.bearer_token(token.clone());
@@ -251,6 +282,11 @@ pub async fn bind(program: &str, args: &ListenArgs) -> Result<Bound, String> {
             String::new()
         }
     );
+    if args.allowed_origins.iter().any(|o| o == "*") && args.token.is_none() {
+        eprintln!(
+            "{program}: warning: --allow-origin '*' without --token: any web page the user opens can drive the agent"
+        );
+    }
     Ok(Bound {
         tcp,
         #[cfg(feature = "tls")]
@@ -320,6 +356,36 @@ mod tests {
             assert!(args.take(&flag, &mut rest)?, "{flag} is a listening flag");
         }
         args.check().map(|()| args)
+    }
+
+    #[test]
+    fn origins_and_hosts_no_browser_sends_are_refused_with_a_clear_message() {
+        let slash = parsed(&[
+            "--listen",
+            "127.0.0.1:0",
+            "--allow-origin",
+            "http://a.test/",
+        ]);
+        let error = slash.unwrap_err();
+        assert!(error.starts_with("--allow-origin: "), "{error}");
+        assert!(error.contains("write `http://a.test`"), "{error}");
+        let port = parsed(&["--listen", "127.0.0.1:0", "--allow-host", "a.test:8443"]);
+        assert!(port.unwrap_err().contains("write `a.test`"));
+        let ok = parsed(&[
+            "--listen",
+            "127.0.0.1:0",
+            "--allow-origin",
+            "*",
+            "--allow-host",
+            "agent.example.com",
+        ])
+        .unwrap();
+        let options = ok.server_options();
+        assert_eq!(options.allowed_origins, ["*"]);
+        assert_eq!(options.allowed_hosts, ["agent.example.com"]);
+        assert_eq!(options.validate(), Ok(()));
+        let alone = parsed(&["--allow-host", "agent.example.com"]);
+        assert_eq!(alone.unwrap_err(), "--allow-host needs --listen ADDR");
     }
 
     #[test]

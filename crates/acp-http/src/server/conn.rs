@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::sync::{Notify, mpsc, oneshot};
-use tokio::task::JoinHandle;
 
 use crate::message::{self, Shape};
-use crate::server::link::Link;
+use crate::server::budget::{BodyShare, OutputBudget};
+use crate::server::link::{AgentTask, Inbound, Link};
+use crate::server::peer::ClientKey;
 
 /// Where a message for the client goes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -40,6 +41,9 @@ pub(crate) enum Ended {
     Shutdown,
     /// The client gave up on its `initialize`.
     InitializeAbandoned,
+    /// The client never used the connection (never read a stream, never sent a second
+    /// request) within the unused timeout.
+    Unused(Duration),
 }
 
 impl fmt::Display for Ended {
@@ -57,13 +61,22 @@ impl fmt::Display for Ended {
             }
             Ended::Shutdown => f.write_str("the server is shutting down"),
             Ended::InitializeAbandoned => f.write_str("the client abandoned its initialize"),
+            Ended::Unused(after) => write!(f, "not used within {after:?} of its initialize"),
         }
     }
 }
 
-/// The bounds of one connection, and its tap.
+/// The bounds of one connection, its tap, and who its client is.
 #[derive(Clone)]
 pub(crate) struct Limits {
+    /// The server's output budget, shared by every connection.
+    pub(crate) output: Arc<OutputBudget>,
+    /// What the per-client limits count this connection by.
+    pub(crate) client: Option<ClientKey>,
+    /// The principal who opened the connection (only it may use it).
+    pub(crate) principal: Option<String>,
+    pub(crate) unused_timeout: Duration,
+    pub(crate) max_queued_posts: usize,
     pub(crate) tap: Option<crate::server::Tap>,
     pub(crate) max_buffered_bytes: usize,
     pub(crate) stall_timeout: Duration,
@@ -102,16 +115,24 @@ struct State {
     last_drain: Instant,
     /// The last time the client did anything (POST, GET, a read).
     last_activity: Instant,
+    /// The client used the connection: it read a stream, or sent more than `initialize`.
+    used: bool,
+    /// POSTs waiting for room in the agent's input.
+    queued_posts: usize,
     ended: Option<Ended>,
 }
 
 /// One connection.
 pub(crate) struct Connection {
     pub(crate) id: String,
+    /// What the per-client limits count this connection by.
+    pub(crate) client: Option<ClientKey>,
+    /// When it opened.
+    opened: Instant,
     state: Mutex<State>,
     /// Wakes readers (new messages, or the end) and the router (room in the buffer).
     changed: Notify,
-    to_agent: tokio::sync::mpsc::Sender<Bytes>,
+    to_agent: tokio::sync::mpsc::Sender<Inbound>,
     limits: Limits,
     /// The `client_id` profile: everything goes on the one stream, and a new reader replaces
     /// the old one.
@@ -139,6 +160,8 @@ pub(crate) enum Refusal {
     UnknownSession,
     /// 409: the stream already has a reader.
     Busy,
+    /// 429: too many of the connection's POSTs wait for its agent already.
+    TooManyQueued,
 }
 
 impl Connection {
@@ -170,19 +193,19 @@ impl Connection {
                     () = router.closed() => break,
                 }
             }
-            // However the connection ended, its agent goes with it.
-            agent_task.abort();
+            // However the connection ended, its agent goes with it (a program gracefully).
+            agent_task.end();
         });
         conn
     }
 
     /// A connection of the WebSocket profile over `link`: the caller moves the agent's output
-    /// to the socket, and aborts the agent's task when done.
+    /// to the socket, and ends the agent's task when done.
     pub(crate) fn start_socket(
         id: String,
         link: Link,
         limits: Limits,
-    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
+    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, AgentTask) {
         Self::new(id, link, limits, false)
     }
 
@@ -191,10 +214,12 @@ impl Connection {
         link: Link,
         limits: Limits,
         single_stream: bool,
-    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, JoinHandle<()>) {
+    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, AgentTask) {
         let now = Instant::now();
         let conn = Arc::new(Self {
             id,
+            client: limits.client.clone(),
+            opened: now,
             state: Mutex::new(State {
                 connection: Mailbox {
                     confirmed: true,
@@ -207,6 +232,8 @@ impl Connection {
                 buffered: 0,
                 last_drain: now,
                 last_activity: now,
+                used: false,
+                queued_posts: 0,
                 ended: None,
             }),
             changed: Notify::new(),
@@ -242,10 +269,16 @@ impl Connection {
         state.ended = Some(why);
         state.connection.queue.clear();
         state.sessions.clear();
-        state.buffered = 0;
+        let buffered = std::mem::take(&mut state.buffered);
         state.initialize = None;
         drop(state);
+        self.limits.output.release(buffered);
         self.changed.notify_waiters();
+    }
+
+    /// The principal who opened the connection, if any: only it may use the connection.
+    pub(crate) fn principal(&self) -> Option<&str> {
+        self.limits.principal.as_deref()
     }
 
     /// Waits until the connection has ended.
@@ -263,8 +296,13 @@ impl Connection {
 
     /// Ends the connection when it stalls or idles; resolves when it has ended.
     async fn supervise(self: Arc<Self>) {
-        let tick = (self.limits.stall_timeout.min(self.limits.idle_timeout) / 4)
-            .clamp(Duration::from_millis(10), Duration::from_secs(1));
+        let tick = (self
+            .limits
+            .stall_timeout
+            .min(self.limits.idle_timeout)
+            .min(self.limits.unused_timeout)
+            / 4)
+        .clamp(Duration::from_millis(10), Duration::from_secs(1));
         loop {
             tokio::select! {
                 () = self.closed() => return,
@@ -274,7 +312,10 @@ impl Connection {
             let verdict = {
                 let state = self.state();
                 let readers = state.connection.leased || state.sessions.values().any(|m| m.leased);
-                if state.buffered > 0
+                let unused = now.duration_since(self.opened);
+                if !state.used && unused >= self.limits.unused_timeout {
+                    Some(Ended::Unused(self.limits.unused_timeout))
+                } else if state.buffered > 0
                     && now.duration_since(state.last_drain) >= self.limits.stall_timeout
                 {
                     Some(Ended::Stalled {
@@ -321,6 +362,7 @@ impl Connection {
     pub(crate) async fn accept(
         &self,
         body: Bytes,
+        share: Option<BodyShare>,
         shape: &Shape,
         header_session: Option<&str>,
     ) -> Result<(), Refusal> {
@@ -330,6 +372,10 @@ impl Connection {
                 return Err(Refusal::Gone);
             }
             state.last_activity = Instant::now();
+            if state.initialize.is_none() {
+                // A message after `initialize` (whose POST expects its answer first).
+                state.used = true;
+            }
             if let (Some(header), Some(params)) = (header_session, shape.params_session.as_deref())
             {
                 if header != params {
@@ -357,8 +403,42 @@ impl Connection {
                 state.routes.insert(id.clone(), route);
             }
         }
+        self.send(body, share).await
+    }
+
+    /// Hands a message to the agent: at once when its input has room, otherwise after the
+    /// POSTs already waiting, of which there may be a few (the rest are refused, `429`).
+    async fn send(&self, body: Bytes, share: Option<BodyShare>) -> Result<(), Refusal> {
         self.tap(crate::server::Direction::ToAgent, &body);
-        self.to_agent.send(body).await.map_err(|_| Refusal::Gone)
+        let inbound = Inbound {
+            message: body,
+            _share: share,
+        };
+        let inbound = match self.to_agent.try_send(inbound) {
+            Ok(()) => return Ok(()),
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err(Refusal::Gone),
+            Err(mpsc::error::TrySendError::Full(inbound)) => inbound,
+        };
+        {
+            let mut state = self.state();
+            if state.queued_posts >= self.limits.max_queued_posts {
+                return Err(Refusal::TooManyQueued);
+            }
+            state.queued_posts += 1;
+        }
+        // Counted while it waits, also when the client goes away (the future is dropped).
+        struct Queued<'c>(&'c Connection);
+        impl Drop for Queued<'_> {
+            fn drop(&mut self) {
+                self.0.state().queued_posts -= 1;
+            }
+        }
+        let _queued = Queued(self);
+        // The connection's end (a stall, DELETE) ends the wait too.
+        tokio::select! {
+            sent = self.to_agent.send(inbound) => sent.map_err(|_| Refusal::Gone),
+            () = self.closed() => Err(Refusal::Gone),
+        }
     }
 
     /// Shows a message to the tap, if there is one.
@@ -368,11 +448,16 @@ impl Connection {
         }
     }
 
-    /// Hands a client message to the agent as it is (the WebSocket profile routes nothing).
-    pub(crate) async fn forward(&self, body: Bytes) -> Result<(), Refusal> {
+    /// Hands a client message to the agent as it is (the WebSocket profile routes nothing),
+    /// waiting for room: the socket is not read meanwhile.
+    pub(crate) async fn forward(&self, body: Bytes, share: BodyShare) -> Result<(), Refusal> {
         self.touch();
         self.tap(crate::server::Direction::ToAgent, &body);
-        self.to_agent.send(body).await.map_err(|_| Refusal::Gone)
+        let inbound = Inbound {
+            message: body,
+            _share: Some(share),
+        };
+        self.to_agent.send(inbound).await.map_err(|_| Refusal::Gone)
     }
 
     /// Puts one of the agent's messages where it belongs, waiting while the buffer is full.
@@ -384,22 +469,33 @@ impl Connection {
             message::shape(&message)
         }
         .unwrap_or_default();
+        let output = &self.limits.output;
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
+            let room = output.room();
+            tokio::pin!(room);
+            room.as_mut().enable();
             {
                 let mut state = self.state();
                 if state.ended.is_some() {
                     return;
                 }
-                if state.buffered < self.limits.max_buffered_bytes {
+                if state.buffered < self.limits.max_buffered_bytes
+                    && output.has_room(state.buffered)
+                {
+                    output.add(message.len());
                     self.deliver(&mut state, message, &shape);
                     break;
                 }
             }
-            // Full: wait for a reader (the supervisor ends a stall).
-            notified.await;
+            // Full: wait for a reader of this connection (the supervisor ends a stall), or
+            // for room in the server's budget.
+            tokio::select! {
+                () = notified => {}
+                () = room => {}
+            }
         }
         self.changed.notify_waiters();
     }
@@ -469,6 +565,10 @@ impl Connection {
             .count();
         if waiting > self.limits.max_waiting_streams {
             drop(std::mem::take(&mut state.sessions));
+            state.connection.queue.clear();
+            self.limits
+                .output
+                .release(std::mem::take(&mut state.buffered));
             state.ended = Some(Ended::TooManyStreams(self.limits.max_waiting_streams));
             tracing::warn!(connection = %self.id, "closing a remote connection: too many session streams without a reader");
         }
@@ -481,6 +581,7 @@ impl Connection {
             return Err(Refusal::Gone);
         }
         state.last_activity = Instant::now();
+        state.used = true;
         let unconfirmed = state.sessions.values().filter(|m| !m.confirmed).count();
         let mailbox = match session {
             None => &mut state.connection,
@@ -555,6 +656,7 @@ impl Lease {
             state.last_drain = now;
             state.last_activity = now;
             drop(state);
+            self.conn.limits.output.release(taken);
             // Room for the router.
             self.conn.changed.notify_waiters();
         }
@@ -585,6 +687,7 @@ impl Lease {
                     state.last_drain = now;
                     state.last_activity = now;
                     drop(state);
+                    self.conn.limits.output.release(message.len());
                     // Room for the router.
                     self.conn.changed.notify_waiters();
                     return Some(message);

@@ -7,26 +7,30 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, FromRequestParts, Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::BytesMut;
 use serde_json::json;
-use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::headers::{CONNECTION_ID, SESSION_ID};
 use crate::message::{self, NotAMessage};
+use crate::server::budget::BodyShare;
 use crate::server::conn::{Connection, Ended, Refusal};
-use crate::server::{AcpServer, AuthDecision, Inner, id_header};
+use crate::server::guard::{self, Guard};
+use crate::server::{AcpServer, Caller, Inner, NotOpened, SUBPROTOCOL, id_header};
 
 impl AcpServer {
     /// The endpoint as an axum [`Router`], to serve with [`serve`](crate::server::serve) or to
     /// mount in an existing application (`app.merge(server.router())`).
     ///
-    /// Every request first passes the guard: an `Origin` not in
-    /// [`allowed_origins`](crate::server::ServerOptions::allowed_origins) gets `403`, and the
+    /// Every request first passes [the guard](crate::server#browsers): a `Host` that does not
+    /// name this server (see [`allowed_hosts`](crate::server::ServerOptions::allowed_hosts))
+    /// gets `421`, an `Origin` not in
+    /// [`allowed_origins`](crate::server::ServerOptions::allowed_origins) gets `403`, a
+    /// WebSocket offering `acp.bearer.<token>` without `acp` gets `400`, and the
     /// [`auth`](crate::server::ServerOptions::auth) hook may answer `401` / `403`, before
     /// anything is allocated. Then:
     ///
@@ -63,38 +67,18 @@ impl AcpServer {
                 .route(&format!("{base}/rpc"), post(post_client_id))
                 .route(&format!("{base}/sse"), get(get_client_id));
         }
+        let guard = Guard::new(options);
         let mut router = router
             .layer(DefaultBodyLimit::max(options.max_body_bytes))
-            .layer(middleware::from_fn_with_state(inner.clone(), guard))
+            .layer(middleware::from_fn_with_state(
+                guard.clone(),
+                guard::check_request,
+            ))
             .with_state(inner.clone());
-        if !options.allowed_origins.is_empty() {
-            let origins: Vec<HeaderValue> = options
-                .allowed_origins
-                .iter()
-                .filter_map(|o| HeaderValue::from_str(o).ok())
-                .collect();
-            let acp_headers = [
-                HeaderName::from_static(CONNECTION_ID),
-                HeaderName::from_static(SESSION_ID),
-            ];
-            router = router.layer(
-                CorsLayer::new()
-                    .allow_origin(AllowOrigin::list(origins))
-                    .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
-                    .allow_headers(
-                        [
-                            header::CONTENT_TYPE,
-                            header::ACCEPT,
-                            header::AUTHORIZATION,
-                            acp_headers[0].clone(),
-                            acp_headers[1].clone(),
-                        ]
-                        .to_vec(),
-                    )
-                    .expose_headers(acp_headers.to_vec()),
-            );
+        if let Some(cors) = guard.cors() {
+            router = router.layer(cors);
         }
-        router
+        router.layer(middleware::from_fn_with_state(guard, guard::check_host))
     }
 }
 
@@ -105,32 +89,6 @@ fn text(status: StatusCode, message: impl Into<String>) -> Response {
         message.into(),
     )
         .into_response()
-}
-
-/// Origin and authentication, before anything else.
-async fn guard(State(inner): State<Arc<Inner>>, request: Request, next: Next) -> Response {
-    if let Some(origin) = request.headers().get(header::ORIGIN) {
-        let allowed = origin
-            .to_str()
-            .is_ok_and(|o| inner.options.allowed_origins.iter().any(|a| a == o));
-        if !allowed {
-            return text(StatusCode::FORBIDDEN, "origin not allowed");
-        }
-    }
-    if let Some(auth) = &inner.options.auth {
-        match auth(request.headers()) {
-            AuthDecision::Allow => {}
-            AuthDecision::Unauthorized => {
-                let mut response = text(StatusCode::UNAUTHORIZED, "authentication required");
-                response
-                    .headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                return response;
-            }
-            AuthDecision::Forbidden => return text(StatusCode::FORBIDDEN, "forbidden"),
-        }
-    }
-    next.run(request).await
 }
 
 fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
@@ -151,7 +109,99 @@ fn refusal(refusal: Refusal) -> Response {
         Refusal::Gone => text(StatusCode::NOT_FOUND, "unknown Acp-Connection-Id"),
         Refusal::UnknownSession => text(StatusCode::NOT_FOUND, "unknown Acp-Session-Id"),
         Refusal::Busy => text(StatusCode::CONFLICT, "the stream already has a reader"),
+        Refusal::TooManyQueued => retry_later(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many requests of this connection wait for its agent",
+        ),
     }
+}
+
+/// A refusal that passes: `Retry-After: 1`.
+pub(crate) fn retry_later(status: StatusCode, why: &'static str) -> Response {
+    let mut response = text(status, why);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+/// A connection that could not be opened, as an answer (those that pass with `Retry-After`).
+pub(crate) fn not_opened((status, why): NotOpened) -> Response {
+    match status {
+        StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => retry_later(status, why),
+        _ => text(status, why),
+    }
+}
+
+/// Reads a POST's body within the body timeout, holding its share of the server's body
+/// budget: taken before the bytes are read when the length is announced, as they come
+/// otherwise.
+async fn read_body(
+    inner: &Inner,
+    body: Body,
+    headers: &HeaderMap,
+) -> Result<(Bytes, BodyShare), Response> {
+    let max = inner.options.max_body_bytes;
+    let too_large = || {
+        text(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the body is over {max} bytes"),
+        )
+    };
+    let announced = header_str(headers, header::CONTENT_LENGTH.as_str())
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if announced.is_some_and(|len| len > max) {
+        return Err(too_large());
+    }
+    let deadline = tokio::time::Instant::now() + inner.options.body_timeout;
+    let busy = || {
+        retry_later(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server holds too many request bodies; try again",
+        )
+    };
+    let mut share =
+        match tokio::time::timeout_at(deadline, inner.bodies.take(announced.unwrap_or(0))).await {
+            Ok(share) => share,
+            Err(_) => return Err(busy()),
+        };
+    let mut data = BytesMut::with_capacity(announced.unwrap_or(0).min(max));
+    let mut stream = body.into_data_stream();
+    loop {
+        let chunk =
+            match tokio::time::timeout_at(deadline, futures::StreamExt::next(&mut stream)).await {
+                Err(_) => {
+                    return Err(text(
+                        StatusCode::REQUEST_TIMEOUT,
+                        format!(
+                            "the body did not arrive within {:?}",
+                            inner.options.body_timeout
+                        ),
+                    ));
+                }
+                Ok(None) => break,
+                Ok(Some(Ok(chunk))) => chunk,
+                Ok(Some(Err(error))) => {
+                    // The client went away, or broke its framing.
+                    tracing::debug!(%error, "a POST body could not be read");
+                    return Err(text(StatusCode::BAD_REQUEST, "the body could not be read"));
+                }
+            };
+        if data.len() + chunk.len() > max {
+            return Err(too_large());
+        }
+        data.extend_from_slice(&chunk);
+        let held = share.num_permits();
+        if data.len() > held {
+            // A body longer than announced, or of no announced length: its share grows.
+            let more = data.len() - held;
+            match tokio::time::timeout_at(deadline, inner.bodies.take(more)).await {
+                Ok(extra) => share.merge(extra),
+                Err(_) => return Err(busy()),
+            }
+        }
+    }
+    Ok((data.freeze(), share))
 }
 
 fn json_body(status: StatusCode, body: impl Into<Body>) -> Response {
@@ -163,17 +213,20 @@ fn json_body(status: StatusCode, body: impl Into<Body>) -> Response {
         .into_response()
 }
 
-async fn post_message(
-    State(inner): State<Arc<Inner>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn post_message(State(inner): State<Arc<Inner>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let caller = Caller::of(&parts.extensions);
     if !is_json(&headers) {
         return text(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Content-Type must be application/json",
         );
     }
+    let (body, share) = match read_body(&inner, body, &headers).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
     let shape = match message::shape(&body) {
         Ok(shape) => shape,
         Err(NotAMessage::Batch) => {
@@ -196,16 +249,16 @@ async fn post_message(
                 "initialize is not allowed on an existing connection",
             );
         }
-        return initialize(&inner, body, &shape).await;
+        return initialize(&inner, &caller, body, share, &shape).await;
     }
     let Some(connection) = connection else {
         return text(StatusCode::BAD_REQUEST, "Acp-Connection-Id header required");
     };
-    let Some(conn) = inner.get(connection) else {
+    let Some(conn) = inner.get(connection, &caller) else {
         return refusal(Refusal::Gone);
     };
     match conn
-        .accept(body, &shape, header_str(&headers, SESSION_ID))
+        .accept(body, Some(share), &shape, header_str(&headers, SESSION_ID))
         .await
     {
         Ok(()) => StatusCode::ACCEPTED.into_response(),
@@ -228,14 +281,20 @@ impl Drop for AbandonGuard<'_> {
     }
 }
 
-async fn initialize(inner: &Arc<Inner>, body: Bytes, shape: &message::Shape) -> Response {
+async fn initialize(
+    inner: &Arc<Inner>,
+    caller: &Caller,
+    body: Bytes,
+    share: BodyShare,
+    shape: &message::Shape,
+) -> Response {
     let id = shape.id.clone().unwrap_or_default();
     if id == "null" {
         return text(StatusCode::BAD_REQUEST, "initialize needs a non-null id");
     }
-    let conn = match inner.open(Connection::start, Arc::clone) {
+    let conn = match inner.open(caller, Connection::start, Arc::clone) {
         Ok(conn) => conn,
-        Err((status, why)) => return text(status, why),
+        Err(why) => return not_opened(why),
     };
     let mut guard = AbandonGuard {
         inner,
@@ -243,7 +302,7 @@ async fn initialize(inner: &Arc<Inner>, body: Bytes, shape: &message::Shape) -> 
         done: false,
     };
     let answer = conn.expect_initialize(id.clone());
-    if conn.accept(body, shape, None).await.is_err() {
+    if conn.accept(body, Some(share), shape, None).await.is_err() {
         return initialize_failed(&id, "the agent ended");
     }
     match tokio::time::timeout(inner.options.initialize_timeout, answer).await {
@@ -292,10 +351,13 @@ fn is_upgrade(headers: &HeaderMap) -> bool {
 
 async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Response {
     let (mut parts, _body) = request.into_parts();
+    let caller = Caller::of(&parts.extensions);
     if is_upgrade(&parts.headers) {
         return match axum::extract::ws::WebSocketUpgrade::from_request_parts(&mut parts, &()).await
         {
-            Ok(upgrade) => crate::server::ws::upgrade(inner, upgrade),
+            Ok(upgrade) => {
+                crate::server::ws::upgrade(inner, &caller, upgrade.protocols([SUBPROTOCOL]))
+            }
             Err(rejection) => rejection.into_response(),
         };
     }
@@ -309,7 +371,7 @@ async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Respon
     let Some(connection) = header_str(headers, CONNECTION_ID) else {
         return text(StatusCode::BAD_REQUEST, "Acp-Connection-Id header required");
     };
-    let Some(conn) = inner.get(connection) else {
+    let Some(conn) = inner.get(connection, &caller) else {
         return refusal(Refusal::Gone);
     };
     let session = header_str(headers, SESSION_ID);
@@ -359,11 +421,12 @@ async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Respon
     response
 }
 
-async fn delete_connection(State(inner): State<Arc<Inner>>, headers: HeaderMap) -> Response {
-    let Some(connection) = header_str(&headers, CONNECTION_ID) else {
+async fn delete_connection(State(inner): State<Arc<Inner>>, request: Request) -> Response {
+    let caller = Caller::of(request.extensions());
+    let Some(connection) = header_str(request.headers(), CONNECTION_ID) else {
         return text(StatusCode::BAD_REQUEST, "Acp-Connection-Id header required");
     };
-    if inner.remove(connection, Ended::Deleted) {
+    if inner.get(connection, &caller).is_some() && inner.remove(connection, Ended::Deleted) {
         StatusCode::ACCEPTED.into_response()
     } else {
         refusal(Refusal::Gone)
@@ -434,13 +497,15 @@ fn client_id(query: Option<&str>) -> Option<String> {
 }
 
 /// `POST {path}/rpc?client_id=…`: every message of the `client_id` profile.
-async fn post_client_id(
-    State(inner): State<Arc<Inner>>,
-    uri: axum::http::Uri,
-    body: Bytes,
-) -> Response {
-    let Some(client_id) = client_id(uri.query()) else {
+async fn post_client_id(State(inner): State<Arc<Inner>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let caller = Caller::of(&parts.extensions);
+    let Some(client_id) = client_id(parts.uri.query()) else {
         return text(StatusCode::BAD_REQUEST, "client_id is required");
+    };
+    let (body, share) = match read_body(&inner, body, &parts.headers).await {
+        Ok(read) => read,
+        Err(response) => return response,
     };
     let shape = match message::shape(&body) {
         Ok(shape) if shape.method.is_some() || shape.id.is_some() => shape,
@@ -449,12 +514,12 @@ async fn post_client_id(
     if std::str::from_utf8(&body).is_err() {
         return text(StatusCode::BAD_REQUEST, "invalid json-rpc payload");
     }
-    let conn = match inner.client_connection(&client_id) {
+    let conn = match inner.client_connection(&client_id, &caller) {
         Ok(conn) => conn,
-        Err((status, why)) => return text(status, why),
+        Err(why) => return not_opened(why),
     };
     let response = shape.is_response();
-    match conn.accept(body, &shape, None).await {
+    match conn.accept(body, Some(share), &shape, None).await {
         Ok(()) if response => StatusCode::NO_CONTENT.into_response(),
         Ok(()) => StatusCode::ACCEPTED.into_response(),
         Err(why) => refusal(why),
@@ -462,13 +527,14 @@ async fn post_client_id(
 }
 
 /// `GET {path}/sse?client_id=…`: the one stream of the `client_id` profile.
-async fn get_client_id(State(inner): State<Arc<Inner>>, uri: axum::http::Uri) -> Response {
-    let Some(client_id) = client_id(uri.query()) else {
+async fn get_client_id(State(inner): State<Arc<Inner>>, request: Request) -> Response {
+    let caller = Caller::of(request.extensions());
+    let Some(client_id) = client_id(request.uri().query()) else {
         return text(StatusCode::BAD_REQUEST, "client_id is required");
     };
-    let conn = match inner.client_connection(&client_id) {
+    let conn = match inner.client_connection(&client_id, &caller) {
         Ok(conn) => conn,
-        Err((status, why)) => return text(status, why),
+        Err(why) => return not_opened(why),
     };
     let lease = match conn.lease(None) {
         Ok(lease) => lease,

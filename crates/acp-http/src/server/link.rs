@@ -4,36 +4,108 @@
 //! and yields the agent's. An [`acp_agent::Agent`] served in process is one kind of link; a
 //! stdio agent program relayed without re-typing ([`crate::server::bridge`]) is another.
 
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use acp_agent::{Agent, AgentOptions, ClientHandle};
 use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::server::Peer;
+use crate::server::budget::BodyShare;
 
 /// How many messages wait in each direction between the transport and the agent before the
 /// sender waits: small, so that backpressure reaches the agent's own outgoing buffer.
 pub(crate) const CHANNEL_MESSAGES: usize = 16;
 
+/// A client's message on its way to the agent, holding its share of the server's body budget
+/// until the agent takes it.
+#[derive(Debug)]
+pub(crate) struct Inbound {
+    pub(crate) message: Bytes,
+    /// Held, not read: dropped when the agent took the message.
+    pub(crate) _share: Option<BodyShare>,
+}
+
 /// One agent behind one connection.
 #[derive(Debug)]
 pub(crate) struct Link {
     /// The client's messages, to the agent.
-    pub(crate) to_agent: mpsc::Sender<Bytes>,
+    pub(crate) to_agent: mpsc::Sender<Inbound>,
     /// The agent's messages, to the client; ends when the agent is gone.
     pub(crate) from_agent: mpsc::Receiver<Bytes>,
-    /// What runs the agent; aborted when the connection ends.
-    pub(crate) task: JoinHandle<()>,
+    /// What runs the agent; ended ([`AgentTask::end`]) when the connection ends.
+    pub(crate) task: AgentTask,
     /// The agent's messages are written by `acp-rpc` (an agent served in process), in the
     /// layout whose prefix routing can read ([`crate::message::shape_of_ours`]).
     pub(crate) ours: bool,
 }
 
+/// What runs one connection's agent, and how it is ended.
+///
+/// An agent served in process is aborted: it holds nothing outside the process. An agent
+/// program is asked to stop, and its task stops it gracefully in the background (its stdin
+/// closed, then `SIGTERM`, then `SIGKILL`: see [`crate::server::bridge`]); dropping the handle
+/// asks the same, so that no path leaves a program running or kills it outright.
+#[derive(Debug)]
+pub(crate) struct AgentTask {
+    task: JoinHandle<()>,
+    /// Asks an agent program's task to stop the program; `None` for an agent in process.
+    stop: Option<CancellationToken>,
+}
+
+impl AgentTask {
+    /// The task of an agent served in process.
+    pub(crate) fn in_process(task: JoinHandle<()>) -> Self {
+        Self { task, stop: None }
+    }
+
+    /// The task of an agent program, which stops the program once `stop` is cancelled.
+    pub(crate) fn program(task: JoinHandle<()>, stop: CancellationToken) -> Self {
+        Self {
+            task,
+            stop: Some(stop),
+        }
+    }
+
+    /// Ends the agent without waiting for it: an agent in process is aborted, an agent
+    /// program is stopped in the background.
+    pub(crate) fn end(self) {
+        if self.stop.is_none() {
+            self.task.abort();
+        }
+        // A program's task is asked to stop when the handle drops.
+    }
+}
+
+impl Drop for AgentTask {
+    fn drop(&mut self) {
+        if let Some(stop) = &self.stop {
+            stop.cancel();
+        }
+    }
+}
+
+/// A future the server waits on, boxed so that [`Backend`] stays object safe.
+pub(crate) type Waiting<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
 /// Makes the agent of each new connection.
 pub(crate) trait Backend: Send + Sync + 'static {
-    /// Starts an agent for a new connection.
-    fn open(&self) -> io::Result<Link>;
+    /// Starts an agent for a new connection of `peer`.
+    fn open(&self, peer: &Peer) -> io::Result<Link>;
+
+    /// The server is shutting down: every agent starts to stop (in the background).
+    fn shutdown(&self) {}
+
+    /// Resolves once the agents stopped after [`shutdown`](Self::shutdown), or a bound
+    /// passed; at once when the server is not shutting down.
+    fn stopped(&self) -> Waiting<'_> {
+        Box::pin(async {})
+    }
 }
 
 /// An [`Agent`] type served in process, one instance per connection.
@@ -45,13 +117,15 @@ pub(crate) struct TypedAgents<F> {
 impl<A, F> Backend for TypedAgents<F>
 where
     A: Agent,
-    F: Fn(ClientHandle) -> A + Send + Sync + 'static,
+    F: Fn(ClientHandle, &Peer) -> A + Send + Sync + 'static,
 {
-    fn open(&self) -> io::Result<Link> {
-        let (to_agent, to_agent_rx) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
+    fn open(&self, peer: &Peer) -> io::Result<Link> {
+        let (to_agent, to_agent_rx) = mpsc::channel::<Inbound>(CHANNEL_MESSAGES);
         let (from_agent_tx, from_agent) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
         let incoming = Box::pin(futures::stream::unfold(to_agent_rx, |mut rx| async move {
-            rx.recv().await.map(|message| (Ok(message), rx))
+            // The body's share of the budget goes back here: acp-rpc's own in-flight budget
+            // bounds what it holds from now on.
+            rx.recv().await.map(|inbound| (Ok(inbound.message), rx))
         }));
         let outgoing = Box::pin(futures::sink::unfold(
             from_agent_tx,
@@ -63,8 +137,9 @@ where
             },
         ));
         let factory = self.factory.clone();
+        let peer = peer.clone();
         let (_client, driver) = acp_agent::serve_messages(
-            move |client| factory(client),
+            move |client| factory(client, &peer),
             incoming,
             outgoing,
             self.options.clone(),
@@ -77,7 +152,7 @@ where
         Ok(Link {
             to_agent,
             from_agent,
-            task,
+            task: AgentTask::in_process(task),
             ours: true,
         })
     }

@@ -19,15 +19,67 @@
 //! reads. A stream whose reader went away keeps what comes for it until a reader is back
 //! (bounded by the output budget and the stall timeout).
 //!
-//! The full table of refusals (400, 403, 404, 406, 409, 413, 415, 503...) is on
+//! The full table of refusals (400, 403, 404, 406, 409, 413, 415, 421, 503...) is on
 //! [`AcpServer::router`].
+//!
+//! A WebSocket is bounded and closes cleanly: while a write waits for a client that does not
+//! read, nothing more is read from it (its pings queue no pongs), and after the stall timeout
+//! it is closed with `1008`; the write buffer is capped by
+//! [`ServerOptions::ws_max_write_buffer_bytes`]. A client's close is answered with its code;
+//! the server's own closes (`1001` shutdown, `1011` the agent ended) wait a few seconds for
+//! the client's answer. A binary frame is closed with `1003` (the profile carries JSON text),
+//! a text message that is not UTF-8 with `1007`, a malformed frame with `1002`, a message over
+//! [`ServerOptions::max_body_bytes`] (or an agent message over the write buffer's cap) with
+//! `1009`.
+//!
+//! # Browsers
+//!
+//! Every request first passes the guard, in this order:
+//!
+//! 1. **`Host`** (DNS rebinding): IP literals (`127.0.0.1`, `[::1]`) and `localhost` (and names
+//!    under it) on any port are allowed, other names only when listed in
+//!    [`ServerOptions::allowed_hosts`]; else `421 Misdirected Request`, preflights included. A
+//!    page of `http://evil.example` whose name was rebound to `127.0.0.1` still sends
+//!    `Host: evil.example`, and its same-origin requests carry no `Origin`: this check is what
+//!    stops them. Behind a reverse proxy that keeps the public name, list it
+//!    (`allow_host("agent.example.com")`); `*` turns the check off. A request naming no host
+//!    at all (HTTP/1.0 tools; browsers always send one) passes.
+//! 2. **`Origin`**: absent (editors, tools) passes; a browser origin not in
+//!    [`ServerOptions::allowed_origins`] gets `403` (logged: the first refusal at info level,
+//!    the others at debug). An origin is `scheme://host[:port]` exactly as browsers send it:
+//!    lower case, no path or trailing slash, no default port (`https://a.test`, not
+//!    `https://a.test:443/`); [`ServerOptions::try_allow_origin`] and
+//!    [`ServerOptions::validate`] refuse any other form with a message saying what to write.
+//!    `null` (sandboxed frames, `file://` pages) is allowed only when listed. `*` allows every
+//!    origin but `null`: any web page the user opens could then drive the agent, so use it
+//!    only with an [`auth`](ServerOptions::auth) hook (a warning is logged without one).
+//! 3. **CORS** for the allowed origins: the origin echoed, `Vary: Origin`,
+//!    `Access-Control-Allow-Credentials: true` (browser clients, the official TypeScript SDK
+//!    among them, fetch with `credentials: "include"`, and a load balancer's sticky cookie
+//!    needs it), the request headers `Content-Type`, `Accept`, `Authorization`,
+//!    `Acp-Connection-Id`, `Acp-Session-Id` and `Last-Event-ID`, the response headers
+//!    `Acp-Connection-Id` and `Acp-Session-Id` exposed, preflights cached for 10 minutes. With
+//!    `*`, other origins get CORS without credentials unless
+//!    [`ServerOptions::any_origin_credentials`] is set.
+//! 4. **Authentication**: the [`auth`](ServerOptions::auth) hook (`401`/`403`). A browser
+//!    WebSocket cannot set `Authorization`: it offers the token as a subprotocol,
+//!    `new WebSocket("ws://127.0.0.1:8123/acp", ["acp", "acp.bearer." + token])`, and the hook
+//!    sees `Authorization: Bearer <token>` when the upgrade has no `Authorization` of its own.
+//!    The `101` answer selects `acp`, never the token. A subprotocol is an HTTP token: base64url
+//!    (`A-Z a-z 0-9 - _`, no `=` padding) and hex tokens work; standard base64 (`/`, `=`) does
+//!    not (the browser throws a `SyntaxError`).
 
 mod bridge;
+mod budget;
 mod conn;
+mod guard;
 mod http;
 mod link;
+mod peer;
+mod tcp;
 #[cfg(feature = "tls")]
 mod tls;
+mod validate;
 mod ws;
 
 use std::net::SocketAddr;
@@ -38,12 +90,20 @@ use acp_agent::{Agent, AgentOptions, ClientHandle};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 
 pub use self::bridge::BridgeOptions;
+use self::budget::{BodyBudget, OutputBudget};
 use self::conn::{Connection, Ended, Limits};
+pub use self::guard::{BEARER_SUBPROTOCOL_PREFIX, SUBPROTOCOL};
 use self::link::{Backend, TypedAgents};
+pub use self::peer::Peer;
+use self::peer::{ClientKey, Principal};
+#[cfg(feature = "tls")]
+pub use self::tcp::serve_tls;
+pub use self::tcp::{LISTEN_BACKLOG, bind, serve};
 #[cfg(feature = "tls")]
 pub use self::tls::{
     HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsConfigError, TlsListener, tls_config_from_pem,
 };
+pub use self::validate::ConfigError;
 /// The TLS library of [`serve_tls`] and [`TlsListener`] (feature `tls`).
 #[cfg(feature = "tls")]
 pub use rustls;
@@ -58,12 +118,28 @@ pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 8 * 1024 * 1024;
 /// The default [`ServerOptions::max_burst_bytes`]: 4 KiB, about 18 streamed message chunks.
 pub const DEFAULT_MAX_BURST_BYTES: usize = 4 * 1024;
 
+/// The default [`ServerOptions::max_total_body_bytes`]: 256 MiB of request bodies held at once
+/// across all connections.
+pub const DEFAULT_MAX_TOTAL_BODY_BYTES: usize = 256 * 1024 * 1024;
+
+/// The default [`ServerOptions::max_total_buffered_bytes`]: 256 MiB of output waiting for
+/// readers across all connections.
+pub const DEFAULT_MAX_TOTAL_BUFFERED_BYTES: usize = 256 * 1024 * 1024;
+/// The default [`ServerOptions::ws_max_write_buffer_bytes`]: 32 MiB and 256 KiB, the largest
+/// message an agent sends by default (`acp_codec::DEFAULT_MAX_FRAME_LEN`) and a burst's worth.
+pub const DEFAULT_WS_MAX_WRITE_BUFFER_BYTES: usize = 32 * 1024 * 1024 + 256 * 1024;
+
 /// What an authentication hook decides about a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AuthDecision {
     /// Let it through.
     Allow,
+    /// Let it through as this principal (a user name, a token's subject): the connections it
+    /// opens are its own (a request on them from another principal is answered `404`, as for
+    /// an unknown connection), the per-client limits count by it, and the agent factory of
+    /// [`AcpServer::with_peer`] sees it in [`Peer::principal`].
+    AllowAs(String),
     /// `401 Unauthorized` with a `WWW-Authenticate: Bearer` challenge: no or bad credentials.
     Unauthorized,
     /// `403 Forbidden`: credentials fine, but not allowed.
@@ -97,17 +173,69 @@ pub struct ServerOptions {
     /// The endpoint's path: `/acp`.
     pub path: String,
     /// Browser origins allowed to call the endpoint (`https://app.example`), also used for
-    /// CORS. A request without `Origin` (not from a browser) is allowed; one with an origin
-    /// not on this list gets `403` before anything is allocated. Empty by default: no web
-    /// page can drive the agent.
+    /// CORS (with credentials). A request without `Origin` (not from a browser) is allowed;
+    /// one with an origin not on this list gets `403` before anything is allocated. `*`
+    /// allows every origin but `null` (dangerous without [`auth`](Self::auth)). Values no
+    /// browser sends are refused by [`try_allow_origin`](Self::try_allow_origin) and
+    /// [`validate`](Self::validate), and left out (logged as errors) when the router is
+    /// built. Empty by default: no web page can drive the agent. See [the guard](crate::server#browsers).
     pub allowed_origins: Vec<String>,
-    /// Runs on every request before anything else; `None` lets everyone in (the server binds
-    /// to 127.0.0.1 by default).
+    /// With `*` in [`allowed_origins`](Self::allowed_origins): also send
+    /// `Access-Control-Allow-Credentials: true` to every origin, so that pages anywhere can
+    /// fetch with cookies or HTTP authentication. Listed origins always get it. `false` by
+    /// default.
+    pub any_origin_credentials: bool,
+    /// Host names (`agent.example.com`, any port) that requests may name in `Host` besides IP
+    /// literals and `localhost`, which are always allowed; other names get `421`, which stops
+    /// DNS rebinding. `*` allows any `Host`. Empty by default. See [the guard](crate::server#browsers).
+    pub allowed_hosts: Vec<String>,
+    /// Runs on every request before anything else (after the `Host` and `Origin` checks);
+    /// `None` lets everyone in (the server binds to 127.0.0.1 by default). On a WebSocket
+    /// upgrade without `Authorization`, a token offered as the `acp.bearer.<token>`
+    /// subprotocol is seen as `Authorization: Bearer <token>`.
     pub auth: Option<AuthHook>,
     /// The largest POST body (`413` beyond it).
     pub max_body_bytes: usize,
+    /// How long a client has to send a POST's whole body once its headers came (`408` beyond
+    /// it): a client that sends a body slowly or never finishes it holds nothing for long.
+    pub body_timeout: Duration,
+    /// The request bodies held at once by the whole server, read but not yet taken by their
+    /// agents (WebSocket messages too). A body waits for room (its client's upload pauses),
+    /// for at most the [`body_timeout`](Self::body_timeout), then `503` with `Retry-After`.
+    /// [`DEFAULT_MAX_TOTAL_BODY_BYTES`] by default.
+    pub max_total_body_bytes: usize,
+    /// How many POSTs of one connection may wait for its agent to take them; one more is
+    /// refused at once with `429 Too Many Requests` and `Retry-After: 1`. 4 by default.
+    pub max_queued_posts: usize,
     /// The most connections at once (`503` beyond it).
     pub max_connections: usize,
+    /// The most connections of one client at once: one principal (see
+    /// [`AuthDecision::AllowAs`]) or, without one, one address (`429` beyond it, with
+    /// `Retry-After`), so that one client cannot take every connection (nor start every
+    /// bridged agent program). 32 by default.
+    pub max_connections_per_client: usize,
+    /// How long a new connection may go without being used (its stream read, or a second
+    /// request sent) before it ends: a client that only sends `initialize` holds a place in
+    /// [`max_connections`](Self::max_connections) for seconds, not for the idle timeout.
+    /// 15 s by default. WebSocket connections are in use from the start.
+    pub unused_timeout: Duration,
+    /// The most TCP connections [`serve`] keeps open at once; further clients wait in the
+    /// accept queue. By default half the process's open-file limit (between 64 and 16,384).
+    pub max_tcp_connections: usize,
+    /// The most TCP connections [`serve`] keeps open from one address; further ones are closed
+    /// at once. 256 by default.
+    pub max_tcp_connections_per_client: usize,
+    /// How long [`serve`] waits for a request's headers, from the moment it waits for them
+    /// (on a new TCP connection, or on a kept-alive one after the previous answer): slow or
+    /// silent clients and idle kept-alive connections are closed after it. 10 s by default.
+    pub header_timeout: Duration,
+    /// The most concurrent streams (requests) on one HTTP/2 connection of [`serve`]. 128 by
+    /// default.
+    pub max_streams_per_tcp_connection: u32,
+    /// The output waiting for readers across all connections. Past it a connection's agent
+    /// waits (backpressure) unless that connection holds less than 64 KiB: a slow reader slows
+    /// others, never stops them. [`DEFAULT_MAX_TOTAL_BUFFERED_BYTES`] by default.
+    pub max_total_buffered_bytes: usize,
     /// The budget of one connection's output waiting for a reader.
     pub max_buffered_bytes: usize,
     /// How many bytes an in-process agent sends in a row before its task lets the other
@@ -118,7 +246,9 @@ pub struct ServerOptions {
     pub max_burst_bytes: usize,
     /// How long output may wait for a reader before the connection is closed and reported.
     pub stall_timeout: Duration,
-    /// How long a connection may go without requests and without readers before it ends.
+    /// How long a connection may go without requests and without readers before it ends: a
+    /// client that vanished (a closed tab, a crashed editor) without `DELETE` is reclaimed
+    /// after it, its agent (or bridged program) stopped. 90 s by default.
     pub idle_timeout: Duration,
     /// How long `initialize` may take (`504` beyond it).
     pub initialize_timeout: Duration,
@@ -144,6 +274,14 @@ pub struct ServerOptions {
     pub connection_id_prefix: String,
     /// Sees every message of every connection (see [`Tap`]). `None` by default.
     pub tap: Option<Tap>,
+    /// The cap of each WebSocket's write buffer, in bytes. The buffer normally holds one burst
+    /// of the agent's messages and one pong or close answer, because a socket whose writes
+    /// wait is not read (a client that pings or asks without reading stops being read, and is
+    /// closed with `1008` after the stall timeout); the cap bounds it whatever happens. A
+    /// message is written as one frame, so the cap is also the largest message the agent can
+    /// send over a WebSocket: a larger one closes the socket with `1009`.
+    /// [`DEFAULT_WS_MAX_WRITE_BUFFER_BYTES`] by default.
+    pub ws_max_write_buffer_bytes: usize,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -151,6 +289,8 @@ impl std::fmt::Debug for ServerOptions {
         f.debug_struct("ServerOptions")
             .field("path", &self.path)
             .field("allowed_origins", &self.allowed_origins)
+            .field("any_origin_credentials", &self.any_origin_credentials)
+            .field("allowed_hosts", &self.allowed_hosts)
             .field("auth", &self.auth.is_some())
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_connections", &self.max_connections)
@@ -158,6 +298,22 @@ impl std::fmt::Debug for ServerOptions {
             .field("max_burst_bytes", &self.max_burst_bytes)
             .field("stall_timeout", &self.stall_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("max_total_body_bytes", &self.max_total_body_bytes)
+            .field("max_queued_posts", &self.max_queued_posts)
+            .field(
+                "max_connections_per_client",
+                &self.max_connections_per_client,
+            )
+            .field("unused_timeout", &self.unused_timeout)
+            .field("max_tcp_connections", &self.max_tcp_connections)
+            .field(
+                "max_tcp_connections_per_client",
+                &self.max_tcp_connections_per_client,
+            )
+            .field("header_timeout", &self.header_timeout)
+            .field("max_total_buffered_bytes", &self.max_total_buffered_bytes)
+            .field("ws_max_write_buffer_bytes", &self.ws_max_write_buffer_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -168,13 +324,25 @@ impl Default for ServerOptions {
             agent: AgentOptions::default(),
             path: "/acp".into(),
             allowed_origins: Vec::new(),
+            any_origin_credentials: false,
+            allowed_hosts: Vec::new(),
             auth: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            body_timeout: Duration::from_secs(30),
+            max_total_body_bytes: DEFAULT_MAX_TOTAL_BODY_BYTES,
+            max_queued_posts: 4,
             max_connections: 1024,
+            max_connections_per_client: 32,
+            unused_timeout: Duration::from_secs(15),
+            max_tcp_connections: tcp::default_max_tcp_connections(),
+            max_tcp_connections_per_client: 256,
+            header_timeout: Duration::from_secs(10),
+            max_streams_per_tcp_connection: 128,
+            max_total_buffered_bytes: DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
             max_burst_bytes: DEFAULT_MAX_BURST_BYTES,
             stall_timeout: Duration::from_secs(60),
-            idle_timeout: Duration::from_secs(30 * 60),
+            idle_timeout: Duration::from_secs(90),
             initialize_timeout: Duration::from_secs(30),
             keep_alive: Duration::from_secs(15),
             max_unconfirmed_streams: 16,
@@ -182,6 +350,7 @@ impl Default for ServerOptions {
             client_id_profile: false,
             connection_id_prefix: String::new(),
             tap: None,
+            ws_max_write_buffer_bytes: DEFAULT_WS_MAX_WRITE_BUFFER_BYTES,
         }
     }
 }
@@ -201,11 +370,71 @@ impl ServerOptions {
         self
     }
 
-    /// Allows a browser origin (`https://app.example`).
+    /// Allows a browser origin (`https://app.example`, or `*` for all). A value no browser
+    /// sends is left out, with an error logged, when the router is built: prefer
+    /// [`try_allow_origin`](Self::try_allow_origin) for values from users.
     #[must_use]
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins.push(origin.into());
         self
+    }
+
+    /// Allows a browser origin, if browsers can send it: `scheme://host[:port]` in lower case,
+    /// without path, trailing slash or default port; `null`; or `*`.
+    ///
+    /// # Errors
+    ///
+    /// When no browser ever sends `origin`; the message says what to write instead
+    /// (`http://a.test/` → `http://a.test`).
+    pub fn try_allow_origin(mut self, origin: &str) -> Result<Self, ConfigError> {
+        validate::origin_rule(origin)?;
+        self.allowed_origins.push(origin.to_owned());
+        Ok(self)
+    }
+
+    /// With `*` allowed, sends CORS credentials to every origin (see
+    /// [`any_origin_credentials`](Self::any_origin_credentials)).
+    #[must_use]
+    pub fn any_origin_credentials(mut self, on: bool) -> Self {
+        self.any_origin_credentials = on;
+        self
+    }
+
+    /// Allows a host name in `Host` (`agent.example.com`, any port; `*` for any). A value that
+    /// is not a host name is left out, with an error logged, when the router is built: prefer
+    /// [`try_allow_host`](Self::try_allow_host) for values from users.
+    #[must_use]
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Allows a host name in `Host`, if it is one: no scheme, no port, no path.
+    ///
+    /// # Errors
+    ///
+    /// When `host` is not a host name (`https://a.test/`, `a.test:8443`); the message says
+    /// what to write instead.
+    pub fn try_allow_host(mut self, host: &str) -> Result<Self, ConfigError> {
+        validate::host_rule(host)?;
+        self.allowed_hosts.push(host.to_owned());
+        Ok(self)
+    }
+
+    /// Checks the allowed origins and hosts: call it before serving options built from user
+    /// input with [`allow_origin`](Self::allow_origin) or by setting the fields.
+    ///
+    /// # Errors
+    ///
+    /// The first origin or host no browser would send.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for origin in &self.allowed_origins {
+            validate::origin_rule(origin)?;
+        }
+        for host in &self.allowed_hosts {
+            validate::host_rule(host)?;
+        }
+        Ok(())
     }
 
     /// Sets an authentication hook.
@@ -218,7 +447,9 @@ impl ServerOptions {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request (`401` without it).
+    /// Requires `Authorization: Bearer <token>` on every request (`401` without it). A browser
+    /// WebSocket passes it as the `acp.bearer.<token>` subprotocol: use a token of
+    /// subprotocol characters (base64url without padding, or hex) for browsers.
     #[must_use]
     pub fn bearer_token(self, token: impl Into<String>) -> Self {
         let expected = format!("Bearer {}", token.into());
@@ -298,6 +529,14 @@ impl ServerOptions {
         self
     }
 
+    /// Sets the cap of each WebSocket's write buffer (see
+    /// [`ws_max_write_buffer_bytes`](Self::ws_max_write_buffer_bytes)).
+    #[must_use]
+    pub fn ws_max_write_buffer_bytes(mut self, max: usize) -> Self {
+        self.ws_max_write_buffer_bytes = max.max(1);
+        self
+    }
+
     /// Sets the SSE keep-alive interval.
     #[must_use]
     pub fn keep_alive(mut self, interval: Duration) -> Self {
@@ -305,14 +544,120 @@ impl ServerOptions {
         self
     }
 
-    fn limits(&self) -> Limits {
+    /// Sets how long a POST's body may take (see [`body_timeout`](Self::body_timeout)).
+    #[must_use]
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// Sets the server-wide budget of request bodies (see
+    /// [`max_total_body_bytes`](Self::max_total_body_bytes)).
+    #[must_use]
+    pub fn max_total_body_bytes(mut self, max: usize) -> Self {
+        self.max_total_body_bytes = max.max(1);
+        self
+    }
+
+    /// Sets how many POSTs of a connection may wait for its agent (see
+    /// [`max_queued_posts`](Self::max_queued_posts)).
+    #[must_use]
+    pub fn max_queued_posts(mut self, max: usize) -> Self {
+        self.max_queued_posts = max.max(1);
+        self
+    }
+
+    /// Sets the most connections of one client (see
+    /// [`max_connections_per_client`](Self::max_connections_per_client)).
+    #[must_use]
+    pub fn max_connections_per_client(mut self, max: usize) -> Self {
+        self.max_connections_per_client = max.max(1);
+        self
+    }
+
+    /// Sets how long a new connection may stay unused (see
+    /// [`unused_timeout`](Self::unused_timeout)).
+    #[must_use]
+    pub fn unused_timeout(mut self, timeout: Duration) -> Self {
+        self.unused_timeout = timeout;
+        self
+    }
+
+    /// Sets the most TCP connections at once (see
+    /// [`max_tcp_connections`](Self::max_tcp_connections)).
+    #[must_use]
+    pub fn max_tcp_connections(mut self, max: usize) -> Self {
+        self.max_tcp_connections = max.max(1);
+        self
+    }
+
+    /// Sets the most TCP connections from one address (see
+    /// [`max_tcp_connections_per_client`](Self::max_tcp_connections_per_client)).
+    #[must_use]
+    pub fn max_tcp_connections_per_client(mut self, max: usize) -> Self {
+        self.max_tcp_connections_per_client = max.max(1);
+        self
+    }
+
+    /// Sets the header timeout (see [`header_timeout`](Self::header_timeout)).
+    #[must_use]
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// Sets the most streams of one HTTP/2 connection (see
+    /// [`max_streams_per_tcp_connection`](Self::max_streams_per_tcp_connection)).
+    #[must_use]
+    pub fn max_streams_per_tcp_connection(mut self, max: u32) -> Self {
+        self.max_streams_per_tcp_connection = max.max(1);
+        self
+    }
+
+    /// Sets the server-wide output budget (see
+    /// [`max_total_buffered_bytes`](Self::max_total_buffered_bytes)).
+    #[must_use]
+    pub fn max_total_buffered_bytes(mut self, max: usize) -> Self {
+        self.max_total_buffered_bytes = max.max(1);
+        self
+    }
+
+    /// Sets the initialize timeout (see [`initialize_timeout`](Self::initialize_timeout)).
+    #[must_use]
+    pub fn initialize_timeout(mut self, timeout: Duration) -> Self {
+        self.initialize_timeout = timeout;
+        self
+    }
+
+    /// Sets how many session streams may be opened before the agent names their sessions
+    /// (see [`max_unconfirmed_streams`](Self::max_unconfirmed_streams)).
+    #[must_use]
+    pub fn max_unconfirmed_streams(mut self, max: usize) -> Self {
+        self.max_unconfirmed_streams = max;
+        self
+    }
+
+    /// Sets how many session streams may hold output without a reader (see
+    /// [`max_waiting_streams`](Self::max_waiting_streams)).
+    #[must_use]
+    pub fn max_waiting_streams(mut self, max: usize) -> Self {
+        self.max_waiting_streams = max.max(1);
+        self
+    }
+
+    fn limits(&self, output: Arc<OutputBudget>) -> Limits {
         Limits {
+            output,
+            client: None,
+            principal: None,
             tap: self.tap.clone(),
             max_buffered_bytes: self.max_buffered_bytes,
             stall_timeout: self.stall_timeout,
             idle_timeout: self.idle_timeout,
             max_unconfirmed_streams: self.max_unconfirmed_streams,
             max_waiting_streams: self.max_waiting_streams,
+            unused_timeout: self.unused_timeout,
+            max_queued_posts: self.max_queued_posts,
         }
     }
 }
@@ -343,6 +688,31 @@ pub(crate) struct Inner {
     backend: Box<dyn Backend>,
     /// The live connections, by id; `None` once the server shut down.
     connections: Mutex<Option<std::collections::HashMap<String, Arc<Connection>>>>,
+    /// Held while a `client_id` connection is made, so that two first requests make one.
+    opening: Mutex<()>,
+    /// Request bodies held across connections.
+    pub(crate) bodies: BodyBudget,
+    /// Output waiting for readers across connections.
+    output: Arc<OutputBudget>,
+}
+
+/// What a request says of its client, for opening a connection.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Caller {
+    pub(crate) principal: Option<String>,
+    pub(crate) addr: Option<SocketAddr>,
+}
+
+impl Caller {
+    /// The caller of a request, from the guard's principal and axum's `ConnectInfo`.
+    pub(crate) fn of(extensions: &axum::http::Extensions) -> Self {
+        Self {
+            principal: extensions.get::<Principal>().map(|p| p.0.clone()),
+            addr: extensions
+                .get::<axum::extract::ConnectInfo<SocketAddr>>()
+                .map(|c| c.0),
+        }
+    }
 }
 
 impl AcpServer {
@@ -352,6 +722,49 @@ impl AcpServer {
     where
         A: Agent,
         F: Fn(ClientHandle) -> A + Send + Sync + 'static,
+    {
+        Self::with_peer(move |client, _: &Peer| factory(client), options)
+    }
+
+    /// A server making one agent per connection with `factory`, which also sees who the
+    /// connection's client is ([`Peer`]): its principal, its address, and
+    /// [`Peer::owner`], whose sessions the agent should reach and no other's.
+    ///
+    /// ```
+    /// use acp_agent::{Agent, ClientHandle, PromptContext};
+    /// use acp_http::server::{AcpServer, Peer, ServerOptions};
+    /// use acp_types::*;
+    ///
+    /// /// Acts for one client: `owner` is whose sessions it may reach.
+    /// struct MyAgent {
+    ///     owner: String,
+    /// }
+    ///
+    /// #[acp_agent::async_trait]
+    /// impl Agent for MyAgent {
+    ///     async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
+    ///         Ok(InitializeResponse::new(ProtocolVersion::LATEST))
+    ///     }
+    ///     async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
+    ///         Ok(NewSessionResponse::new(format!("{}-1", self.owner.len())))
+    ///     }
+    ///     async fn prompt(&self, _: PromptRequest, _: PromptContext) -> Result<PromptResponse, ErrorObject> {
+    ///         Ok(PromptResponse::new(StopReason::EndTurn))
+    ///     }
+    /// }
+    ///
+    /// let server = AcpServer::with_peer(
+    ///     |_client: ClientHandle, peer: &Peer| MyAgent {
+    ///         owner: peer.owner().to_owned(),
+    ///     },
+    ///     ServerOptions::default(),
+    /// );
+    /// # let _ = server;
+    /// ```
+    pub fn with_peer<A, F>(factory: F, options: ServerOptions) -> Self
+    where
+        A: Agent,
+        F: Fn(ClientHandle, &Peer) -> A + Send + Sync + 'static,
     {
         let mut agent = options.agent.clone();
         agent.rpc.max_burst_bytes = options.max_burst_bytes;
@@ -363,11 +776,16 @@ impl AcpServer {
     }
 
     pub(crate) fn with_backend(backend: Box<dyn Backend>, options: ServerOptions) -> Self {
+        let output = OutputBudget::new(options.max_total_buffered_bytes);
+        let bodies = BodyBudget::new(options.max_total_body_bytes);
         Self {
             inner: Arc::new(Inner {
                 options,
                 backend,
                 connections: Mutex::new(Some(std::collections::HashMap::new())),
+                opening: Mutex::new(()),
+                bodies,
+                output,
             }),
         }
     }
@@ -380,14 +798,20 @@ impl AcpServer {
     }
 
     /// Ends every connection (open SSE bodies end, WebSockets close with `1001`) and refuses
-    /// new ones with `503`.
+    /// new ones with `503`. Bridged agent programs ([`bridge`](Self::bridge)) are stopped
+    /// gracefully in the background; [`serve`] waits for them.
     pub fn shutdown(&self) {
         let connections = self.inner.connections().take();
         for conn in connections.into_iter().flat_map(|c| c.into_values()) {
             conn.end(Ended::Shutdown);
         }
+        self.inner.backend.shutdown();
     }
 }
+
+/// Why a new connection was not opened: the status, a reason, and for a client over its share
+/// the seconds after which to try again.
+pub(crate) type NotOpened = (StatusCode, &'static str);
 
 impl Inner {
     fn connections(
@@ -398,13 +822,30 @@ impl Inner {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Opens a new connection with its agent, or says why not: `start` makes the connection
-    /// from the id, the agent's link and the limits.
+    /// Opens a new connection with its agent for `caller`, or says why not: `start` makes the
+    /// connection from the id, the agent's link and the limits.
     pub(crate) fn open<T>(
         &self,
+        caller: &Caller,
         start: impl FnOnce(String, link::Link, Limits) -> T,
         conn_of: impl FnOnce(&T) -> Arc<Connection>,
-    ) -> Result<T, (StatusCode, &'static str)> {
+    ) -> Result<T, NotOpened> {
+        let Some(id) = new_connection_id(&self.options.connection_id_prefix) else {
+            return Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "no randomness for a connection id",
+            ));
+        };
+        self.open_as(id, caller, start, conn_of)
+    }
+
+    fn open_as<T>(
+        &self,
+        id: String,
+        caller: &Caller,
+        start: impl FnOnce(String, link::Link, Limits) -> T,
+        conn_of: impl FnOnce(&T) -> Arc<Connection>,
+    ) -> Result<T, NotOpened> {
         let mut connections = self.connections();
         let Some(map) = connections.as_mut() else {
             return Err((
@@ -413,23 +854,39 @@ impl Inner {
             ));
         };
         map.retain(|_, conn| conn.ended().is_none());
+        let client = ClientKey::of(caller.principal.as_deref(), caller.addr);
+        if let Some(client) = &client {
+            let theirs = map
+                .values()
+                .filter(|c| c.client.as_ref() == Some(client))
+                .count();
+            if theirs >= self.options.max_connections_per_client {
+                tracing::debug!(%client, theirs, "refusing a connection over the per-client limit");
+                return Err((
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too many connections from this client",
+                ));
+            }
+        }
         if map.len() >= self.options.max_connections {
             return Err((StatusCode::SERVICE_UNAVAILABLE, "too many connections"));
         }
-        let Some(id) = new_connection_id(&self.options.connection_id_prefix) else {
-            return Err((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "no randomness for a connection id",
-            ));
+        let peer = Peer {
+            connection_id: id.clone(),
+            principal: caller.principal.clone(),
+            addr: caller.addr,
         };
-        let link = self.backend.open().map_err(|error| {
+        let link = self.backend.open(&peer).map_err(|error| {
             tracing::warn!(%error, "could not start an agent for a new connection");
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "could not start the agent",
             )
         })?;
-        let started = start(id.clone(), link, self.options.limits());
+        let mut limits = self.options.limits(self.output.clone());
+        limits.client = client;
+        limits.principal = caller.principal.clone();
+        let started = start(id.clone(), link, limits);
         map.insert(id, conn_of(&started));
         Ok(started)
     }
@@ -438,39 +895,27 @@ impl Inner {
     pub(crate) fn client_connection(
         &self,
         client_id: &str,
-    ) -> Result<Arc<Connection>, (StatusCode, &'static str)> {
+        caller: &Caller,
+    ) -> Result<Arc<Connection>, NotOpened> {
         let key = format!("client_id:{client_id}");
-        if let Some(conn) = self.get(&key) {
+        if let Some(conn) = self.get(&key, caller) {
             return Ok(conn);
         }
-        let mut connections = self.connections();
-        let Some(map) = connections.as_mut() else {
-            return Err((
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the server is shutting down",
-            ));
-        };
-        map.retain(|_, conn| conn.ended().is_none());
-        if let Some(conn) = map.get(&key) {
-            return Ok(conn.clone());
+        // Two first requests at once: the second finds the first's connection.
+        let _one_at_a_time = self.opening.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(conn) = self.get(&key, caller) {
+            return Ok(conn);
         }
-        if map.len() >= self.options.max_connections {
-            return Err((StatusCode::SERVICE_UNAVAILABLE, "too many connections"));
-        }
-        let link = self.backend.open().map_err(|error| {
-            tracing::warn!(%error, "could not start an agent for a new connection");
-            (StatusCode::INTERNAL_SERVER_ERROR, "transport unavailable")
-        })?;
-        let conn = Connection::start_single(key.clone(), link, self.options.limits());
-        map.insert(key, conn.clone());
-        Ok(conn)
+        self.open_as(key, caller, Connection::start_single, Arc::clone)
     }
 
-    /// The live connection `id`.
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Connection>> {
+    /// The live connection `id`, when `caller` may use it: a connection opened by a principal
+    /// is that principal's alone.
+    pub(crate) fn get(&self, id: &str, caller: &Caller) -> Option<Arc<Connection>> {
         let connections = self.connections();
         let conn = connections.as_ref()?.get(id)?;
-        conn.ended().is_none().then(|| conn.clone())
+        let theirs = conn.principal() == caller.principal.as_deref();
+        (theirs && conn.ended().is_none()).then(|| conn.clone())
     }
 
     /// Forgets connection `id`, ending it.
@@ -506,114 +951,6 @@ fn new_connection_id(prefix: &str) -> Option<String> {
         &hex[16..20],
         &hex[20..32]
     ))
-}
-
-/// The accept queue [`bind`] asks for: 4,096 connections (the kernel may cap it, Linux at
-/// `net.core.somaxconn`).
-pub const LISTEN_BACKLOG: u32 = 4096;
-
-/// A TCP listener on `addr` for [`serve`], with an accept queue of [`LISTEN_BACKLOG`]
-/// connections (`TcpListener::bind` asks for 1,024).
-///
-/// When many clients connect at once while the server is busy (a thousand editors
-/// reconnecting, or each opening a connection for its next POST while its SSE streams hold the
-/// others), connections beyond the queue are dropped by the kernel and the client's TCP waits
-/// a second before it tries again: a deeper queue absorbs the burst. The first address `addr`
-/// resolves to that can be bound is used.
-///
-/// # Errors
-///
-/// When `addr` does not resolve, or no address it resolves to can be bound.
-pub async fn bind(
-    addr: impl tokio::net::ToSocketAddrs,
-) -> std::io::Result<tokio::net::TcpListener> {
-    let mut last_error = None;
-    for addr in tokio::net::lookup_host(addr).await? {
-        let socket = if addr.is_ipv4() {
-            tokio::net::TcpSocket::new_v4()?
-        } else {
-            tokio::net::TcpSocket::new_v6()?
-        };
-        // As `TcpListener::bind` does: a restarted server binds its port again at once.
-        #[cfg(unix)]
-        socket.set_reuseaddr(true)?;
-        match socket
-            .bind(addr)
-            .and_then(|()| socket.listen(LISTEN_BACKLOG))
-        {
-            Ok(listener) => return Ok(listener),
-            Err(error) => last_error = Some(error),
-        }
-    }
-    Err(last_error.unwrap_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "the address resolved to nothing",
-        )
-    }))
-}
-
-/// Serves `server` on `listener` until `shutdown` resolves; then every connection ends
-/// (open SSE bodies end, WebSockets close) and the function returns once the listener is
-/// closed.
-///
-/// Bind the listener to `127.0.0.1` unless the agent must be reached from elsewhere (and then
-/// set [`ServerOptions::auth`]); [`bind`] makes one with a deep accept queue.
-///
-/// # Errors
-///
-/// When the listener fails.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    server: AcpServer,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    serve_on(listener, server, shutdown).await
-}
-
-/// Serves `server` over TLS (`https://`, `wss://`; feature `tls`) on `listener` until
-/// `shutdown` resolves, as [`serve`] does over plain TCP. `config` holds the certificate
-/// (see [`tls_config_from_pem`]); HTTP/2 is offered by ALPN unless `config` names its own
-/// protocols. Handshakes run concurrently, each within [`HANDSHAKE_TIMEOUT`] (see
-/// [`TlsListener`]).
-///
-/// # Errors
-///
-/// When the listener fails.
-#[cfg(feature = "tls")]
-pub async fn serve_tls(
-    listener: tokio::net::TcpListener,
-    config: impl Into<Arc<rustls::ServerConfig>>,
-    server: AcpServer,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    serve_on(TlsListener::new(listener, config)?, server, shutdown).await
-}
-
-/// Serves `server` on any listener, the peer's address available to layers as
-/// `ConnectInfo<SocketAddr>`, until `shutdown` resolves.
-async fn serve_on<L>(
-    listener: L,
-    server: AcpServer,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()>
-where
-    L: axum::serve::Listener<Addr = SocketAddr>,
-{
-    use axum::serve::ListenerExt as _;
-
-    let router = server.router();
-    let stopping = server.clone();
-    // `tap_io` (doing nothing) gives any listener axum's `ConnectInfo` of its address.
-    axum::serve(
-        listener.tap_io(|_| {}),
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        shutdown.await;
-        stopping.shutdown();
-    })
-    .await
 }
 
 /// The header value of a connection id.
