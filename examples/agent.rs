@@ -4,7 +4,8 @@
 //! It serves [`acp_examples::demo_agent::DemoAgent`] with [`acp_agent::serve_stdio`], or, with
 //! `--listen ADDR`, over Streamable HTTP and WebSocket on `http://ADDR/acp` and `ws://ADDR/acp`
 //! with [`acp_http::server::serve`] (an agent per connection, each seeing only the sessions
-//! of its connection). Its behaviour is driven by the
+//! of its owner: the connection, or with `--token` the one user who holds the token, who can
+//! reconnect and load one). Its behaviour is driven by the
 //! prompt's text (`agent --help` lists the commands); together the commands exercise the whole
 //! agent side of the protocol. Try it under the example client:
 //!
@@ -21,13 +22,12 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use acp_agent::{AgentOptions, FramingMode, serve, serve_stdio};
 use acp_examples::demo_agent::listen::{self, LISTEN_HELP, ListenArgs};
 use acp_examples::demo_agent::{COMMANDS_HELP, DemoAgent, Sessions};
 use acp_examples::wire_log::{self, Tap};
-use acp_http::server::AcpServer;
+use acp_http::server::{AcpServer, Peer};
 
 const USAGE: &str = "\
 An example ACP agent: deterministic, offline, driven by the prompt's text. It speaks on
@@ -50,10 +50,14 @@ const USAGE_END: &str = "
 Run it under an ACP client, e.g. `client -- agent` (the example client), or serve it and
 connect: `agent --listen 127.0.0.1:8123` and `client --url http://127.0.0.1:8123/acp`
 (or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own, and
-sees only its own sessions.
+sees only its own sessions; with --token, the sessions of the token's holder (a client may
+reconnect and :load one).
 
 Prompt commands:
 ";
+
+/// The owner of the sessions of whoever presents `--token`'s token.
+const TOKEN_USER: &str = "token";
 
 struct Args {
     framing: Option<FramingMode>,
@@ -169,17 +173,17 @@ async fn listen_mode(args: &Args) -> u8 {
         }
     }
     let sessions = Sessions::default();
-    // With --token, whoever presents it is the one user; without, each connection is its own.
-    let single_user = args.listen.token.is_some();
-    let connections = AtomicU64::new(0);
-    let server = AcpServer::new(
-        move |client| {
-            let owner = if single_user {
-                "token".to_owned()
-            } else {
-                format!("connection-{}", connections.fetch_add(1, Ordering::Relaxed))
+    // Each connection sees the sessions of its owner: the principal the authentication named,
+    // or else the connection itself. `--token` names no principal, but whoever holds the one
+    // token is the one user: their sessions follow them from connection to connection.
+    let token_user = args.listen.token.is_some();
+    let server = AcpServer::with_peer(
+        move |client, peer: &Peer| {
+            let owner = match &peer.principal {
+                None if token_user => TOKEN_USER,
+                _ => peer.owner(),
             };
-            DemoAgent::with_sessions(client, sessions.owned_by(&owner))
+            DemoAgent::with_sessions(client, sessions.owned_by(owner))
         },
         options,
     );
