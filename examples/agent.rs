@@ -179,11 +179,16 @@ async fn listen_mode(args: &Args) -> u8 {
     let token_user = args.listen.token.is_some();
     let server = AcpServer::with_peer(
         move |client, peer: &Peer| {
-            let owner = match &peer.principal {
-                None if token_user => TOKEN_USER,
-                _ => peer.owner(),
-            };
-            DemoAgent::with_sessions(client, sessions.owned_by(owner))
+            match &peer.principal {
+                Some(_) => DemoAgent::with_sessions(client, sessions.owned_by(peer.owner())),
+                None if token_user => {
+                    DemoAgent::with_sessions(client, sessions.owned_by(TOKEN_USER))
+                }
+                // Nobody can reach the connection's sessions once it ends: they go with it.
+                None => {
+                    DemoAgent::with_connection_sessions(client, sessions.owned_by(peer.owner()))
+                }
+            }
         },
         options,
     );

@@ -481,6 +481,24 @@ impl<S> SessionStore<S> {
         sessions.take(number).map(|s| s.state)
     }
 
+    /// Removes every session this view sees (for an owner's view, the owner's), with their
+    /// histories; returns how many. For sessions nobody can reach any more, such as those of a
+    /// connection without authentication once it closed: they would otherwise wait for the
+    /// idle expiry, counted against the store's bound.
+    pub fn clear(&self) -> usize {
+        let (mut sessions, _) = self.shared.lock();
+        let numbers: Vec<u64> = sessions
+            .by_number
+            .iter()
+            .filter(|(_, stored)| self.sees(stored))
+            .map(|(number, _)| *number)
+            .collect();
+        for number in &numbers {
+            sessions.take(*number);
+        }
+        numbers.len()
+    }
+
     /// True when this view sees session `id`.
     pub fn contains(&self, id: &SessionId) -> bool {
         let (sessions, _) = self.shared.lock();

@@ -51,6 +51,8 @@ const LIST_PAGE_LEN: usize = 20;
 pub struct DemoAgent {
     client: ClientHandle,
     sessions: Sessions,
+    /// Remove the agent's sessions when it is dropped ([`DemoAgent::with_connection_sessions`]).
+    clear_on_drop: bool,
     /// The LLM providers and their endpoints (`providers/*`, draft).
     #[cfg(feature = "unstable")]
     providers: draft::Providers,
@@ -94,9 +96,20 @@ impl DemoAgent {
         Self {
             client,
             sessions,
+            clear_on_drop: false,
             #[cfg(feature = "unstable")]
             providers: draft::Providers::default(),
         }
+    }
+
+    /// An agent like [`with_sessions`](Self::with_sessions) whose sessions only its connection
+    /// can reach (`sessions` is the view of the connection, without authentication): they are
+    /// removed when the agent is dropped, as the connection ends, instead of waiting a day
+    /// for the idle expiry, counted against the store's bound.
+    pub fn with_connection_sessions(client: ClientHandle, sessions: Sessions) -> Self {
+        let mut agent = Self::with_sessions(client, sessions);
+        agent.clear_on_drop = true;
+        agent
     }
 
     /// Runs `f` on a session, or fails with "resource not found".
@@ -150,6 +163,14 @@ impl DemoAgent {
             .await?;
         }
         Ok(())
+    }
+}
+
+impl Drop for DemoAgent {
+    fn drop(&mut self) {
+        if self.clear_on_drop {
+            self.sessions.0.clear();
+        }
     }
 }
 
@@ -369,5 +390,50 @@ impl Agent for DemoAgent {
     ) -> Result<DisableProviderResponse, ErrorObject> {
         self.providers.disable(&request)?;
         Ok(DisableProviderResponse::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use acp_agent::{AgentOptions, serve};
+    use acp_rpc::Router;
+    use acp_types::methods::{Initialize, SessionNew};
+
+    use super::*;
+
+    /// Serves one connection whose agent `make` builds from `sessions`, opens a session on it,
+    /// closes it, and returns once the agent's side has ended.
+    async fn one_connection(sessions: Sessions, clear: bool) {
+        let (agent_io, client_io) = tokio::io::duplex(64 * 1024);
+        let (reader, writer) = tokio::io::split(agent_io);
+        let make = move |client| match clear {
+            true => DemoAgent::with_connection_sessions(client, sessions),
+            false => DemoAgent::with_sessions(client, sessions),
+        };
+        let agent = tokio::spawn(serve(make, reader, writer, AgentOptions::default()).1);
+        let (reader, writer) = tokio::io::split(client_io);
+        let (peer, driver) =
+            acp_rpc::connect(|_| Router::new(), reader, writer, Default::default());
+        let client = tokio::spawn(driver);
+        peer.request::<Initialize>(&InitializeRequest::new(ProtocolVersion::V1))
+            .await
+            .unwrap();
+        let new = NewSessionRequest::new("/tmp", Vec::<McpServer>::new());
+        peer.request::<SessionNew>(&new).await.unwrap();
+        client.abort();
+        drop(peer);
+        let ended = tokio::time::timeout(Duration::from_secs(10), agent).await;
+        assert!(ended.is_ok(), "the agent's connection did not end");
+    }
+
+    #[tokio::test]
+    async fn a_connections_sessions_go_with_it_and_a_users_stay() {
+        let store = Sessions::default();
+        one_connection(store.owned_by("connection-1"), true).await;
+        assert!(store.0.is_empty(), "{:?}", store.0);
+        one_connection(store.owned_by("alice"), false).await;
+        assert_eq!(store.owned_by("alice").0.len(), 1);
     }
 }

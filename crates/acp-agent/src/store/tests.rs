@@ -281,3 +281,20 @@ fn without_an_expiry_sessions_stay() {
     store.advance(Duration::from_secs(365 * 24 * 3600));
     assert!(store.contains(&id));
 }
+
+#[test]
+fn clearing_a_view_removes_only_its_owners_sessions() {
+    let limits = StoreLimits::DEFAULT.max_sessions_per_owner(2);
+    let store = SessionStore::with_store_limits(limits);
+    let (alice, bob) = (store.owned_by("alice"), store.owned_by("bob"));
+    let a = [alice.create(()).unwrap(), alice.create(()).unwrap()];
+    let b = bob.create(()).unwrap();
+    assert_eq!(alice.clear(), 2);
+    assert!(a.iter().all(|id| !store.contains(id)));
+    assert!(bob.contains(&b));
+    // Alice has room again.
+    alice.create(()).unwrap();
+    alice.create(()).unwrap();
+    assert_eq!(store.clear(), 3);
+    assert!(store.is_empty());
+}
