@@ -3,8 +3,9 @@
 //!
 //! It serves [`acp_examples::demo_agent::DemoAgent`] with [`acp_agent::serve_stdio`], or, with
 //! `--listen ADDR`, over Streamable HTTP and WebSocket on `http://ADDR/acp` and `ws://ADDR/acp`
-//! with [`acp_http::server::serve`] (an agent per connection; the sessions are shared by the
-//! connections, so a client can reconnect and load one). Its behaviour is driven by the
+//! with [`acp_http::server::serve`] (an agent per connection, each seeing only the sessions
+//! of its owner: the connection, or with `--token` the one user who holds the token, who can
+//! reconnect and load one). Its behaviour is driven by the
 //! prompt's text (`agent --help` lists the commands); together the commands exercise the whole
 //! agent side of the protocol. Try it under the example client:
 //!
@@ -26,7 +27,7 @@ use acp_agent::{AgentOptions, FramingMode, serve, serve_stdio};
 use acp_examples::demo_agent::listen::{self, LISTEN_HELP, ListenArgs};
 use acp_examples::demo_agent::{COMMANDS_HELP, DemoAgent, Sessions};
 use acp_examples::wire_log::{self, Tap};
-use acp_http::server::AcpServer;
+use acp_http::server::{AcpServer, Peer};
 
 const USAGE: &str = "\
 An example ACP agent: deterministic, offline, driven by the prompt's text. It speaks on
@@ -51,11 +52,15 @@ by RUST_LOG (default `warn`; e.g. RUST_LOG=acp_http=debug).
 
 Run it under an ACP client, e.g. `client -- agent` (the example client), or serve it and
 connect: `agent --listen 127.0.0.1:8123` and `client --url http://127.0.0.1:8123/acp`
-(or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own; the
-sessions are shared by all of them (a client may reconnect and :load a session).
+(or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own, and
+sees only its own sessions; with --token, the sessions of the token's holder (a client may
+reconnect and :load one).
 
 Prompt commands:
 ";
+
+/// The owner of the sessions of whoever presents `--token`'s token.
+const TOKEN_USER: &str = "token";
 
 struct Args {
     framing: Option<FramingMode>,
@@ -158,7 +163,8 @@ async fn main() -> ExitCode {
     }
 }
 
-/// `--listen`: an agent per connection, the sessions shared, until SIGINT or SIGTERM.
+/// `--listen`: an agent per connection, each with the view of the sessions its connection owns,
+/// until SIGINT or SIGTERM.
 async fn listen_mode(args: &Args) -> u8 {
     let mut options = args.listen.server_options();
     if let Some(prefix) = &args.wire_log {
@@ -171,8 +177,23 @@ async fn listen_mode(args: &Args) -> u8 {
         }
     }
     let sessions = Sessions::default();
-    let server = AcpServer::new(
-        move |client| DemoAgent::with_sessions(client, sessions.clone()),
+    // Each connection sees the sessions of its owner: the principal the authentication named,
+    // or else the connection itself. `--token` names no principal, but whoever holds the one
+    // token is the one user: their sessions follow them from connection to connection.
+    let token_user = args.listen.token.is_some();
+    let server = AcpServer::with_peer(
+        move |client, peer: &Peer| {
+            match &peer.principal {
+                Some(_) => DemoAgent::with_sessions(client, sessions.owned_by(peer.owner())),
+                None if token_user => {
+                    DemoAgent::with_sessions(client, sessions.owned_by(TOKEN_USER))
+                }
+                // Nobody can reach the connection's sessions once it ends: they go with it.
+                None => {
+                    DemoAgent::with_connection_sessions(client, sessions.owned_by(peer.owner()))
+                }
+            }
+        },
         options,
     );
     let listener = match listen::bind("agent", &args.listen).await {

@@ -47,7 +47,7 @@ impl Agent for CodingAgent {
     async fn new_session(&self, request: NewSessionRequest) -> Result<NewSessionResponse> {
         let cwd = absolute(&request.cwd)?;
         Ok(NewSessionResponse::new(
-            self.sessions.create(Session { cwd }),
+            self.sessions.create(Session { cwd })?,
         ))
     }
 
@@ -62,6 +62,8 @@ impl Agent for CodingAgent {
     }
 
     async fn prompt(&self, request: PromptRequest, cx: PromptContext) -> Result<PromptResponse> {
+        // One turn at a time in the session (-32600), -32002 for an unknown one.
+        let _turn = self.sessions.begin_turn(&request.session_id)?;
         let cwd = self.sessions.with(&request.session_id, |s| s.cwd.clone())?;
         let cx = self.sessions.recording(cx);
         cx.record_prompt(&request.prompt);
@@ -200,7 +202,8 @@ fn absolute(cwd: &str) -> Result<PathBuf> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     acp_examples::init_tracing();
-    let sessions = SessionStore::new();
+    // One client on stdio: every session is its own.
+    let sessions = SessionStore::new().owned_by("local");
     let make = move |client| CodingAgent { client, sessions };
     match serve_stdio(make, AgentOptions::default()).1.await {
         Ok(()) => std::process::ExitCode::SUCCESS,

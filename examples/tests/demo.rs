@@ -164,10 +164,10 @@ fn scripted_session(framing: Framing) {
         "edit notes.txt DONE => FIXED",
         ":list",
         ":close",
-        ":load sess-1",
+        ":load #1",
         ":new",
-        ":resume sess-1",
-        ":delete sess-2",
+        ":resume #1",
+        ":delete #2",
         ":list",
         "refuse",
         "fail",
@@ -348,7 +348,12 @@ fn scripted_session(framing: Framing) {
     assert_eq!(replayed[0]["update"]["content"]["text"], "hello");
     assert_eq!(of(&events, "session_resume").len(), 1);
     assert_eq!(of(&events, "session_close").len(), 1);
-    assert_eq!(of(&events, "session_delete")[0]["sessionId"], "sess-2");
+    // `#2`, the second session started: a random id, not the first's.
+    let started: Vec<&Value> = new.iter().map(|n| &n["sessionId"]).collect();
+    assert_eq!(started.len(), 2);
+    assert_ne!(started[0], started[1]);
+    assert_eq!(of(&events, "session_delete")[0]["sessionId"], *started[1]);
+    assert_eq!(of(&events, "session_load")[0]["sessionId"], *started[0]);
 
     // The other stop reasons, and an error.
     assert_eq!(reasons[reasons.len() - 1], "refusal");

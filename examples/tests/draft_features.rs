@@ -136,7 +136,7 @@ fn the_client_drives_every_draft_feature_of_the_agent() {
             "notice warning Disk almost full",
             ":fork",
             "hello from the fork",
-            ":load sess-2",
+            ":load #2",
             ":providers",
             ":providers set main openai https://llm.example/v1",
             ":providers disable embeddings",
@@ -223,9 +223,15 @@ fn the_client_drives_every_draft_feature_of_the_agent() {
 
     // The fork: a new session, current for the next prompt, with the original's history.
     let fork = run.of("session_fork")[0];
-    assert_eq!(fork["sessionId"], "sess-1");
-    assert_eq!(fork["forkId"], "sess-2");
-    assert_eq!(results[3]["sessionId"], "sess-2");
+    let first = &run.of("session_new")[0]["sessionId"];
+    assert_eq!(fork["sessionId"], *first);
+    assert_ne!(fork["forkId"], *first);
+    assert!(
+        fork["forkId"].as_str().unwrap().starts_with("sess-"),
+        "{fork}"
+    );
+    assert_eq!(results[3]["sessionId"], fork["forkId"]);
+    assert_eq!(run.of("session_load")[0]["sessionId"], fork["forkId"]);
     let replayed: Vec<&str> = run
         .events
         .iter()

@@ -330,12 +330,21 @@ fn the_example_agent_serves_https_and_wss_with_the_certificate_it_is_given() {
 }
 
 #[test]
-fn a_session_outlives_its_connection_and_loads_over_the_other_transport() {
-    let server = Server::start("agent", &["--listen", "127.0.0.1:0"]);
+fn a_session_outlives_its_connection_and_loads_over_the_other_transport_for_its_user() {
+    // One token, one user: every connection that presents it owns the same sessions.
+    let server = Server::start("agent", &["--listen", "127.0.0.1:0", "--token", "s3cret"]);
     let dir = workdir("reconnect");
     let first = run_client(
         dir.path(),
-        &["--url", &server.url, "--json", "--prompt", "title Remote"],
+        &[
+            "--url",
+            &server.url,
+            "--token",
+            "s3cret",
+            "--json",
+            "--prompt",
+            "title Remote",
+        ],
     );
     assert_eq!(first.code, Some(0), "stderr: {}", first.stderr);
     let events = first.events();
@@ -347,7 +356,15 @@ fn a_session_outlives_its_connection_and_loads_over_the_other_transport() {
     let load = format!(":load {session}");
     let second = run_client(
         dir.path(),
-        &["--url", &server.ws_url(), "--json", "--prompt", &load],
+        &[
+            "--url",
+            &server.ws_url(),
+            "--token",
+            "s3cret",
+            "--json",
+            "--prompt",
+            &load,
+        ],
     );
     assert_eq!(second.code, Some(0), "stderr: {}", second.stderr);
     let events = second.events();
@@ -355,6 +372,126 @@ fn a_session_outlives_its_connection_and_loads_over_the_other_transport() {
     assert!(loaded["replayed"].as_u64().unwrap() > 0, "{loaded}");
     let replayed: Vec<&Value> = events.iter().filter(|e| e["replay"] == true).collect();
     assert_eq!(replayed[0]["update"]["content"]["text"], "title Remote");
+    assert!(server.stop().success());
+}
+
+#[test]
+fn a_session_runs_one_turn_at_a_time_across_connections() {
+    let server = Server::start("agent", &["--listen", "127.0.0.1:0", "--token", "s3cret"]);
+    let dir = workdir("one-turn");
+    let child = start_client(
+        dir.path(),
+        &[
+            "--url",
+            &server.url,
+            "--token",
+            "s3cret",
+            "--json",
+            "--prompt",
+            "stream 1000 100",
+        ],
+    );
+    let streaming = child.id();
+    let (lines, seen) = std::sync::mpsc::channel::<String>();
+    let first = std::thread::spawn(move || {
+        wait(child, move |line| {
+            let _ = lines.send(line.to_owned());
+        })
+    });
+    // The session's id, then its turn streaming.
+    let deadline = Instant::now() + SERVER_TIMEOUT;
+    let mut session = None;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = seen
+            .recv_timeout(left)
+            .expect("the first turn streams in time");
+        let event: Value = serde_json::from_str(&line).unwrap_or_default();
+        if event["event"] == "session_new" {
+            session = event["sessionId"].as_str().map(str::to_owned);
+        }
+        if event["update"]["sessionUpdate"] == "agent_message_chunk" {
+            break;
+        }
+    }
+    let session = session.expect("a session_new event");
+
+    // The same user on another connection: the session is theirs, but busy.
+    let resume = format!(":resume {session}");
+    let second = run_client(
+        dir.path(),
+        &[
+            "--url",
+            &server.ws_url(),
+            "--token",
+            "s3cret",
+            "--json",
+            "--prompt",
+            &resume,
+            "--prompt",
+            "hello",
+        ],
+    );
+    signal(streaming, "INT");
+    let first = first.join().unwrap();
+    assert_eq!(stop_reasons(&first.events()), ["cancelled"]);
+    let events = second.events();
+    assert_eq!(of(&events, "session_resume").len(), 1, "{}", second.stdout);
+    let errors = of(&events, "error");
+    let error = errors
+        .first()
+        .unwrap_or_else(|| panic!("the second turn ran alongside: {}", second.stdout));
+    assert_eq!(error["during"], "session/prompt", "{error}");
+    assert_eq!(error["code"], -32600, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("already running")),
+        "{error}"
+    );
+    assert!(server.stop().success());
+}
+
+#[test]
+fn without_authentication_a_connection_sees_only_its_own_sessions() {
+    let server = Server::start("agent", &["--listen", "127.0.0.1:0"]);
+    let dir = workdir("strangers");
+    let first = run_client(
+        dir.path(),
+        &["--url", &server.url, "--json", "--prompt", "my secret"],
+    );
+    assert_eq!(first.code, Some(0), "stderr: {}", first.stderr);
+    let events = first.events();
+    let session = of(&events, "session_new")[0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Another connection: its list holds only its own session, and loading the first one's
+    // is "not found" (-32002), with nothing replayed.
+    let load = format!(":load {session}");
+    let second = run_client(
+        dir.path(),
+        &[
+            "--url",
+            &server.ws_url(),
+            "--json",
+            "--prompt",
+            ":list",
+            "--prompt",
+            &load,
+        ],
+    );
+    assert_eq!(second.code, Some(1), "stderr: {}", second.stderr);
+    let events = second.events();
+    let own = &of(&events, "session_new")[0]["sessionId"];
+    let listed = &of(&events, "sessions")[0]["sessions"];
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed[0]["sessionId"], *own);
+    let error = &of(&events, "error")[0];
+    assert_eq!(error["during"], "session/load");
+    assert_eq!(error["code"], -32002, "{error}");
+    assert!(events.iter().all(|e| e["replay"] != true));
     assert!(server.stop().success());
 }
 

@@ -96,6 +96,6 @@ pub use async_trait::async_trait;
 pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_stdio};
 pub use context::{Cancelled, PromptContext};
 pub use error::Error;
-pub use store::{History, HistoryLimits, SessionStore, is_conversation};
+pub use store::{History, HistoryLimits, SessionStore, StoreLimits, TurnGuard, is_conversation};
 pub use terminal::TerminalHandle;
 pub use tools::{Permission, PlanHandle, ToolCallHandle, permission_options};

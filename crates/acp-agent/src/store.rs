@@ -21,7 +21,8 @@
 //!         Ok(InitializeResponse::new(ProtocolVersion::LATEST).agent_capabilities(capabilities))
 //!     }
 //!     async fn new_session(&self, req: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
-//!         let id = self.sessions.create(Session { cwd: req.cwd });
+//!         // `sess-` and 128 random bits; refused past the store's bounds.
+//!         let id = self.sessions.create(Session { cwd: req.cwd })?;
 //!         Ok(NewSessionResponse::new(id))
 //!     }
 //!     async fn load_session(&self, req: LoadSessionRequest) -> Result<LoadSessionResponse, ErrorObject> {
@@ -30,7 +31,8 @@
 //!         Ok(LoadSessionResponse::new())
 //!     }
 //!     async fn prompt(&self, req: PromptRequest, cx: PromptContext) -> Result<PromptResponse, ErrorObject> {
-//!         self.sessions.with(&req.session_id, |_| ())?; // Unknown session: -32002.
+//!         // One turn at a time in the session, over every connection; unknown: -32002.
+//!         let _turn = self.sessions.begin_turn(&req.session_id)?;
 //!         // Every conversation update sent through `cx` is now recorded.
 //!         let cx = self.sessions.recording(cx);
 //!         cx.record_prompt(&req.prompt);
@@ -41,8 +43,10 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let sessions = SessionStore::new(); // Share it between connections to load across them.
-//! let store = sessions.clone();
+//! // Share it between connections to load across them, each connection with the view of
+//! // its user (or of the connection itself, without authentication).
+//! let store = SessionStore::new();
+//! let sessions = store.owned_by("alice");
 //! let (agent_io, client_io) = tokio::io::duplex(64 * 1024);
 //! let (reader, writer) = tokio::io::split(agent_io);
 //! let make = move |client| MyAgent { client, sessions };
@@ -55,207 +59,244 @@
 //! # let session = agent.request::<methods::SessionNew>(&NewSessionRequest::new("/tmp", Vec::<McpServer>::new())).await?;
 //! # agent.request::<methods::SessionPrompt>(&PromptRequest::new(session.session_id.clone(), vec!["hi".into()])).await?;
 //! # agent.request::<methods::SessionLoad>(&LoadSessionRequest::new(session.session_id.clone(), "/tmp", Vec::<McpServer>::new())).await?;
-//! // After one turn: the user's prompt and the agent's reply.
+//! // After one turn: the user's prompt and the agent's reply. Another user's view of the
+//! // store does not see the session; the unscoped store sees them all.
 //! # let id = session.session_id;
 //! assert_eq!(store.history(&id).map(|h| h.len()), Some(2));
+//! assert!(!store.owned_by("mallory").contains(&id));
 //! # Ok(()) }
 //! ```
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+mod history;
+mod id;
+mod limits;
+#[cfg(test)]
+mod tests;
+mod turn;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
-use std::io;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use acp_types::*;
 
 use crate::{ClientHandle, PromptContext};
 
-/// How much history a [`SessionStore`] keeps per session.
-///
-/// Past either bound, the **oldest** updates are dropped first, so a replay shows the end of a
-/// long conversation. An update larger than `max_bytes` on its own is not kept at all (and
-/// drops nothing).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct HistoryLimits {
-    /// The most updates kept per session.
-    pub max_updates: usize,
-    /// The most bytes (of the updates' JSON) kept per session.
-    pub max_bytes: usize,
-}
-
-impl HistoryLimits {
-    /// The default bounds: [`DEFAULT_MAX_UPDATES`](Self::DEFAULT_MAX_UPDATES) updates and
-    /// [`DEFAULT_MAX_BYTES`](Self::DEFAULT_MAX_BYTES) bytes.
-    pub const DEFAULT: Self = Self {
-        max_updates: Self::DEFAULT_MAX_UPDATES,
-        max_bytes: Self::DEFAULT_MAX_BYTES,
-    };
-    /// The default count bound.
-    pub const DEFAULT_MAX_UPDATES: usize = 2_000;
-    /// The default size bound (2 MiB).
-    pub const DEFAULT_MAX_BYTES: usize = 2 * 1024 * 1024;
-
-    /// Bounds of `max_updates` updates and `max_bytes` bytes.
-    pub const fn new(max_updates: usize, max_bytes: usize) -> Self {
-        Self {
-            max_updates,
-            max_bytes,
-        }
-    }
-}
-
-impl Default for HistoryLimits {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
-
-/// A bounded list of a session's updates, oldest first (see [`HistoryLimits`]).
-#[derive(Debug, Clone, Default)]
-pub struct History {
-    limits: HistoryLimits,
-    updates: VecDeque<(SessionUpdate, usize)>,
-    bytes: usize,
-}
-
-impl History {
-    /// An empty history within `limits`.
-    pub fn new(limits: HistoryLimits) -> Self {
-        Self {
-            limits,
-            updates: VecDeque::new(),
-            bytes: 0,
-        }
-    }
-
-    /// Keeps `update`, dropping the oldest updates to stay within bounds. Returns false when
-    /// `update` alone is over the byte bound, and is not kept.
-    pub fn push(&mut self, update: SessionUpdate) -> bool {
-        let size = json_len(&update);
-        if size > self.limits.max_bytes || self.limits.max_updates == 0 {
-            return false;
-        }
-        while self.updates.len() >= self.limits.max_updates
-            || self.bytes + size > self.limits.max_bytes
-        {
-            match self.updates.pop_front() {
-                Some((_, dropped)) => self.bytes -= dropped,
-                None => break,
-            }
-        }
-        self.bytes += size;
-        self.updates.push_back((update, size));
-        true
-    }
-
-    /// The updates kept, oldest first.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &SessionUpdate> {
-        self.updates.iter().map(|(update, _)| update)
-    }
-
-    /// How many updates are kept.
-    pub fn len(&self) -> usize {
-        self.updates.len()
-    }
-
-    /// True when nothing is kept.
-    pub fn is_empty(&self) -> bool {
-        self.updates.is_empty()
-    }
-
-    /// The size of the kept updates' JSON, in bytes.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-
-    /// Forgets every update.
-    pub fn clear(&mut self) {
-        self.updates.clear();
-        self.bytes = 0;
-    }
-}
-
-/// The length of `update`'s JSON, measured without building it.
-fn json_len(update: &SessionUpdate) -> usize {
-    struct Count(usize);
-    impl io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Serializing a wire type into a counter cannot fail; count what was written if it did.
-    let _ = serde_json::to_writer(&mut count, update);
-    count.0
-}
-
-/// True for the updates that make up the conversation, the ones a [`SessionStore`] records
-/// and `session/load` replays: the user's and agent's messages, thoughts, tool calls and
-/// plans. Session state (mode, configuration options, commands, title, usage) is not
-/// conversation: `session/load`'s answer and fresh updates carry it.
-pub fn is_conversation(update: &SessionUpdate) -> bool {
-    matches!(
-        update,
-        SessionUpdate::UserMessageChunk(_)
-            | SessionUpdate::AgentMessageChunk(_)
-            | SessionUpdate::AgentThoughtChunk(_)
-            | SessionUpdate::ToolCall(_)
-            | SessionUpdate::ToolCallUpdate(_)
-            | SessionUpdate::Plan(_)
-    )
-}
+use history::without_terminals;
+pub use history::{History, HistoryLimits, is_conversation};
+pub use limits::StoreLimits;
+use turn::EndTurn;
+pub use turn::TurnGuard;
 
 /// A session in the store.
 struct Stored<S> {
     id: SessionId,
     state: S,
     history: History,
+    /// Whose it is (see [`SessionStore::owned_by`]); `None` for one made by an unscoped store.
+    owner: Option<Arc<str>>,
+    /// When it was last used: its key in [`Sessions::idle`] while no turn runs.
+    used: Instant,
+    /// A turn is running (a [`TurnGuard`] of it lives).
+    turn: bool,
 }
 
 struct Sessions<S> {
-    /// Creation numbers, for stable listing and [`SessionStore::create`]'s ids.
+    /// The last creation number given: numbers order the listing and key the sessions.
     next: u64,
     by_number: BTreeMap<u64, Stored<S>>,
     numbers: HashMap<SessionId, u64>,
+    /// The sessions no turn runs in, least recently used first: the order they expire in.
+    idle: BTreeSet<(Instant, u64)>,
+    /// How many sessions each owner holds (an owner holding none is not there).
+    owned: HashMap<Arc<str>, usize>,
+}
+
+impl<S> Sessions<S> {
+    fn new() -> Self {
+        Self {
+            next: 0,
+            by_number: BTreeMap::new(),
+            numbers: HashMap::new(),
+            idle: BTreeSet::new(),
+            owned: HashMap::new(),
+        }
+    }
+
+    /// Adds a session (its id must be free).
+    fn add(
+        &mut self,
+        id: SessionId,
+        state: S,
+        owner: Option<Arc<str>>,
+        limits: HistoryLimits,
+        used: Instant,
+    ) {
+        self.next += 1;
+        let number = self.next;
+        if let Some(owner) = &owner {
+            *self.owned.entry(Arc::clone(owner)).or_default() += 1;
+        }
+        self.numbers.insert(id.clone(), number);
+        self.idle.insert((used, number));
+        self.by_number.insert(
+            number,
+            Stored {
+                id,
+                state,
+                history: History::new(limits),
+                owner,
+                used,
+                turn: false,
+            },
+        );
+    }
+
+    /// Takes session `number` out of the store.
+    fn take(&mut self, number: u64) -> Option<Stored<S>> {
+        let stored = self.by_number.remove(&number)?;
+        self.numbers.remove(&stored.id);
+        if !stored.turn {
+            self.idle.remove(&(stored.used, number));
+        }
+        if let Some(owner) = &stored.owner
+            && let Some(held) = self.owned.get_mut(owner)
+        {
+            *held -= 1;
+            if *held == 0 {
+                self.owned.remove(owner);
+            }
+        }
+        Some(stored)
+    }
+
+    /// Marks session `number` used at `now`, and returns it.
+    fn touch(&mut self, number: u64, now: Instant) -> Option<&mut Stored<S>> {
+        let stored = self.by_number.get_mut(&number)?;
+        if !stored.turn && stored.used < now {
+            self.idle.remove(&(stored.used, number));
+            self.idle.insert((now, number));
+        }
+        stored.used = stored.used.max(now);
+        Some(stored)
+    }
+
+    /// Drops the sessions idle for `expiry` or longer at `now`.
+    fn expire(&mut self, now: Instant, expiry: Option<Duration>) {
+        let Some(cutoff) = expiry.and_then(|expiry| now.checked_sub(expiry)) else {
+            return;
+        };
+        while let Some(&(used, number)) = self.idle.first() {
+            if used > cutoff {
+                break;
+            }
+            if let Some(stored) = self.take(number) {
+                tracing::debug!(session = %stored.id, "dropped an idle session");
+            } else {
+                // Not a session any more: never the case, but never loop on it.
+                self.idle.pop_first();
+            }
+        }
+    }
 }
 
 struct Shared<S> {
-    limits: HistoryLimits,
+    limits: StoreLimits,
     sessions: Mutex<Sessions<S>>,
+    /// How far the tests moved the clock forward.
+    #[cfg(test)]
+    skew: Mutex<Duration>,
+}
+
+impl<S> Shared<S> {
+    fn now(&self) -> Instant {
+        #[cfg(test)]
+        {
+            Instant::now() + *self.skew.lock().unwrap_or_else(PoisonError::into_inner)
+        }
+        #[cfg(not(test))]
+        Instant::now()
+    }
+
+    /// The sessions, the idle ones expired, and the time they were looked at.
+    fn lock(&self) -> (MutexGuard<'_, Sessions<S>>, Instant) {
+        let now = self.now();
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        sessions.expire(now, self.limits.idle_expiry);
+        (sessions, now)
+    }
+}
+
+impl<S: Send> EndTurn for Shared<S> {
+    fn end_turn(&self, number: u64) {
+        let (mut sessions, now) = self.lock();
+        let sessions = &mut *sessions;
+        if let Some(stored) = sessions.by_number.get_mut(&number)
+            && stored.turn
+        {
+            stored.turn = false;
+            stored.used = stored.used.max(now);
+            sessions.idle.insert((stored.used, number));
+        }
+    }
 }
 
 /// The sessions of an agent: each one's state `S` and its bounded [`History`], which
 /// [`load`](Self::load) replays to the client before `session/load` is answered.
 ///
-/// Cheap to clone: clones share the sessions (give every connection's agent the same store
-/// to let a client load a session started on another connection).
+/// Cheap to clone: clones share the sessions. Give every connection's agent a view of the same
+/// store to let a client load a session started on another connection.
 ///
-/// What is recorded: every conversation update (see [`is_conversation`]) sent through a
-/// [`PromptContext`] made by [`recording`](Self::recording), and what
-/// [`record`](Self::record) is given. Terminal content (`ToolCallContent::Terminal`) is left
-/// out of the recorded copy: a replay may come after the terminal was released, when its id
-/// means nothing; record its output as text with [`record`](Self::record) if the replay
-/// should show it (send the live update through [`PromptContext::unrecorded`]).
+/// # Owners
+///
+/// A store shared by connections serves several clients, who must not see each other's
+/// sessions. [`owned_by`](Self::owned_by) gives the view of one owner (the authenticated
+/// user, or the connection when there is no authentication): the sessions it creates are that
+/// owner's, and every other method sees only them; another owner's session is
+/// [`ErrorObject::session_not_found`] (`-32002`) exactly as if it did not exist. The store
+/// [`new`](Self::new) makes is unscoped: the administrative view, which sees every session
+/// (and the default of an agent with a single user, such as one on stdio).
+///
+/// Ids are `sess-` and 128 random bits (32 hex digits): knowing its own sessions tells a client
+/// nothing about anyone else's.
+///
+/// # One turn at a time
+///
+/// [`begin_turn`](Self::begin_turn) refuses a second prompt turn in a session while one runs,
+/// whichever connection sends it (the library's own rule, see
+/// [`AgentOptions`](crate::AgentOptions), only knows its connection's turns).
+///
+/// # What is recorded
+///
+/// Every conversation update (see [`is_conversation`]) sent through a [`PromptContext`] made by
+/// [`recording`](Self::recording), and what [`record`](Self::record) is given. Terminal
+/// content (`ToolCallContent::Terminal`) is left out of the recorded copy: a replay may come
+/// after the terminal was released, when its id means nothing; record its output as text with
+/// [`record`](Self::record) if the replay should show it (send the live update through
+/// [`PromptContext::unrecorded`]).
 ///
 /// An update is recorded as it is handed to the connection, before it is written: one sent by
 /// a turn dropped at that very moment (a cancellation) may be in the history without having
 /// reached the client.
 ///
-/// The history is bounded per session by [`HistoryLimits`] (count and bytes, oldest dropped
-/// first). Sessions themselves stay until [`remove`](Self::remove)d.
+/// # Bounds
+///
+/// [`StoreLimits`]: the history is bounded per session ([`HistoryLimits`]: count and bytes,
+/// oldest dropped first); the sessions are bounded in all and per owner (creating more is
+/// refused, nothing live is evicted); a session unused for the idle expiry (24 hours by
+/// default) is dropped.
 pub struct SessionStore<S> {
     shared: Arc<Shared<S>>,
+    /// The owner this view is scoped to; `None` sees every session.
+    owner: Option<Arc<str>>,
 }
 
 impl<S> Clone for SessionStore<S> {
     fn clone(&self) -> Self {
         Self {
             shared: Arc::clone(&self.shared),
+            owner: self.owner.clone(),
         }
     }
 }
@@ -263,8 +304,9 @@ impl<S> Clone for SessionStore<S> {
 impl<S> fmt::Debug for SessionStore<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SessionStore")
+            .field("owner", &self.owner)
             .field("limits", &self.shared.limits)
-            .field("sessions", &self.lock().by_number.len())
+            .field("sessions", &self.len())
             .finish()
     }
 }
@@ -276,84 +318,203 @@ impl<S> Default for SessionStore<S> {
 }
 
 impl<S> SessionStore<S> {
-    /// An empty store with the default [`HistoryLimits`].
+    /// An empty, unscoped store (it sees every session: see [`owned_by`](Self::owned_by)) with
+    /// the default [`StoreLimits`].
     pub fn new() -> Self {
-        Self::with_limits(HistoryLimits::DEFAULT)
+        Self::with_store_limits(StoreLimits::DEFAULT)
     }
 
-    /// An empty store keeping at most `limits` of history per session.
+    /// An empty store keeping at most `limits` of history per session (and the default
+    /// [`StoreLimits`] otherwise).
     pub fn with_limits(limits: HistoryLimits) -> Self {
+        Self::with_store_limits(StoreLimits::DEFAULT.history(limits))
+    }
+
+    /// An empty store within `limits`.
+    pub fn with_store_limits(limits: StoreLimits) -> Self {
         Self {
             shared: Arc::new(Shared {
                 limits,
-                sessions: Mutex::new(Sessions {
-                    next: 0,
-                    by_number: BTreeMap::new(),
-                    numbers: HashMap::new(),
-                }),
+                sessions: Mutex::new(Sessions::new()),
+                #[cfg(test)]
+                skew: Mutex::new(Duration::ZERO),
             }),
+            owner: None,
         }
     }
 
     /// The history bounds.
     pub fn limits(&self) -> HistoryLimits {
+        self.shared.limits.history
+    }
+
+    /// The store's bounds.
+    pub fn store_limits(&self) -> StoreLimits {
         self.shared.limits
     }
 
-    fn lock(&self) -> MutexGuard<'_, Sessions<S>> {
-        self.shared
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    /// The view of this store that `owner` has, sharing its sessions: what it creates is
+    /// `owner`'s, and it sees only `owner`'s sessions (any other is "not found").
+    ///
+    /// Make one per connection: with the authenticated principal as the owner, a user finds
+    /// their sessions again from any connection; without authentication, use something that
+    /// names the connection, and each connection sees only its own.
+    pub fn owned_by(&self, owner: impl Into<Arc<str>>) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            owner: Some(owner.into()),
+        }
     }
 
-    /// Adds a session with a fresh id (`sess-1`, `sess-2`... in creation order) and returns
-    /// the id.
-    pub fn create(&self, state: S) -> SessionId {
-        let mut sessions = self.lock();
-        loop {
-            let id = SessionId::from(format!("sess-{}", sessions.next + 1));
-            if !sessions.numbers.contains_key(&id) {
-                insert(&mut sessions, id.clone(), state, self.shared.limits);
-                return id;
+    /// The owner this view is scoped to; `None` for the unscoped (administrative) view.
+    pub fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
+    }
+
+    /// True when this view may see `stored`.
+    fn sees(&self, stored: &Stored<S>) -> bool {
+        self.owner.is_none() || stored.owner == self.owner
+    }
+
+    /// The creation number of session `id`, if this view sees it.
+    fn number(&self, sessions: &Sessions<S>, id: &SessionId) -> Option<u64> {
+        let number = *sessions.numbers.get(id)?;
+        let stored = sessions.by_number.get(&number)?;
+        self.sees(stored).then_some(number)
+    }
+
+    /// Session `id`, marked used at `now`, if this view sees it.
+    fn find<'a>(
+        &self,
+        sessions: &'a mut Sessions<S>,
+        id: &SessionId,
+        now: Instant,
+    ) -> Option<&'a mut Stored<S>> {
+        let number = self.number(sessions, id)?;
+        sessions.touch(number, now)
+    }
+
+    /// Fails when this view may not add a session.
+    fn check_room(&self, sessions: &Sessions<S>) -> Result<(), ErrorObject> {
+        let limits = &self.shared.limits;
+        if let Some(owner) = &self.owner {
+            let held = sessions.owned.get(owner).copied().unwrap_or(0);
+            if held >= limits.max_sessions_per_owner {
+                return Err(ErrorObject::internal_error(format_args!(
+                    "too many sessions: you have {held}, the most the agent keeps for one \
+                     user; delete one first"
+                )));
             }
-            // An id taken by `insert`: try the next number.
-            sessions.next += 1;
         }
+        if sessions.by_number.len() >= limits.max_sessions {
+            return Err(ErrorObject::internal_error(format_args!(
+                "too many sessions: the agent keeps at most {}; delete one first, or try \
+                 again later",
+                limits.max_sessions
+            )));
+        }
+        Ok(())
     }
 
-    /// Adds the session `id`, or replaces its state and forgets its history if it exists.
-    /// Returns the state it replaced.
-    pub fn insert(&self, id: impl Into<SessionId>, state: S) -> Option<S> {
+    /// Adds a session with a fresh id (`sess-` and 32 random hex digits) and returns the id.
+    /// The session is this view's owner's.
+    ///
+    /// # Errors
+    ///
+    /// An internal error (`-32603`) when the store holds [`StoreLimits::max_sessions`], or the
+    /// owner [`StoreLimits::max_sessions_per_owner`] (idle sessions past their expiry are
+    /// dropped first; nothing live is evicted), or when the operating system has no
+    /// randomness for the id.
+    pub fn create(&self, state: S) -> Result<SessionId, ErrorObject> {
+        let mut id = id::random()?;
+        let (mut sessions, now) = self.shared.lock();
+        self.check_room(&sessions)?;
+        // 128 random bits do not collide; an id `insert`ed by hand could be anything.
+        while sessions.numbers.contains_key(&id) {
+            id = id::random()?;
+        }
+        sessions.add(
+            id.clone(),
+            state,
+            self.owner.clone(),
+            self.shared.limits.history,
+            now,
+        );
+        Ok(id)
+    }
+
+    /// Adds the session `id` (this view's owner's), or replaces the state of this view's
+    /// session `id` and forgets its history. Returns the state it replaced.
+    ///
+    /// # Errors
+    ///
+    /// `-32602` when `id` is another owner's session; for a new session, the errors of
+    /// [`create`](Self::create) at the store's bounds.
+    pub fn insert(&self, id: impl Into<SessionId>, state: S) -> Result<Option<S>, ErrorObject> {
         let id = id.into();
-        let mut sessions = self.lock();
-        let old = sessions.numbers.get(&id).copied();
-        let old = old.and_then(|n| sessions.by_number.remove(&n));
-        if let Some(old) = &old {
-            sessions.numbers.remove(&old.id);
+        let (mut sessions, now) = self.shared.lock();
+        if sessions.numbers.contains_key(&id) {
+            let Some(stored) = self.find(&mut sessions, &id, now) else {
+                return Err(ErrorObject::invalid_params(format_args!(
+                    "session id `{id}` is already in use"
+                )));
+            };
+            stored.history.clear();
+            return Ok(Some(std::mem::replace(&mut stored.state, state)));
         }
-        insert(&mut sessions, id, state, self.shared.limits);
-        old.map(|s| s.state)
+        self.check_room(&sessions)?;
+        sessions.add(
+            id,
+            state,
+            self.owner.clone(),
+            self.shared.limits.history,
+            now,
+        );
+        Ok(None)
     }
 
-    /// Removes a session and its history; returns its state, `None` if it was not there.
+    /// Removes a session and its history; returns its state, `None` if this view does not see
+    /// it. A turn running in it goes on, but records nothing more.
     pub fn remove(&self, id: &SessionId) -> Option<S> {
-        let mut sessions = self.lock();
-        let number = sessions.numbers.remove(id)?;
-        sessions.by_number.remove(&number).map(|s| s.state)
+        let (mut sessions, _) = self.shared.lock();
+        let number = self.number(&sessions, id)?;
+        sessions.take(number).map(|s| s.state)
     }
 
-    /// True when the store holds session `id`.
+    /// Removes every session this view sees (for an owner's view, the owner's), with their
+    /// histories; returns how many. For sessions nobody can reach any more, such as those of a
+    /// connection without authentication once it closed: they would otherwise wait for the
+    /// idle expiry, counted against the store's bound.
+    pub fn clear(&self) -> usize {
+        let (mut sessions, _) = self.shared.lock();
+        let numbers: Vec<u64> = sessions
+            .by_number
+            .iter()
+            .filter(|(_, stored)| self.sees(stored))
+            .map(|(number, _)| *number)
+            .collect();
+        for number in &numbers {
+            sessions.take(*number);
+        }
+        numbers.len()
+    }
+
+    /// True when this view sees session `id`.
     pub fn contains(&self, id: &SessionId) -> bool {
-        self.lock().numbers.contains_key(id)
+        let (sessions, _) = self.shared.lock();
+        self.number(&sessions, id).is_some()
     }
 
-    /// How many sessions the store holds.
+    /// How many sessions this view sees.
     pub fn len(&self) -> usize {
-        self.lock().by_number.len()
+        let (sessions, _) = self.shared.lock();
+        match &self.owner {
+            Some(owner) => sessions.owned.get(owner).copied().unwrap_or(0),
+            None => sessions.by_number.len(),
+        }
     }
 
-    /// True when the store holds no session.
+    /// True when this view sees no session.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -363,28 +524,34 @@ impl<S> SessionStore<S> {
     ///
     /// # Errors
     ///
-    /// [`ErrorObject::session_not_found`] (`-32002`) for an unknown session: return it as is.
+    /// [`ErrorObject::session_not_found`] (`-32002`) for a session this view does not see:
+    /// return it as is.
     pub fn with<T>(&self, id: &SessionId, f: impl FnOnce(&mut S) -> T) -> Result<T, ErrorObject> {
-        let mut sessions = self.lock();
-        let stored = find(&mut sessions, id).ok_or_else(|| not_found(id))?;
+        let (mut sessions, now) = self.shared.lock();
+        let stored = self
+            .find(&mut sessions, id, now)
+            .ok_or_else(|| not_found(id))?;
         Ok(f(&mut stored.state))
     }
 
-    /// Runs `f` on every session's id and state in creation order, collecting what it
-    /// returns (`None` skips the session).
+    /// Runs `f` on the id and state of every session this view sees, in creation order,
+    /// collecting what it returns (`None` skips the session).
     pub fn collect<T>(&self, mut f: impl FnMut(&SessionId, &S) -> Option<T>) -> Vec<T> {
-        let sessions = self.lock();
+        let (sessions, _) = self.shared.lock();
         sessions
             .by_number
             .values()
+            .filter(|s| self.sees(s))
             .filter_map(|s| f(&s.id, &s.state))
             .collect()
     }
 
-    /// One page of `session/list`: the sessions after `cursor` (from an earlier page; `None`
-    /// starts at the first) in creation order, as `info` describes them (`None` leaves a
-    /// session out, for example when it does not match the request's `cwd`), at most
+    /// One page of `session/list`: the sessions this view sees after `cursor` (from an earlier
+    /// page; `None` starts at the first) in creation order, as `info` describes them (`None`
+    /// leaves a session out, for example when it does not match the request's `cwd`), at most
     /// `page_len` of them, with the cursor of the next page when there are more.
+    ///
+    /// A cursor holds a creation number, never an id.
     ///
     /// # Errors
     ///
@@ -402,10 +569,14 @@ impl<S> SessionStore<S> {
                 .and_then(|n| n.parse::<u64>().ok())
                 .ok_or_else(|| ErrorObject::invalid_params("invalid cursor"))?,
         };
-        let sessions = self.lock();
+        let (sessions, _) = self.shared.lock();
         let mut page = Vec::new();
         let mut next = None;
-        for (number, stored) in sessions.by_number.range(after.saturating_add(1)..) {
+        let visible = sessions
+            .by_number
+            .range(after.saturating_add(1)..)
+            .filter(|(_, stored)| self.sees(stored));
+        for (number, stored) in visible {
             let Some(entry) = info(&stored.id, &stored.state) else {
                 continue;
             };
@@ -425,23 +596,27 @@ impl<S> SessionStore<S> {
 
     /// Keeps `update` in session `id`'s history (if it is conversation, see
     /// [`is_conversation`]; terminal content left out), without sending it. Returns false when
-    /// it was not kept: not conversation, larger than the whole byte bound, or the session is
-    /// unknown.
+    /// it was not kept: not conversation, larger than the whole byte bound, or a session this
+    /// view does not see.
     pub fn record(&self, id: &SessionId, update: &SessionUpdate) -> bool {
         if !is_conversation(update) {
             return false;
         }
-        let mut sessions = self.lock();
-        match find(&mut sessions, id) {
-            Some(stored) => stored.history.push(without_terminals(update)),
+        // Copied before the lock, which other connections wait for.
+        let update = without_terminals(update);
+        let (mut sessions, now) = self.shared.lock();
+        match self.find(&mut sessions, id, now) {
+            Some(stored) => stored.history.push(update),
             None => false,
         }
     }
 
-    /// A copy of session `id`'s history, oldest first; `None` for an unknown session.
+    /// A copy of session `id`'s history, oldest first; `None` for a session this view does not
+    /// see.
     pub fn history(&self, id: &SessionId) -> Option<Vec<SessionUpdate>> {
-        let mut sessions = self.lock();
-        find(&mut sessions, id).map(|s| s.history.iter().cloned().collect())
+        let (mut sessions, now) = self.shared.lock();
+        self.find(&mut sessions, id, now)
+            .map(|s| s.history.iter().cloned().collect())
     }
 
     /// Sends session `id`'s history to the client as `session/update` notifications, oldest
@@ -450,7 +625,7 @@ impl<S> SessionStore<S> {
     ///
     /// # Errors
     ///
-    /// `-32002` for an unknown session; the connection's error when it closes.
+    /// `-32002` for a session this view does not see; the connection's error when it closes.
     pub async fn replay(&self, client: &ClientHandle, id: &SessionId) -> Result<(), ErrorObject> {
         let history = self.history(id).ok_or_else(|| not_found(id))?;
         let cx = client.session(id.clone());
@@ -466,7 +641,7 @@ impl<S> SessionStore<S> {
     ///
     /// # Errors
     ///
-    /// `-32002` for an unknown session; the connection's error when it closes.
+    /// `-32002` for a session this view does not see; the connection's error when it closes.
     pub async fn load<T>(
         &self,
         client: &ClientHandle,
@@ -477,12 +652,69 @@ impl<S> SessionStore<S> {
         self.replay(client, id).await?;
         Ok(value)
     }
+
+    /// Moves the store's clock `by` forward (tests of the expiry).
+    #[cfg(test)]
+    fn advance(&self, by: Duration) {
+        *self
+            .shared
+            .skew
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) += by;
+    }
 }
 
 impl<S: Send + 'static> SessionStore<S> {
+    /// Starts a prompt turn in session `id`: until the returned guard is dropped, another turn
+    /// of the session is refused, from any connection and through any view of the store.
+    /// Call it first in [`Agent::prompt`](crate::Agent::prompt), and keep the guard until the
+    /// answer:
+    ///
+    /// ```no_run
+    /// # use acp_agent::{PromptContext, SessionStore};
+    /// # use acp_types::*;
+    /// # #[allow(dead_code)]
+    /// async fn prompt(
+    ///     sessions: &SessionStore<()>,
+    ///     req: PromptRequest,
+    ///     cx: PromptContext,
+    /// ) -> Result<PromptResponse, ErrorObject> {
+    ///     let _turn = sessions.begin_turn(&req.session_id)?; // Ends when dropped, at the answer.
+    ///     let cx = sessions.recording(cx);
+    ///     cx.record_prompt(&req.prompt);
+    ///     cx.message("Hello").await?;
+    ///     Ok(PromptResponse::new(StopReason::EndTurn))
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `-32002` for a session this view does not see; `-32600` (invalid request, as the
+    /// library answers a second prompt on one connection) while a turn of the session runs.
+    pub fn begin_turn(&self, id: &SessionId) -> Result<TurnGuard, ErrorObject> {
+        let (mut sessions, now) = self.shared.lock();
+        let sessions = &mut *sessions;
+        let number = self.number(sessions, id).ok_or_else(|| not_found(id))?;
+        let stored = sessions
+            .by_number
+            .get_mut(&number)
+            .ok_or_else(|| not_found(id))?;
+        if stored.turn {
+            return Err(ErrorObject::invalid_request(format_args!(
+                "a prompt is already running in session {id}"
+            )));
+        }
+        sessions.idle.remove(&(stored.used, number));
+        stored.turn = true;
+        stored.used = stored.used.max(now);
+        let shared: Arc<dyn EndTurn> = self.shared.clone();
+        Ok(TurnGuard::new(shared, number, id.clone()))
+    }
+
     /// `cx` recording every conversation update it (and the tool-call and plan handles made
     /// from it) sends into this store, under its session's history. Updates for a session
-    /// the store does not hold are sent but not kept.
+    /// this view does not see are sent but not kept. Pair it with
+    /// [`begin_turn`](Self::begin_turn), which keeps turns of one session apart.
     pub fn recording(&self, cx: PromptContext) -> PromptContext {
         let store = self.clone();
         cx.with_recorder(Arc::new(move |id: &SessionId, update: &SessionUpdate| {
@@ -491,149 +723,6 @@ impl<S: Send + 'static> SessionStore<S> {
     }
 }
 
-fn insert<S>(sessions: &mut Sessions<S>, id: SessionId, state: S, limits: HistoryLimits) {
-    sessions.next += 1;
-    let number = sessions.next;
-    sessions.numbers.insert(id.clone(), number);
-    sessions.by_number.insert(
-        number,
-        Stored {
-            id,
-            state,
-            history: History::new(limits),
-        },
-    );
-}
-
-fn find<'a, S>(sessions: &'a mut Sessions<S>, id: &SessionId) -> Option<&'a mut Stored<S>> {
-    let number = *sessions.numbers.get(id)?;
-    sessions.by_number.get_mut(&number)
-}
-
 fn not_found(id: &SessionId) -> ErrorObject {
     ErrorObject::session_not_found(id.as_str())
-}
-
-/// `update` without terminal content.
-fn without_terminals(update: &SessionUpdate) -> SessionUpdate {
-    let mut update = update.clone();
-    let content = match &mut update {
-        SessionUpdate::ToolCall(call) => &mut call.content,
-        SessionUpdate::ToolCallUpdate(call) => &mut call.content,
-        _ => return update,
-    };
-    if let Some(list) = content {
-        list.retain(|c| !matches!(c, ToolCallContent::Terminal(_)));
-    }
-    update
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn chunk(text: &str) -> SessionUpdate {
-        SessionUpdate::AgentMessageChunk(ContentChunk::new(text.to_owned()))
-    }
-
-    fn texts(history: &History) -> Vec<String> {
-        history
-            .iter()
-            .map(|u| match u {
-                SessionUpdate::AgentMessageChunk(c) => match &c.content {
-                    ContentBlock::Text(t) => t.text.clone(),
-                    _ => String::new(),
-                },
-                _ => String::new(),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn history_drops_the_oldest_past_its_count() {
-        let mut history = History::new(HistoryLimits::new(3, usize::MAX));
-        for i in 0..5 {
-            assert!(history.push(chunk(&i.to_string())));
-        }
-        assert_eq!(texts(&history), ["2", "3", "4"]);
-    }
-
-    #[test]
-    fn history_drops_the_oldest_past_its_bytes_and_refuses_an_update_over_the_bound() {
-        let one = json_len(&chunk("aaaa"));
-        assert_eq!(one, serde_json::to_vec(&chunk("aaaa")).unwrap().len());
-        let mut history = History::new(HistoryLimits::new(100, 2 * one));
-        for text in ["aaaa", "bbbb", "cccc"] {
-            history.push(chunk(text));
-        }
-        assert_eq!(texts(&history), ["bbbb", "cccc"]);
-        assert_eq!(history.bytes(), 2 * one);
-        // Too large for the whole bound: not kept, and nothing dropped for it.
-        assert!(!history.push(chunk(&"x".repeat(2 * one))));
-        assert_eq!(texts(&history), ["bbbb", "cccc"]);
-    }
-
-    #[test]
-    fn only_conversation_is_recorded_and_terminals_are_left_out() {
-        let store = SessionStore::new();
-        let id = store.create(());
-        assert_eq!(id.as_str(), "sess-1");
-        assert!(!store.record(
-            &id,
-            &SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new("ask"))
-        ));
-        let update = ToolCallUpdate::new("call-1").content(vec![
-            ToolCallContent::from(Terminal::new("term-1")),
-            ToolCallContent::from("done"),
-        ]);
-        assert!(store.record(&id, &SessionUpdate::from(update)));
-        let history = store.history(&id).unwrap();
-        let SessionUpdate::ToolCallUpdate(kept) = &history[0] else {
-            panic!("{history:?}");
-        };
-        assert_eq!(kept.content.as_ref().map(Vec::len), Some(1));
-        assert!(!store.record(&SessionId::from("nope"), &chunk("x")));
-    }
-
-    #[test]
-    fn sessions_are_created_replaced_and_removed() {
-        let store = SessionStore::new();
-        assert_eq!(store.create(1).as_str(), "sess-1");
-        assert_eq!(store.insert("sess-2", 2), None);
-        assert_eq!(store.create(3).as_str(), "sess-3", "sess-2 was taken");
-        store.record(&"sess-2".into(), &chunk("x"));
-        assert_eq!(store.insert("sess-2", 20), Some(2));
-        assert_eq!(store.history(&"sess-2".into()).map(|h| h.len()), Some(0));
-        assert_eq!(store.with(&"sess-2".into(), |s| *s), Ok(20));
-        assert_eq!(store.remove(&"sess-1".into()), Some(1));
-        let err = store.with(&"sess-1".into(), |_| ()).unwrap_err();
-        assert_eq!(err.code, ErrorCode::RESOURCE_NOT_FOUND);
-        assert_eq!(store.len(), 2);
-    }
-
-    #[test]
-    fn listing_pages_in_creation_order() {
-        let store = SessionStore::new();
-        for n in 0..5 {
-            store.create(n);
-        }
-        let info =
-            |id: &SessionId, n: &i32| (n % 2 == 0).then(|| SessionInfo::new(id.clone(), "/"));
-        let page = store.list(None, 2, info).unwrap();
-        let ids: Vec<_> = page
-            .sessions
-            .iter()
-            .map(|s| s.session_id.as_str())
-            .collect();
-        assert_eq!(ids, ["sess-1", "sess-3"]);
-        let page = store.list(page.next_cursor.as_deref(), 2, info).unwrap();
-        let ids: Vec<_> = page
-            .sessions
-            .iter()
-            .map(|s| s.session_id.as_str())
-            .collect();
-        assert_eq!(ids, ["sess-5"]);
-        assert_eq!(page.next_cursor, None);
-        assert!(store.list(Some("bogus"), 2, info).is_err());
-    }
 }

@@ -58,7 +58,7 @@ pub(super) fn fork(
     state.cwd = request.cwd.clone();
     state.open = true;
     let history = store.history(&request.session_id).unwrap_or_default();
-    let id = store.create(state);
+    let id = store.create(state)?;
     for update in &history {
         store.record(&id, update);
     }

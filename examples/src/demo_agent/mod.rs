@@ -10,7 +10,8 @@
 //! The `agent` example serves it on stdio, or over HTTP and WebSocket with `--listen` (see
 //! [`listen`]); the `client` example runs it in process. The commands it understands are in
 //! [`COMMANDS_HELP`]. Its sessions live in [`Sessions`]: one agent's own by default, or shared
-//! by the agents of every connection of a server ([`DemoAgent::with_sessions`]).
+//! by the agents of every connection of a server, each with the view of its owner
+//! ([`DemoAgent::with_sessions`], [`Sessions::owned_by`]).
 //!
 //! ```
 //! use acp_agent::{AgentOptions, serve};
@@ -50,6 +51,8 @@ const LIST_PAGE_LEN: usize = 20;
 pub struct DemoAgent {
     client: ClientHandle,
     sessions: Sessions,
+    /// Remove the agent's sessions when it is dropped ([`DemoAgent::with_connection_sessions`]).
+    clear_on_drop: bool,
     /// The LLM providers and their endpoints (`providers/*`, draft).
     #[cfg(feature = "unstable")]
     providers: draft::Providers,
@@ -57,28 +60,56 @@ pub struct DemoAgent {
 
 /// The sessions of one or more [`DemoAgent`]s. Cheap to clone: clones share the sessions.
 ///
-/// A server that makes an agent per connection gives them all the same `Sessions`, so that a
-/// client can reconnect and `session/load` a session started on an earlier connection (or list
-/// the sessions of other connections: they all belong to whoever may connect). Each session's
-/// history is bounded by [`HISTORY_MAX_UPDATES`] and [`HISTORY_MAX_BYTES`].
+/// A server that makes an agent per connection gives each the view of the same `Sessions` that
+/// its owner has ([`owned_by`](Self::owned_by)): an authenticated user finds their sessions
+/// again from any connection (reconnect and `session/load`), and nobody lists, loads, prompts
+/// into or deletes anyone else's. The default value is unscoped: it sees every session. Each
+/// session's history is bounded by [`HISTORY_MAX_UPDATES`] and [`HISTORY_MAX_BYTES`]; the
+/// sessions by [`acp_agent::StoreLimits`]'s defaults (10,000, 1,000 per owner, dropped after a
+/// day unused).
 #[derive(Debug, Clone, Default)]
 pub struct Sessions(SessionStore<Session>);
 
+impl Sessions {
+    /// The view of these sessions that `owner` has (the authenticated user, or the connection
+    /// without authentication): it sees only `owner`'s sessions, and those it creates are
+    /// `owner`'s.
+    pub fn owned_by(&self, owner: &str) -> Self {
+        Self(self.0.owned_by(owner))
+    }
+}
+
+/// The owner of the sessions of an agent on stdio, which serves one client.
+const LOCAL_OWNER: &str = "local";
+
 impl DemoAgent {
-    /// An agent that calls the client through `client`, with sessions of its own.
+    /// An agent that calls the client through `client`, with sessions of its own (for one
+    /// client, as on stdio).
     pub fn new(client: ClientHandle) -> Self {
-        Self::with_sessions(client, Sessions::default())
+        Self::with_sessions(client, Sessions::default().owned_by(LOCAL_OWNER))
     }
 
     /// An agent that calls the client through `client` and keeps its sessions in `sessions`,
-    /// which other agents may share.
+    /// which other agents may share (give each the view of its owner,
+    /// [`Sessions::owned_by`]).
     pub fn with_sessions(client: ClientHandle, sessions: Sessions) -> Self {
         Self {
             client,
             sessions,
+            clear_on_drop: false,
             #[cfg(feature = "unstable")]
             providers: draft::Providers::default(),
         }
+    }
+
+    /// An agent like [`with_sessions`](Self::with_sessions) whose sessions only its connection
+    /// can reach (`sessions` is the view of the connection, without authentication): they are
+    /// removed when the agent is dropped, as the connection ends, instead of waiting a day
+    /// for the idle expiry, counted against the store's bound.
+    pub fn with_connection_sessions(client: ClientHandle, sessions: Sessions) -> Self {
+        let mut agent = Self::with_sessions(client, sessions);
+        agent.clear_on_drop = true;
+        agent
     }
 
     /// Runs `f` on a session, or fails with "resource not found".
@@ -135,6 +166,14 @@ impl DemoAgent {
     }
 }
 
+impl Drop for DemoAgent {
+    fn drop(&mut self) {
+        if self.clear_on_drop {
+            self.sessions.0.clear();
+        }
+    }
+}
+
 fn check_absolute(cwd: &str) -> Result<(), ErrorObject> {
     if std::path::Path::new(cwd).is_absolute() {
         Ok(())
@@ -184,7 +223,7 @@ impl Agent for DemoAgent {
         let booleans = self.client_takes_booleans();
         let session = Session::new(request.cwd);
         let (modes, options) = (session.modes(), session.config_options(booleans));
-        let id = self.sessions.0.create(session);
+        let id = self.sessions.0.create(session)?;
         Ok(NewSessionResponse::new(id)
             .modes(modes)
             .config_options(options))
@@ -300,6 +339,9 @@ impl Agent for DemoAgent {
         request: PromptRequest,
         context: PromptContext,
     ) -> Result<PromptResponse, ErrorObject> {
+        // One turn at a time in a session, whichever connection prompts (-32600); -32002 for
+        // a session that is not there or not this owner's.
+        let _turn = self.sessions.0.begin_turn(&request.session_id)?;
         let open = self.with_session(&request.session_id, |s| s.open)?;
         if !open {
             return Err(ErrorObject::invalid_request(format_args!(
@@ -348,5 +390,50 @@ impl Agent for DemoAgent {
     ) -> Result<DisableProviderResponse, ErrorObject> {
         self.providers.disable(&request)?;
         Ok(DisableProviderResponse::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use acp_agent::{AgentOptions, serve};
+    use acp_rpc::Router;
+    use acp_types::methods::{Initialize, SessionNew};
+
+    use super::*;
+
+    /// Serves one connection whose agent `make` builds from `sessions`, opens a session on it,
+    /// closes it, and returns once the agent's side has ended.
+    async fn one_connection(sessions: Sessions, clear: bool) {
+        let (agent_io, client_io) = tokio::io::duplex(64 * 1024);
+        let (reader, writer) = tokio::io::split(agent_io);
+        let make = move |client| match clear {
+            true => DemoAgent::with_connection_sessions(client, sessions),
+            false => DemoAgent::with_sessions(client, sessions),
+        };
+        let agent = tokio::spawn(serve(make, reader, writer, AgentOptions::default()).1);
+        let (reader, writer) = tokio::io::split(client_io);
+        let (peer, driver) =
+            acp_rpc::connect(|_| Router::new(), reader, writer, Default::default());
+        let client = tokio::spawn(driver);
+        peer.request::<Initialize>(&InitializeRequest::new(ProtocolVersion::V1))
+            .await
+            .unwrap();
+        let new = NewSessionRequest::new("/tmp", Vec::<McpServer>::new());
+        peer.request::<SessionNew>(&new).await.unwrap();
+        client.abort();
+        drop(peer);
+        let ended = tokio::time::timeout(Duration::from_secs(10), agent).await;
+        assert!(ended.is_ok(), "the agent's connection did not end");
+    }
+
+    #[tokio::test]
+    async fn a_connections_sessions_go_with_it_and_a_users_stay() {
+        let store = Sessions::default();
+        one_connection(store.owned_by("connection-1"), true).await;
+        assert!(store.0.is_empty(), "{:?}", store.0);
+        one_connection(store.owned_by("alice"), false).await;
+        assert_eq!(store.owned_by("alice").0.len(), 1);
     }
 }

@@ -74,6 +74,7 @@ Client commands (as --prompt TEXT, or typed in interactive mode):
   :resume ID           Resume a session without replay (session/resume).
   :close [ID]          Close a session (session/close), by default the current one.
   :delete ID           Delete a session (session/delete).
+  #N                   In place of an ID: the Nth session started here (:new, :fork).
   :mode ID             Switch mode (session/set_mode).
   :config ID VALUE     Set a configuration option (session/set_config_option).
   :cancel              Cancel the running turn (session/cancel; interactive mode).

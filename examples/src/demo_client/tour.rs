@@ -171,10 +171,10 @@ pub(crate) async fn run(runner: &mut Runner) {
             &[
                 ":list",
                 ":close",
-                ":load sess-1",
+                ":load #1",
                 ":new",
-                ":resume sess-1",
-                ":delete sess-2",
+                ":resume #1",
+                ":delete #2",
                 ":list",
             ],
         ),

@@ -7,12 +7,21 @@ use super::super::output::options_line;
 use super::Runner;
 
 impl Runner {
+    /// A command's session argument: `#N` is the Nth session this client started (if there
+    /// is one), anything else is the id itself.
+    fn session_ref(&self, arg: &str) -> String {
+        arg.strip_prefix('#')
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| self.started.get(n.checked_sub(1)?))
+            .map_or_else(|| arg.to_owned(), ToString::to_string)
+    }
+
     /// A client command; `Some(true)` when it succeeded, `None` for an unknown one.
     pub(crate) async fn command(&mut self, line: &str) -> Option<bool> {
         let mut words = line.split_whitespace();
         let name = words.next().unwrap_or_default();
         let args: Vec<&str> = words.collect();
-        let arg = args.first().map(|a| (*a).to_owned());
+        let arg = args.first().map(|a| self.session_ref(a));
         let out = &self.shared.output;
         let s = out.style();
         let current = self.session.clone();

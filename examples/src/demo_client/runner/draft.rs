@@ -53,6 +53,7 @@ impl Runner {
                 let fork = response.session_id;
                 self.remember(&fork, response.config_options);
                 self.session = Some(fork.clone());
+                self.started.push(fork.clone());
                 self.shared.output.event(
                     json!({ "event": "session_fork", "sessionId": id, "forkId": fork }),
                     Some(format!(

@@ -87,6 +87,9 @@ pub(crate) struct Runner {
     login: Option<Login>,
     /// Set once the terminal login succeeded: the new connection does not sign in again.
     logged_in: bool,
+    /// The sessions this client started (`:new`, `:fork`), oldest first: `#1`, `#2`... in
+    /// commands. The agent's ids are random, so a script cannot know them in advance.
+    started: Vec<SessionId>,
 }
 
 impl Runner {
@@ -111,6 +114,7 @@ impl Runner {
             agent_command: options.agent.clone(),
             login: None,
             logged_in: false,
+            started: Vec::new(),
         }
     }
 
@@ -448,6 +452,7 @@ impl Runner {
                 let id = response.session_id.clone();
                 self.remember(&id, response.config_options.clone());
                 self.session = Some(id.clone());
+                self.started.push(id.clone());
                 let out = &self.shared.output;
                 let mut human = format!(
                     "Session {} started in {}.",
