@@ -67,6 +67,7 @@
 //! # Ok(()) }
 //! ```
 
+mod budget;
 mod history;
 mod id;
 mod limits;
@@ -83,8 +84,9 @@ use acp_types::*;
 
 use crate::{ClientHandle, PromptContext};
 
-use history::without_terminals;
+use budget::Owned;
 pub use history::{History, HistoryLimits, is_conversation};
+use history::{json_len, without_terminals};
 pub use limits::StoreLimits;
 use turn::EndTurn;
 pub use turn::TurnGuard;
@@ -96,7 +98,8 @@ struct Stored<S> {
     history: History,
     /// Whose it is (see [`SessionStore::owned_by`]); `None` for one made by an unscoped store.
     owner: Option<Arc<str>>,
-    /// When it was last used: its key in [`Sessions::idle`] while no turn runs.
+    /// When it was last used: its key in [`Sessions::idle`] while no turn runs, and in
+    /// [`Sessions::holding`] while it has history.
     used: Instant,
     /// A turn is running (a [`TurnGuard`] of it lives).
     turn: bool,
@@ -109,8 +112,13 @@ struct Sessions<S> {
     numbers: HashMap<SessionId, u64>,
     /// The sessions no turn runs in, least recently used first: the order they expire in.
     idle: BTreeSet<(Instant, u64)>,
-    /// How many sessions each owner holds (an owner holding none is not there).
-    owned: HashMap<Arc<str>, usize>,
+    /// The sessions with history, least recently used first: the order the store's history
+    /// budget takes from them.
+    holding: BTreeSet<(Instant, u64)>,
+    /// The history bytes of every session ([`History::cost`]).
+    bytes: usize,
+    /// What each owner holds (an owner holding no session is not there).
+    owned: HashMap<Arc<str>, Owned>,
 }
 
 impl<S> Sessions<S> {
@@ -120,6 +128,8 @@ impl<S> Sessions<S> {
             by_number: BTreeMap::new(),
             numbers: HashMap::new(),
             idle: BTreeSet::new(),
+            holding: BTreeSet::new(),
+            bytes: 0,
             owned: HashMap::new(),
         }
     }
@@ -136,7 +146,7 @@ impl<S> Sessions<S> {
         self.next += 1;
         let number = self.next;
         if let Some(owner) = &owner {
-            *self.owned.entry(Arc::clone(owner)).or_default() += 1;
+            self.owned.entry(Arc::clone(owner)).or_default().sessions += 1;
         }
         self.numbers.insert(id.clone(), number);
         self.idle.insert((used, number));
@@ -157,28 +167,52 @@ impl<S> Sessions<S> {
     fn take(&mut self, number: u64) -> Option<Stored<S>> {
         let stored = self.by_number.remove(&number)?;
         self.numbers.remove(&stored.id);
+        let key = (stored.used, number);
         if !stored.turn {
-            self.idle.remove(&(stored.used, number));
+            self.idle.remove(&key);
+        }
+        let cost = stored.history.cost();
+        self.bytes -= cost;
+        if !stored.history.is_empty() {
+            self.holding.remove(&key);
         }
         if let Some(owner) = &stored.owner
             && let Some(held) = self.owned.get_mut(owner)
         {
-            *held -= 1;
-            if *held == 0 {
+            held.sessions -= 1;
+            held.bytes -= cost;
+            if !stored.history.is_empty() {
+                held.holding.remove(&key);
+            }
+            if held.sessions == 0 {
                 self.owned.remove(owner);
             }
         }
         Some(stored)
     }
 
-    /// Marks session `number` used at `now`, and returns it.
+    /// Marks session `number` used at `now` (moving it to the end of the orders it is in),
+    /// and returns it.
     fn touch(&mut self, number: u64, now: Instant) -> Option<&mut Stored<S>> {
         let stored = self.by_number.get_mut(&number)?;
-        if !stored.turn && stored.used < now {
-            self.idle.remove(&(stored.used, number));
-            self.idle.insert((now, number));
+        if stored.used < now {
+            let (old, new) = ((stored.used, number), (now, number));
+            if !stored.turn {
+                self.idle.remove(&old);
+                self.idle.insert(new);
+            }
+            if !stored.history.is_empty() {
+                self.holding.remove(&old);
+                self.holding.insert(new);
+                if let Some(owner) = &stored.owner
+                    && let Some(held) = self.owned.get_mut(owner)
+                {
+                    held.holding.remove(&old);
+                    held.holding.insert(new);
+                }
+            }
+            stored.used = now;
         }
-        stored.used = stored.used.max(now);
         Some(stored)
     }
 
@@ -204,16 +238,17 @@ impl<S> Sessions<S> {
 struct Shared<S> {
     limits: StoreLimits,
     sessions: Mutex<Sessions<S>>,
-    /// How far the tests moved the clock forward.
+    /// The tests' clock: stopped, and moved only by [`SessionStore::advance`], so that the
+    /// expiry and the least-recently-used order do not depend on how fast a test runs.
     #[cfg(test)]
-    skew: Mutex<Duration>,
+    clock: Mutex<Instant>,
 }
 
 impl<S> Shared<S> {
     fn now(&self) -> Instant {
         #[cfg(test)]
         {
-            Instant::now() + *self.skew.lock().unwrap_or_else(PoisonError::into_inner)
+            *self.clock.lock().unwrap_or_else(PoisonError::into_inner)
         }
         #[cfg(not(test))]
         Instant::now()
@@ -236,8 +271,8 @@ impl<S: Send> EndTurn for Shared<S> {
             && stored.turn
         {
             stored.turn = false;
-            stored.used = stored.used.max(now);
             sessions.idle.insert((stored.used, number));
+            sessions.touch(number, now);
         }
     }
 }
@@ -283,9 +318,11 @@ impl<S: Send> EndTurn for Shared<S> {
 /// # Bounds
 ///
 /// [`StoreLimits`]: the history is bounded per session ([`HistoryLimits`]: count and bytes,
-/// oldest dropped first); the sessions are bounded in all and per owner (creating more is
-/// refused, nothing live is evicted); a session unused for the idle expiry (24 hours by
-/// default) is dropped.
+/// oldest dropped first), and in all and per owner (64 MiB per owner and 512 MiB in the store
+/// by default: the oldest updates of the least recently used sessions are dropped first, see
+/// [History budgets](StoreLimits#history-budgets)); the sessions are bounded in all and per
+/// owner (creating more is refused, nothing live is evicted); a session unused for the idle
+/// expiry (24 hours by default) is dropped. The state `S` is the agent's: no bound counts it.
 pub struct SessionStore<S> {
     shared: Arc<Shared<S>>,
     /// The owner this view is scoped to; `None` sees every session.
@@ -337,7 +374,7 @@ impl<S> SessionStore<S> {
                 limits,
                 sessions: Mutex::new(Sessions::new()),
                 #[cfg(test)]
-                skew: Mutex::new(Duration::ZERO),
+                clock: Mutex::new(Instant::now()),
             }),
             owner: None,
         }
@@ -398,7 +435,7 @@ impl<S> SessionStore<S> {
     fn check_room(&self, sessions: &Sessions<S>) -> Result<(), ErrorObject> {
         let limits = &self.shared.limits;
         if let Some(owner) = &self.owner {
-            let held = sessions.owned.get(owner).copied().unwrap_or(0);
+            let held = sessions.owned.get(owner).map_or(0, |held| held.sessions);
             if held >= limits.max_sessions_per_owner {
                 return Err(ErrorObject::internal_error(format_args!(
                     "too many sessions: you have {held}, the most the agent keeps for one \
@@ -454,12 +491,13 @@ impl<S> SessionStore<S> {
         let id = id.into();
         let (mut sessions, now) = self.shared.lock();
         if sessions.numbers.contains_key(&id) {
-            let Some(stored) = self.find(&mut sessions, &id, now) else {
+            let Some(number) = self.number(&sessions, &id) else {
                 return Err(ErrorObject::invalid_params(format_args!(
                     "session id `{id}` is already in use"
                 )));
             };
-            stored.history.clear();
+            sessions.clear_history(number);
+            let stored = sessions.touch(number, now).ok_or_else(|| not_found(&id))?;
             return Ok(Some(std::mem::replace(&mut stored.state, state)));
         }
         self.check_room(&sessions)?;
@@ -509,7 +547,7 @@ impl<S> SessionStore<S> {
     pub fn len(&self) -> usize {
         let (sessions, _) = self.shared.lock();
         match &self.owner {
-            Some(owner) => sessions.owned.get(owner).copied().unwrap_or(0),
+            Some(owner) => sessions.owned.get(owner).map_or(0, |held| held.sessions),
             None => sessions.by_number.len(),
         }
     }
@@ -596,18 +634,36 @@ impl<S> SessionStore<S> {
 
     /// Keeps `update` in session `id`'s history (if it is conversation, see
     /// [`is_conversation`]; terminal content left out), without sending it. Returns false when
-    /// it was not kept: not conversation, larger than the whole byte bound, or a session this
-    /// view does not see.
+    /// it was not kept: not conversation, larger than a whole byte bound (the session's, the
+    /// owner's or the store's), or a session this view does not see.
+    ///
+    /// To stay within the bounds, older updates are dropped: the session's own oldest past its
+    /// [`HistoryLimits`], then the oldest of the least recently used other sessions past the
+    /// history budgets (see [History budgets](StoreLimits#history-budgets)). `update` itself
+    /// is always kept when it fits.
     pub fn record(&self, id: &SessionId, update: &SessionUpdate) -> bool {
         if !is_conversation(update) {
             return false;
         }
-        // Copied before the lock, which other connections wait for.
+        // Copied and measured before the lock, which other connections wait for.
         let update = without_terminals(update);
+        let size = json_len(&update);
         let (mut sessions, now) = self.shared.lock();
-        match self.find(&mut sessions, id, now) {
-            Some(stored) => stored.history.push(update),
+        match self.number(&sessions, id) {
+            Some(number) => sessions.record(number, now, update, size, &self.shared.limits),
             None => false,
+        }
+    }
+
+    /// The history bytes this view's sessions keep, as the history budgets count them (see
+    /// [History budgets](StoreLimits#history-budgets)): an owner's view, the owner's, within
+    /// [`StoreLimits::max_history_bytes_per_owner`]; the unscoped store, every session's,
+    /// within [`StoreLimits::max_history_bytes`].
+    pub fn history_bytes(&self) -> usize {
+        let (sessions, _) = self.shared.lock();
+        match &self.owner {
+            Some(owner) => sessions.owned.get(owner).map_or(0, |held| held.bytes),
+            None => sessions.bytes,
         }
     }
 
@@ -658,7 +714,7 @@ impl<S> SessionStore<S> {
     fn advance(&self, by: Duration) {
         *self
             .shared
-            .skew
+            .clock
             .lock()
             .unwrap_or_else(PoisonError::into_inner) += by;
     }
@@ -695,18 +751,15 @@ impl<S: Send + 'static> SessionStore<S> {
         let (mut sessions, now) = self.shared.lock();
         let sessions = &mut *sessions;
         let number = self.number(sessions, id).ok_or_else(|| not_found(id))?;
-        let stored = sessions
-            .by_number
-            .get_mut(&number)
-            .ok_or_else(|| not_found(id))?;
+        let stored = sessions.touch(number, now).ok_or_else(|| not_found(id))?;
         if stored.turn {
             return Err(ErrorObject::invalid_request(format_args!(
                 "a prompt is already running in session {id}"
             )));
         }
-        sessions.idle.remove(&(stored.used, number));
         stored.turn = true;
-        stored.used = stored.used.max(now);
+        let used = stored.used;
+        sessions.idle.remove(&(used, number));
         let shared: Arc<dyn EndTurn> = self.shared.clone();
         Ok(TurnGuard::new(shared, number, id.clone()))
     }

@@ -71,20 +71,62 @@ impl History {
     /// `update` alone is over the byte bound, and is not kept.
     pub fn push(&mut self, update: SessionUpdate) -> bool {
         let size = json_len(&update);
-        if size > self.limits.max_bytes || self.limits.max_updates == 0 {
+        if !self.fits(size) {
             return false;
         }
+        self.make_room(size);
+        self.push_sized(update, size);
+        true
+    }
+
+    /// True when an update of `size` bytes of JSON can be kept at all.
+    pub(super) fn fits(&self, size: usize) -> bool {
+        size <= self.limits.max_bytes && self.limits.max_updates > 0
+    }
+
+    /// Drops the oldest updates until one of `size` bytes fits within the bounds; returns the
+    /// [`cost`](Self::cost) dropped.
+    pub(super) fn make_room(&mut self, size: usize) -> usize {
+        let mut freed = 0;
         while self.updates.len() >= self.limits.max_updates
             || self.bytes + size > self.limits.max_bytes
         {
-            match self.updates.pop_front() {
-                Some((_, dropped)) => self.bytes -= dropped,
+            match self.pop_oldest() {
+                Some(cost) => freed += cost,
                 None => break,
             }
         }
+        freed
+    }
+
+    /// Appends `update`, whose JSON is `size` bytes, with no bound checked (see
+    /// [`make_room`](Self::make_room)).
+    pub(super) fn push_sized(&mut self, update: SessionUpdate, size: usize) {
         self.bytes += size;
         self.updates.push_back((update, size));
-        true
+    }
+
+    /// Drops the oldest update; returns its [`cost`](Self::cost), `None` when empty.
+    pub(super) fn pop_oldest(&mut self) -> Option<usize> {
+        let (_, size) = self.updates.pop_front()?;
+        self.bytes -= size;
+        Some(cost_of(size))
+    }
+
+    /// Gives back the spare room of a list evicted from: all of it once empty, otherwise half
+    /// of it once three quarters are unused (amortised: a list must halve again before the
+    /// next copy).
+    pub(super) fn shrink(&mut self) {
+        if self.updates.is_empty() {
+            self.updates = VecDeque::new();
+        } else if self.updates.len() * 4 <= self.updates.capacity() {
+            self.updates.shrink_to(self.updates.len() * 2);
+        }
+    }
+
+    /// What the store's budgets count for this history: see [`cost_of`].
+    pub(super) fn cost(&self) -> usize {
+        self.bytes + self.updates.len() * SLOT
     }
 
     /// The updates kept, oldest first.
@@ -112,6 +154,16 @@ impl History {
         self.updates.clear();
         self.bytes = 0;
     }
+}
+
+/// The room one kept update takes in a [`History`] besides the heap data its JSON length
+/// stands for: the slot holding it.
+pub(super) const SLOT: usize = std::mem::size_of::<(SessionUpdate, usize)>();
+
+/// What the store's history budgets count for an update whose JSON is `size` bytes: that
+/// length (about what its strings take on the heap) and its [`SLOT`].
+pub(super) const fn cost_of(size: usize) -> usize {
+    size + SLOT
 }
 
 /// The length of `update`'s JSON, measured without building it.
