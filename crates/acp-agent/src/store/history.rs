@@ -12,7 +12,8 @@ use super::SessionStore;
 ///
 /// Past either bound, the **oldest** updates are dropped first, so a replay shows the end of a
 /// long conversation. An update larger than `max_bytes` on its own is not kept at all (and
-/// drops nothing).
+/// drops nothing). The store also bounds the history of all sessions together, per owner and
+/// in all (see [`StoreLimits`](super::StoreLimits#history-budgets)), which can drop more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HistoryLimits {
