@@ -38,7 +38,9 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::link::{AgentTask, Backend, CHANNEL_MESSAGES, Inbound, Link, Waiting};
+use crate::server::link::{
+    AgentTask, Backend, CHANNEL_MESSAGES, FromAgent, Inbound, Link, Waiting,
+};
 use crate::server::{AcpServer, Peer, ServerOptions};
 
 /// How many lines of a program's output that are not JSON-RPC are logged one by one (with
@@ -260,7 +262,7 @@ impl Backend for Programs {
         let task = tokio::spawn(program.run(to_agent_rx, from_agent_tx));
         Ok(Link {
             to_agent,
-            from_agent,
+            from_agent: FromAgent::Channel(from_agent),
             task: AgentTask::program(task, stop),
             // A program's own output: any layout.
             ours: false,

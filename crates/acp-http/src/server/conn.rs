@@ -12,7 +12,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::message::{self, Shape};
 use crate::server::budget::{BodyShare, OutputBudget};
-use crate::server::link::{AgentTask, Inbound, Link};
+use crate::server::link::{AgentTask, FromAgent, Inbound, Link, Target};
 use crate::server::peer::ClientKey;
 
 /// Where a message for the client goes.
@@ -177,25 +177,40 @@ impl Connection {
     }
 
     fn start_routed(id: String, link: Link, limits: Limits, single_stream: bool) -> Arc<Self> {
-        let (conn, mut from_agent, agent_task) = Self::new(id, link, limits, single_stream);
-        tokio::spawn(conn.clone().supervise());
-        let router = conn.clone();
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    message = from_agent.recv() => match message {
-                        Some(message) => router.route(message).await,
-                        None => {
-                            router.end(Ended::AgentGone);
-                            break;
-                        }
-                    },
-                    () = router.closed() => break,
-                }
+        let (conn, from_agent, agent_task) = Self::new(id, link, limits, single_stream);
+        let from_agent = match from_agent {
+            FromAgent::Channel(rx) => Some(rx),
+            FromAgent::Outlet(outlet) => {
+                // The agent's own task routes its messages (see `Outlet`).
+                outlet.attach(Target::Routed(Arc::downgrade(&conn)));
+                None
             }
+        };
+        let supervised = conn.clone();
+        tokio::spawn(async move {
+            supervised.supervise().await;
             // However the connection ended, its agent goes with it (a program gracefully).
             agent_task.end();
         });
+        if let Some(mut from_agent) = from_agent {
+            let router = conn.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        message = from_agent.recv() => match message {
+                            Some(message) => {
+                                router.route(message).await;
+                            }
+                            None => {
+                                router.end(Ended::AgentGone);
+                                break;
+                            }
+                        },
+                        () = router.closed() => break,
+                    }
+                }
+            });
+        }
         conn
     }
 
@@ -206,7 +221,8 @@ impl Connection {
         link: Link,
         limits: Limits,
     ) -> (Arc<Self>, mpsc::Receiver<Bytes>, AgentTask) {
-        Self::new(id, link, limits, false)
+        let (conn, from_agent, agent_task) = Self::new(id, link, limits, false);
+        (conn, from_agent.into_channel(), agent_task)
     }
 
     fn new(
@@ -214,7 +230,7 @@ impl Connection {
         link: Link,
         limits: Limits,
         single_stream: bool,
-    ) -> (Arc<Self>, mpsc::Receiver<Bytes>, AgentTask) {
+    ) -> (Arc<Self>, FromAgent, AgentTask) {
         let now = Instant::now();
         let conn = Arc::new(Self {
             id,
@@ -461,7 +477,8 @@ impl Connection {
     }
 
     /// Puts one of the agent's messages where it belongs, waiting while the buffer is full.
-    async fn route(&self, message: Bytes) {
+    /// `false` once the connection has ended (the message is dropped with it).
+    pub(crate) async fn route(&self, message: Bytes) -> bool {
         self.tap(crate::server::Direction::ToClient, &message);
         let shape = if self.ours {
             message::shape_of_ours(&message)
@@ -469,6 +486,11 @@ impl Connection {
             message::shape(&message)
         }
         .unwrap_or_default();
+        let mut message = Some(message);
+        // Room at once, the usual case: no waiter registered.
+        if let Some(delivered) = self.try_deliver(&mut message, &shape) {
+            return delivered;
+        }
         let output = &self.limits.output;
         loop {
             let notified = self.changed.notified();
@@ -477,18 +499,8 @@ impl Connection {
             let room = output.room();
             tokio::pin!(room);
             room.as_mut().enable();
-            {
-                let mut state = self.state();
-                if state.ended.is_some() {
-                    return;
-                }
-                if state.buffered < self.limits.max_buffered_bytes
-                    && output.has_room(state.buffered)
-                {
-                    output.add(message.len());
-                    self.deliver(&mut state, message, &shape);
-                    break;
-                }
+            if let Some(delivered) = self.try_deliver(&mut message, &shape) {
+                return delivered;
             }
             // Full: wait for a reader of this connection (the supervisor ends a stall), or
             // for room in the server's budget.
@@ -497,7 +509,25 @@ impl Connection {
                 () = room => {}
             }
         }
+    }
+
+    /// Delivers `message` if there is room: `Some(true)` when delivered, `Some(false)` when
+    /// the connection has ended, `None` when it must wait.
+    fn try_deliver(&self, message: &mut Option<Bytes>, shape: &Shape) -> Option<bool> {
+        let output = &self.limits.output;
+        let mut state = self.state();
+        if state.ended.is_some() {
+            return Some(false);
+        }
+        if state.buffered >= self.limits.max_buffered_bytes || !output.has_room(state.buffered) {
+            return None;
+        }
+        let message = message.take()?;
+        output.add(message.len());
+        self.deliver(&mut state, message, shape);
+        drop(state);
         self.changed.notify_waiters();
+        Some(true)
     }
 
     fn deliver(&self, state: &mut State, message: Bytes, shape: &Shape) {

@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 use acp_agent::{Agent, AgentOptions, ClientHandle};
 use bytes::Bytes;
@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::server::Peer;
 use crate::server::budget::BodyShare;
+use crate::server::conn::{Connection, Ended};
 
 /// How many messages wait in each direction between the transport and the agent before the
 /// sender waits: small, so that backpressure reaches the agent's own outgoing buffer.
@@ -36,13 +37,90 @@ pub(crate) struct Inbound {
 pub(crate) struct Link {
     /// The client's messages, to the agent.
     pub(crate) to_agent: mpsc::Sender<Inbound>,
-    /// The agent's messages, to the client; ends when the agent is gone.
-    pub(crate) from_agent: mpsc::Receiver<Bytes>,
+    /// The agent's messages, to the client.
+    pub(crate) from_agent: FromAgent,
     /// What runs the agent; ended ([`AgentTask::end`]) when the connection ends.
     pub(crate) task: AgentTask,
     /// The agent's messages are written by `acp-rpc` (an agent served in process), in the
     /// layout whose prefix routing can read ([`crate::message::shape_of_ours`]).
     pub(crate) ours: bool,
+}
+
+/// Where the agent's messages come from.
+#[derive(Debug)]
+pub(crate) enum FromAgent {
+    /// A channel, which ends when the agent is gone (an agent program's relay).
+    Channel(mpsc::Receiver<Bytes>),
+    /// An agent in process, whose sends the connection takes itself (see [`Outlet`]).
+    Outlet(Arc<Outlet>),
+}
+
+impl FromAgent {
+    /// The agent's messages as a channel (the WebSocket profile writes them to its socket).
+    pub(crate) fn into_channel(self) -> mpsc::Receiver<Bytes> {
+        match self {
+            Self::Channel(rx) => rx,
+            Self::Outlet(outlet) => {
+                let (tx, rx) = mpsc::channel(CHANNEL_MESSAGES);
+                outlet.attach(Target::Channel(tx));
+                rx
+            }
+        }
+    }
+}
+
+/// Where an agent in process sends its messages: set once, when its connection is made
+/// (before the agent can say anything: it speaks only after the connection forwards
+/// `initialize`).
+///
+/// For the Streamable HTTP profile the agent's own task routes each message to its stream
+/// ([`Connection::route`]): no task in between, no queue in between, so the agent waits
+/// directly on the connection's output budget and the first message of a turn reaches its
+/// reader one task switch sooner.
+#[derive(Debug, Default)]
+pub(crate) struct Outlet {
+    target: OnceLock<Target>,
+}
+
+/// What an [`Outlet`] delivers to.
+#[derive(Debug)]
+pub(crate) enum Target {
+    /// A channel's reader.
+    Channel(mpsc::Sender<Bytes>),
+    /// A connection that routes the messages itself.
+    Routed(Weak<Connection>),
+}
+
+fn ended() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the connection has ended")
+}
+
+impl Outlet {
+    /// Sets where the messages go (the first call wins).
+    pub(crate) fn attach(&self, target: Target) {
+        let _ = self.target.set(target);
+    }
+
+    /// Delivers one of the agent's messages, waiting for room.
+    async fn send(&self, message: Bytes) -> io::Result<()> {
+        match self.target.get() {
+            Some(Target::Channel(tx)) => tx.send(message).await.map_err(|_| ended()),
+            Some(Target::Routed(conn)) => match conn.upgrade() {
+                Some(conn) if conn.route(message).await => Ok(()),
+                _ => Err(ended()),
+            },
+            None => Err(ended()),
+        }
+    }
+
+    /// The agent is gone: its connection ends (a channel's reader sees it end by itself).
+    fn agent_gone(&self) {
+        if let Some(Target::Routed(conn)) = self.target.get()
+            && let Some(conn) = conn.upgrade()
+        {
+            conn.end(Ended::AgentGone);
+        }
+    }
 }
 
 /// What runs one connection's agent, and how it is ended.
@@ -121,19 +199,17 @@ where
 {
     fn open(&self, peer: &Peer) -> io::Result<Link> {
         let (to_agent, to_agent_rx) = mpsc::channel::<Inbound>(CHANNEL_MESSAGES);
-        let (from_agent_tx, from_agent) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
+        let outlet = Arc::new(Outlet::default());
         let incoming = Box::pin(futures::stream::unfold(to_agent_rx, |mut rx| async move {
             // The body's share of the budget goes back here: acp-rpc's own in-flight budget
             // bounds what it holds from now on.
             rx.recv().await.map(|inbound| (Ok(inbound.message), rx))
         }));
         let outgoing = Box::pin(futures::sink::unfold(
-            from_agent_tx,
-            |tx, message: Bytes| async move {
-                tx.send(message).await.map_err(|_| {
-                    io::Error::new(io::ErrorKind::BrokenPipe, "the connection has ended")
-                })?;
-                Ok::<_, io::Error>(tx)
+            outlet.clone(),
+            |outlet, message: Bytes| async move {
+                outlet.send(message).await?;
+                Ok::<_, io::Error>(outlet)
             },
         ));
         let factory = self.factory.clone();
@@ -144,14 +220,16 @@ where
             outgoing,
             self.options.clone(),
         );
+        let gone = outlet.clone();
         let task = tokio::spawn(async move {
             if let Err(error) = driver.await {
                 tracing::debug!(%error, "a remote connection's agent ended with an error");
             }
+            gone.agent_gone();
         });
         Ok(Link {
             to_agent,
-            from_agent,
+            from_agent: FromAgent::Outlet(outlet),
             task: AgentTask::in_process(task),
             ours: true,
         })
