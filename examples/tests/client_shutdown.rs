@@ -255,9 +255,14 @@ fn a_turn_that_never_ends_fails_once_cancelled_and_timed_out() {
     dir.assert_gone("agent.pid");
 }
 
-#[test]
-fn sigterm_cancels_the_turn_and_stops_the_agent_group_and_the_terminals() {
-    let dir = Workdir::new("sigterm");
+/// The client is stopped by `signal` while a turn runs with a terminal command: the turn is
+/// cancelled, the agent's stdin closed, then its group (terminal commands included) stopped,
+/// and the client exits with `code`.
+fn a_signal_cancels_the_turn_and_stops_the_agent_group_and_the_terminals(
+    signal_name: &str,
+    code: i32,
+) {
+    let dir = Workdir::new(&format!("sig{}", signal_name.to_lowercase()));
     let run = Run::start(
         &dir,
         &["--yes", "--prompt", "hi"],
@@ -265,10 +270,13 @@ fn sigterm_cancels_the_turn_and_stops_the_agent_group_and_the_terminals() {
     );
     let terminal = dir.wait_for_pid("term.pid");
     assert!(alive(terminal), "the terminal command runs");
-    signal(run.child.id(), "TERM");
+    signal(run.child.id(), signal_name);
     let (status, stderr) = run.finish();
-    assert_eq!(status.code(), Some(143), "stderr: {stderr}");
-    assert!(stderr.contains("SIGTERM: cancelling"), "stderr: {stderr}");
+    assert_eq!(status.code(), Some(code), "stderr: {stderr}");
+    assert!(
+        stderr.contains(&format!("SIG{signal_name}: cancelling")),
+        "stderr: {stderr}"
+    );
     // The agent ignored everything but SIGKILL.
     assert!(
         stderr.contains("killed after ignoring SIGTERM"),
@@ -285,35 +293,16 @@ fn sigterm_cancels_the_turn_and_stops_the_agent_group_and_the_terminals() {
     dir.assert_gone("term.pid");
 }
 
+#[test]
+fn sigterm_cancels_the_turn_and_stops_the_agent_group_and_the_terminals() {
+    a_signal_cancels_the_turn_and_stops_the_agent_group_and_the_terminals("TERM", 143);
+}
+
 /// SIGHUP (the client's terminal closed) is a stop like SIGTERM: without it handled, the
 /// client died at once and left the agent and its terminal commands running.
 #[test]
 fn sighup_cancels_the_turn_and_stops_the_agent_group_and_the_terminals() {
-    let dir = Workdir::new("sighup");
-    let run = Run::start(
-        &dir,
-        &["--yes", "--prompt", "hi"],
-        "terminal helper stubborn",
-    );
-    let terminal = dir.wait_for_pid("term.pid");
-    assert!(alive(terminal), "the terminal command runs");
-    signal(run.child.id(), "HUP");
-    let (status, stderr) = run.finish();
-    assert_eq!(status.code(), Some(129), "stderr: {stderr}");
-    assert!(stderr.contains("SIGHUP: cancelling"), "stderr: {stderr}");
-    assert!(
-        stderr.contains("killed after ignoring SIGTERM"),
-        "stderr: {stderr}"
-    );
-    let log = dir.log();
-    assert!(
-        log.contains(r#""method":"session/cancel""#),
-        "agent log: {log}"
-    );
-    assert!(log.contains("eof\n"), "its stdin was closed first: {log}");
-    dir.assert_gone("agent.pid");
-    dir.assert_gone("helper.pid");
-    dir.assert_gone("term.pid");
+    a_signal_cancels_the_turn_and_stops_the_agent_group_and_the_terminals("HUP", 129);
 }
 
 #[test]

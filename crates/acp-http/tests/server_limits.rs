@@ -201,6 +201,47 @@ async fn a_body_waits_for_room_in_the_server_wide_budget() {
     server.stop().await;
 }
 
+/// `server` served on 127.0.0.1 until [`Served::stop`].
+struct Served {
+    url: String,
+    stop: tokio::sync::oneshot::Sender<()>,
+    serving: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+async fn served(server: AcpServer) -> Served {
+    let listener = bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/acp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(serve(listener, server, async move {
+        let _ = stopped.await;
+    }));
+    Served { url, stop, serving }
+}
+
+impl Served {
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        within("the server to stop", self.serving)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+}
+
+/// A bridge running [`deaf_agent`] for each connection, each stopped within `grace`.
+fn deaf_bridge(options: ServerOptions, bridge: BridgeOptions) -> AcpServer {
+    let script = deaf_agent(&tempdir());
+    AcpServer::bridge(
+        move || {
+            let mut command = tokio::process::Command::new("python3");
+            command.arg(&script);
+            command
+        },
+        options,
+        bridge,
+    )
+}
+
 /// A bridged agent program that answers `initialize` and then never reads its input again.
 fn deaf_agent(dir: &std::path::Path) -> std::path::PathBuf {
     let script = dir.join("deaf_agent.py");
@@ -221,23 +262,12 @@ time.sleep(120)
 
 #[tokio::test]
 async fn posts_beyond_the_queue_are_refused_at_once_with_429() {
-    let dir = tempdir();
-    let script = deaf_agent(&dir);
-    let server = AcpServer::bridge(
-        move || {
-            let mut command = tokio::process::Command::new("python3");
-            command.arg(&script);
-            command
-        },
+    let served = served(deaf_bridge(
         ServerOptions::default().max_queued_posts(2),
         BridgeOptions::default().grace(Duration::from_millis(200)),
-    );
-    let listener = bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/acp", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(serve(listener, server.clone(), async move {
-        let _ = stopped.await;
-    }));
+    ))
+    .await;
+    let url = served.url.clone();
     let mut raw = Raw::new(&url);
     raw.initialize().await;
     // The program reads nothing more: its pipe, then the connection's input fill up, then two
@@ -284,36 +314,21 @@ async fn posts_beyond_the_queue_are_refused_at_once_with_429() {
         waiting <= 2,
         "{waiting} POSTs were left waiting (at most 2 may queue): {answered:?}"
     );
-    let _ = stop.send(());
-    within("the server to stop", serving)
-        .await
-        .unwrap()
-        .unwrap();
+    served.stop().await;
 }
 
 #[tokio::test]
 async fn bodies_beyond_the_server_wide_budget_get_503_with_retry_after() {
-    let dir = tempdir();
-    let script = deaf_agent(&dir);
     // The agent reads nothing: the bodies given to it hold their share of the budget.
-    let server = AcpServer::bridge(
-        move || {
-            let mut command = tokio::process::Command::new("python3");
-            command.arg(&script);
-            command
-        },
+    let served = served(deaf_bridge(
         ServerOptions::default()
             .max_total_body_bytes(1024 * 1024)
             .max_queued_posts(100)
             .body_timeout(Duration::from_millis(500)),
         BridgeOptions::default().grace(Duration::from_millis(200)),
-    );
-    let listener = bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/acp", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(serve(listener, server.clone(), async move {
-        let _ = stopped.await;
-    }));
+    ))
+    .await;
+    let url = served.url.clone();
     let mut raw = Raw::new(&url);
     raw.initialize().await;
     let body = padded_notification(200 * 1024);
@@ -351,34 +366,19 @@ async fn bodies_beyond_the_server_wide_budget_get_503_with_retry_after() {
     assert_eq!(retry.as_ref().map(|v| v.to_str().unwrap()), Some("1"));
     // At most the budget's worth was taken before: 1 MiB / 200 KiB.
     assert!(statuses.len() <= 7, "{statuses:?}");
-    let _ = stop.send(());
-    within("the server to stop", serving)
-        .await
-        .unwrap()
-        .unwrap();
+    served.stop().await;
 }
 
 #[tokio::test]
 async fn the_bridge_starts_at_most_max_programs() {
-    let dir = tempdir();
-    let script = deaf_agent(&dir);
-    let server = AcpServer::bridge(
-        move || {
-            let mut command = tokio::process::Command::new("python3");
-            command.arg(&script);
-            command
-        },
+    let served = served(deaf_bridge(
         ServerOptions::default(),
         BridgeOptions::default()
             .grace(Duration::from_millis(100))
             .max_programs(2),
-    );
-    let listener = bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/acp", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(serve(listener, server.clone(), async move {
-        let _ = stopped.await;
-    }));
+    ))
+    .await;
+    let url = served.url.clone();
     let mut first = Raw::new(&url);
     first.initialize().await;
     Raw::new(&url).initialize().await;
@@ -398,11 +398,7 @@ async fn the_bridge_starts_at_most_max_programs() {
         assert!(Instant::now() < deadline, "no room after a program stopped");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let _ = stop.send(());
-    within("the server to stop", serving)
-        .await
-        .unwrap()
-        .unwrap();
+    served.stop().await;
 }
 
 #[tokio::test]
@@ -629,12 +625,8 @@ async fn the_factory_sees_the_peer() {
         },
         users(ServerOptions::default()),
     );
-    let listener = bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/acp", listener.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(serve(listener, server, async move {
-        let _ = stopped.await;
-    }));
+    let served = served(server).await;
+    let url = served.url.clone();
     let opened = Raw::new(&url)
         .post(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}),
@@ -650,11 +642,7 @@ async fn the_factory_sees_the_peer() {
     assert_eq!(peer.principal.as_deref(), Some("alice"));
     assert_eq!(peer.owner(), "alice");
     assert!(peer.addr.is_some_and(|a| a.ip().is_loopback()), "{peer:?}");
-    let _ = stop.send(());
-    within("the server to stop", serving)
-        .await
-        .unwrap()
-        .unwrap();
+    served.stop().await;
 }
 
 #[test]
