@@ -40,6 +40,7 @@ TCP_STATES = {1: "ESTABLISHED", 7: "CLOSE", 8: "CLOSE_WAIT", 4: "FIN_WAIT1", 5: 
 MiB = 1024 * 1024
 
 RESULTS = []
+CURRENT = 0
 OUT = None
 LABEL = ""
 
@@ -77,6 +78,17 @@ def fd_count(pid):
         return None
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds of `pid` so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def children(pid):
     """The pids whose parent is `pid`."""
     out = []
@@ -107,7 +119,7 @@ def alive(pid):
 class Server:
     """One `--listen 127.0.0.1:0` server process, its port, its stderr tail, its RSS guard."""
 
-    def __init__(self, argv, nofile=None, rss_limit_mb=6000):
+    def __init__(self, argv, nofile=None, rss_limit_mb=6000, rss_kill_mb=8000):
         def limits():
             os.setsid()
             if nofile:
@@ -122,6 +134,8 @@ class Server:
         self.tail = collections.deque(maxlen=40)
         self.port = None
         self.rss_limit_mb = rss_limit_mb
+        self.rss_kill_mb = rss_kill_mb
+        self.killed_at = None
         self.peak_rss = 0.0
         self.over = False
         self.known_children = set()
@@ -158,6 +172,10 @@ class Server:
             self.peak_rss = max(self.peak_rss, rss)
             if rss > self.rss_limit_mb:
                 self.over = True
+            if rss > self.rss_kill_mb and self.killed_at is None:
+                # Past the hard limit the machine's memory is at risk: the server is killed.
+                self.killed_at = rss
+                self.proc.kill()
             for child in children(self.pid):
                 self.known_children.add(child)
 
@@ -168,6 +186,8 @@ class Server:
         """SIGTERM, 8 s to exit, then SIGKILL; then every bridged program it left, by pid."""
         if hasattr(self, "_stop_guard"):
             self._stop_guard.set()
+        if self.killed_at is not None:
+            emit(CURRENT, "server KILLED by the guard at RSS MB", round(self.killed_at))
         self.known_children.update(children(self.pid))
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -338,7 +358,7 @@ def session_new(port, cid, stream, rid=1, src="127.0.0.1"):
 
 def attack_ws_ping(a):
     """1: a WebSocket client sending pings as fast as it can and never reading."""
-    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb)
+    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
     try:
         sock = connect(srv.port, rcvbuf=4096)
         key = base64.b64encode(os.urandom(16)).decode()
@@ -398,7 +418,7 @@ def attack_ws_ping(a):
 def attack_slow_uploads(a):
     """2: 100 POSTs announcing 16 MiB - 1 that never finish."""
     n, size = a.uploads, 16 * MiB - 1
-    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb)
+    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
     socks = []
     try:
         head = (f"POST /acp HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nContent-Type: application/json\r\n"
@@ -410,47 +430,48 @@ def attack_slow_uploads(a):
             s.sendall(head)
             s.setblocking(False)
             socks.append([s, 0])
-        # Everything but the last byte, as fast as the server takes it.
+        # Everything but the last byte, as fast as the server takes it; answers noted as they come.
         todo = size - 1
-        while time.monotonic() - start < a.upload_hold - 1 and not srv.over:
-            pending = [e for e in socks if e[1] < todo]
-            if not pending:
-                break
-            _, w, _ = select.select([], [e[0] for e in pending], [], 0.5)
-            for e in pending:
-                if e[0] not in w:
-                    continue
-                try:
-                    e[1] += e[0].send(chunk[: min(len(chunk), todo - e[1])])
-                except (BlockingIOError, InterruptedError):
-                    pass
-                except OSError:
-                    e[1] = todo + 1  # closed
+        answers, rss10 = {}, None
+        while time.monotonic() - start < a.upload_hold and not srv.over:
+            if rss10 is None and time.monotonic() - start >= 10:
+                rss10 = srv.rss()
+            live = [e for e in socks if id(e) not in answers]
+            pending = [e for e in live if e[1] < todo]
+            r, w, _ = select.select([e[0] for e in live], [e[0] for e in pending], [], 0.5)
+            for e in live:
+                if e[0] in w and e[1] < todo:
+                    try:
+                        e[1] += e[0].send(chunk[: min(len(chunk), todo - e[1])])
+                    except (BlockingIOError, InterruptedError):
+                        pass
+                    except OSError:
+                        e[1] = todo
+                if e[0] in r:
+                    try:
+                        data = e[0].recv(256)
+                    except (BlockingIOError, InterruptedError):
+                        continue
+                    except OSError:
+                        data = b""
+                    what = (f"answered {data.split(b' ', 2)[1].decode(errors='replace')}" if data
+                            else "closed without an answer")
+                    answers[id(e)] = (what, time.monotonic() - start)
         sent = sum(min(e[1], todo) for e in socks)
         emit(2, "body bytes the server took (MB)", round(sent / MiB))
-        rss_mid = srv.rss()
-        emit(2, f"server RSS MB once sent ({time.monotonic() - start:.0f} s)", round(rss_mid or 0))
-        while time.monotonic() - start < a.upload_hold and not srv.over:
-            time.sleep(0.5)
-        emit(2, f"server RSS MB at {a.upload_hold} s", round(srv.rss() or 0))
+        emit(2, "server RSS MB at 10 s", round(rss10 or 0))
+        emit(2, f"server RSS MB at {a.upload_hold:.0f} s", round(srv.rss() or 0))
         emit(2, "server peak RSS MB", round(srv.peak_rss))
         if srv.over:
             emit(2, "stopped: RSS over limit MB", a.rss_limit_mb)
-        answers = collections.Counter()
-        for s, _ in socks:
-            try:
-                data = s.recv(256)
-            except (BlockingIOError, InterruptedError):
-                data = None
-            except OSError:
-                data = b""
-            if data:
-                answers[f"answered {data.split(b' ', 2)[1].decode(errors='replace')}"] += 1
-            elif data == b"" or not is_open(s):
-                answers["closed without an answer"] += 1
-            else:
-                answers["still open, no answer"] += 1
-        emit(2, f"uploads after {a.upload_hold} s", dict(answers))
+        outcome, when = collections.Counter(), collections.defaultdict(list)
+        for e in socks:
+            what, t = answers.get(id(e), ("still open, no answer" if is_open(e[0]) else "closed", None))
+            outcome[what] += 1
+            if t is not None:
+                when[what].append(t)
+        emit(2, f"uploads after {a.upload_hold:.0f} s", dict(outcome))
+        emit(2, "answer times (s): first-last", {k: f"{min(v):.1f}-{max(v):.1f}" for k, v in when.items()})
     finally:
         for s, _ in socks:
             s.close()
@@ -471,7 +492,7 @@ def open_idle(port, n, per, first=0, timeout=3):
 def attack_slowloris(a):
     """3: 200 slowloris clients and 2,000 idle sockets; then 1,100 idle sockets at 1024 fds."""
     raise_nofile()
-    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb)
+    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
     slow, idle = [], []
     try:
         start = time.monotonic()
@@ -502,7 +523,7 @@ def attack_slowloris(a):
         srv.stop()
 
     # The server's descriptor limit at 1024; 1,100 idle sockets; can a normal client get in?
-    srv = Server([a.agent, "--listen", "127.0.0.1:0"], nofile=1024, rss_limit_mb=a.rss_limit_mb)
+    srv = Server([a.agent, "--listen", "127.0.0.1:0"], nofile=1024, rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
     idle = []
     try:
         idle, failed = open_idle(srv.port, 1100, 110)
@@ -510,17 +531,19 @@ def attack_slowloris(a):
         time.sleep(1)
         emit(3, "fd limit 1024: server fds", fd_count(srv.pid))
         start = time.monotonic()
+        cpu0 = cpu_seconds(srv.pid)
         result = None
-        while time.monotonic() - start < 15:
+        while time.monotonic() - start < a.victim_wait:
             try:
-                left = 15 - (time.monotonic() - start)
+                left = a.victim_wait - (time.monotonic() - start)
                 status, cid = initialize(srv.port, src="127.0.1.250", timeout=max(0.5, left))
                 result = f"status {status} after {time.monotonic() - start:.1f} s"
                 break
             except OSError as e:
                 result = f"failed: {type(e).__name__} after {time.monotonic() - start:.1f} s"
                 time.sleep(0.2)
-        emit(3, "fd limit 1024: a normal client's initialize within 15 s", result)
+        emit(3, f"fd limit 1024: a normal client's initialize (waiting up to {a.victim_wait:.0f} s)", result)
+        emit(3, "fd limit 1024: server CPU seconds meanwhile", round((cpu_seconds(srv.pid) or 0) - (cpu0 or 0), 1))
     finally:
         for s in idle:
             s.close()
@@ -600,14 +623,14 @@ def attack_big_posts(a):
     """4: 100 x 15 MiB POSTs on one connection, to the bridge (deaf program) and to the agent."""
     for name, argv in (("bridge+deaf", [a.bridge, "--listen", "127.0.0.1:0", "--", sys.executable, STUB, "deaf"]),
                        ("agent", [a.agent, "--listen", "127.0.0.1:0"])):
-        srv = Server(argv, rss_limit_mb=a.rss_limit_mb)
+        srv = Server(argv, rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
         try:
             status, cid = initialize(srv.port)
             if status != 200:
                 emit(4, f"{name}: initialize", status)
                 continue
-            outcome, slowest = big_posts(a, srv.port, cid, a.posts, 15 * MiB, 4, srv, a.posts_hold)
-            emit(4, f"{name}: outcomes of {a.posts} POSTs after {a.posts_hold} s", outcome)
+            outcome, slowest = big_posts(a, srv.port, cid, a.posts, int(a.post_mib * MiB), 4, srv, a.posts_hold)
+            emit(4, f"{name}: outcomes of {a.posts} x {a.post_mib:g} MiB POSTs after {a.posts_hold:.0f} s", outcome)
             emit(4, f"{name}: latest answer (s) per outcome", slowest)
             emit(4, f"{name}: server RSS MB at the end", round(srv.rss() or 0))
             emit(4, f"{name}: server peak RSS MB", round(srv.peak_rss))
@@ -651,7 +674,7 @@ def attack_init_burst(a):
     """5: 1,024 initialize POSTs in a burst from one client, never used; another client after."""
     for name, argv in (("agent", [a.agent, "--listen", "127.0.0.1:0"]),
                        ("bridge", [a.bridge, "--listen", "127.0.0.1:0", "--", a.agent])):
-        srv = Server(argv, rss_limit_mb=a.rss_limit_mb)
+        srv = Server(argv, rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
         try:
             start = time.monotonic()
             counts, cids = init_burst(srv.port, 1024, "127.0.0.1")
@@ -703,7 +726,7 @@ def attack_init_burst(a):
 def attack_sse_readers(a):
     """6: SSE readers that start a prompt streaming a lot and never read."""
     raise_nofile()
-    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb)
+    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
     readers = []
     try:
         start = time.monotonic()
@@ -734,7 +757,8 @@ def attack_sse_readers(a):
                         failed[f"prompt {status}"] += 1
             except (OSError, RuntimeError, ValueError) as e:
                 failed[type(e).__name__] += 1
-        emit(6, f"readers, prompts started ({a.sessions} per reader, prompt {a.prompt!r}), failures",
+        shown = a.prompt if len(a.prompt) < 40 else f"chat, {len(a.prompt)} bytes"
+        emit(6, f"readers, prompts started ({a.sessions} per reader, prompt {shown!r}), failures",
              [len(readers), started, dict(failed)])
         emit(6, f"server RSS MB: before, all started ({time.monotonic() - start:.0f} s)",
              [round(base or 0), round(srv.rss() or 0)])
@@ -759,13 +783,13 @@ def attack_bridge_stop(a):
     if os.path.exists(log):
         os.unlink(log)
     srv = Server([a.bridge, "--listen", "127.0.0.1:0", "--", sys.executable, STUB, "log", log],
-                 rss_limit_mb=a.rss_limit_mb)
+                 rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
     try:
         status, cid = initialize(srv.port)
         emit(7, "initialize", status)
         time.sleep(0.5)
         kids = children(srv.pid)
-        deleted = time.monotonic()
+        deleted, deleted_wall = time.monotonic(), time.time()
         emit(7, "DELETE", delete(srv.port, cid))
         gone = None
         while time.monotonic() - deleted < 20:
@@ -775,7 +799,8 @@ def attack_bridge_stop(a):
             time.sleep(0.05)
         emit(7, "program gone after DELETE", f"{gone:.2f} s" if gone is not None else "no, alive after 20 s")
         with open(log) as f:
-            lines = [l.split(" ", 1)[1].strip() for l in f if not l.split(" ", 1)[1].startswith("read ")]
+            lines = [f"{float(t) - deleted_wall:+.2f} s {what.strip()}"
+                     for t, what in (l.split(" ", 1) for l in f) if not what.startswith("read ")]
         emit(7, "what the program saw (its log)", lines)
     finally:
         srv.stop()
@@ -785,7 +810,7 @@ def attack_bridge_stop(a):
 
 def attack_abandoned(a):
     """8: initialize + GET stream, then the client vanishes: when is its bridged program gone?"""
-    srv = Server([a.bridge, "--listen", "127.0.0.1:0", "--", a.agent], rss_limit_mb=a.rss_limit_mb)
+    srv = Server([a.bridge, "--listen", "127.0.0.1:0", "--", a.agent], rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
     try:
         status, cid = initialize(srv.port)
         stream = Stream(srv.port, cid)
@@ -830,7 +855,7 @@ def attack_any_origin(a):
 
 def attack_sessions(a):
     """10: does a second client's session/list show the first client's sessions?"""
-    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb)
+    srv = Server([a.agent, "--listen", "127.0.0.1:0"], rss_limit_mb=a.rss_limit_mb, rss_kill_mb=a.rss_kill_mb)
     streams = []
     try:
         _, cid_a = initialize(srv.port)
@@ -889,7 +914,7 @@ def table(files):
 
 
 def main():
-    global OUT, LABEL
+    global OUT, LABEL, CURRENT
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
@@ -898,18 +923,24 @@ def main():
     r.add_argument("--only", default="1,2,3,4,5,6,7,8,9,10")
     r.add_argument("--label", default="run")
     r.add_argument("--out")
-    r.add_argument("--rss-limit-mb", type=float, default=6000)
+    r.add_argument("--rss-limit-mb", type=float, default=6000,
+                   help="stop attacking once the server's RSS passes this")
+    r.add_argument("--rss-kill-mb", type=float, default=8000,
+                   help="kill the server once its RSS passes this")
     r.add_argument("--ws-hold", type=float, default=75, help="attack 1: seconds to keep pinging")
     r.add_argument("--uploads", type=int, default=100)
     r.add_argument("--upload-hold", type=float, default=40)
     r.add_argument("--slowloris", type=int, default=200)
     r.add_argument("--idle", type=int, default=2000)
     r.add_argument("--posts", type=int, default=100)
-    r.add_argument("--posts-hold", type=float, default=25)
+    r.add_argument("--posts-hold", type=float, default=40)
+    r.add_argument("--post-mib", type=float, default=15, help="attack 4: each POST's size")
     r.add_argument("--victim-wait", type=float, default=40)
     r.add_argument("--readers", type=int, default=200)
     r.add_argument("--sessions", type=int, default=1, help="attack 6: prompts (sessions) per reader")
     r.add_argument("--prompt", default="stream 10000 0", help="attack 6: the prompt's text")
+    r.add_argument("--prompt-bytes", type=int, default=0,
+                   help="attack 6: instead of --prompt, a chat prompt of one word this long (echoed back)")
     r.add_argument("--readers-hold", type=float, default=15)
     r.add_argument("--abandon-wait", type=float, default=150)
     t = sub.add_parser("table")
@@ -919,9 +950,12 @@ def main():
         table(a.files)
         return
     LABEL = a.label
+    if a.cmd == "run" and a.prompt_bytes:
+        a.prompt = "x" * a.prompt_bytes
     OUT = open(a.out, "a") if a.out else None
     for n in [int(x) for x in a.only.split(",") if x.strip()]:
         print(f"# attack {n}: {ATTACKS[n].__doc__}", file=sys.stderr, flush=True)
+        CURRENT = n
         try:
             ATTACKS[n](a)
         except Exception as e:  # one attack failing must not stop the others

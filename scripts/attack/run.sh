@@ -18,8 +18,10 @@
 #   3 200 slowloris + 2,000 idle sockets: open after 15 s; server at `ulimit -n 1024` with
 #     1,100 idle sockets: can a normal client initialize within 15 s?
 #   4 100 x 15 MiB POSTs on one connection (bridge with a deaf program; agent): RSS, outcomes
+#     (--post-mib 1 shows the queued-POST cap: the body budget does not fill first)
 #   5 1,024 initialize POSTs in a burst: another client's answer; bridge: processes started
-#   6 200 SSE readers never reading while a prompt streams: RSS
+#   6 200 SSE readers never reading while a prompt streams: RSS (--readers, --sessions,
+#     --prompt, --prompt-bytes N for a chat prompt echoed back)
 #   7 a bridged program when its connection is DELETEd: what it sees (stdin EOF, SIGTERM)
 #   8 a client vanishing without DELETE: when its bridged program is gone (up to 150 s)
 #   9 --allow-origin '*': exit code

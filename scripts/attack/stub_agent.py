@@ -3,8 +3,8 @@
 
   stub_agent.py deaf           answers `initialize`, then never reads stdin again (attack 4:
                                a program whose stdin fills up); exits after 120 s at most.
-  stub_agent.py log FILE       answers `initialize`, then logs to FILE (one line each, with the
-                               seconds since start) every line it reads, end of input, SIGTERM,
+  stub_agent.py log FILE       answers `initialize`, then logs to FILE (one line each, after the
+                               Unix time) every line it reads, end of input, SIGTERM,
                                SIGINT and SIGHUP (attack 7: how a bridged program is stopped);
                                after end of input it keeps running (up to 30 s) so that a later
                                signal is seen too.
@@ -52,7 +52,7 @@ def log(path):
     out = open(path, "a", buffering=1)
 
     def note(what):
-        out.write(f"{time.monotonic() - START:.3f} {what}\n")
+        out.write(f"{time.time():.3f} {what}\n")
 
     def on_signal(signum, _frame):
         note(f"signal {signal.Signals(signum).name}")
