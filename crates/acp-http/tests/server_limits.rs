@@ -144,6 +144,40 @@ async fn one_address_cannot_take_every_socket() {
 }
 
 #[tokio::test]
+async fn at_the_socket_cap_a_connection_that_made_no_request_gives_way() {
+    let server = TestServer::start(
+        ServerOptions::default()
+            .max_tcp_connections(4)
+            .header_timeout(Duration::from_secs(30)),
+    )
+    .await;
+    let addr = addr_of(&server);
+    // Four idle sockets take every slot (from other addresses they would all be counted).
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(TcpStream::connect(&addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // A client with a request is served at once, not after the header timeout.
+    let started = Instant::now();
+    let mut client = TcpStream::connect(&addr).await.unwrap();
+    client
+        .write_all(b"GET /acp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/plain\r\n\r\n")
+        .await
+        .unwrap();
+    let head = response_head(&mut client).await;
+    assert!(head.starts_with("HTTP/1.1 406"), "{head}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // The oldest idle socket gave way.
+    assert!(closed_by_server(&mut idle[0], Duration::from_secs(2)).await);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_body_that_does_not_arrive_in_time_gets_408() {
     let server =
         TestServer::start(ServerOptions::default().body_timeout(Duration::from_millis(300))).await;

@@ -219,8 +219,10 @@ pub struct ServerOptions {
     /// [`max_connections`](Self::max_connections) for seconds, not for the idle timeout.
     /// 10 s by default. WebSocket connections are in use from the start.
     pub unused_timeout: Duration,
-    /// The most TCP connections [`serve`] keeps open at once; further clients wait in the
-    /// accept queue. By default half the process's open-file limit (between 64 and 16,384).
+    /// The most TCP connections [`serve`] keeps open at once. At the cap, the oldest connection
+    /// that has made no request yet (silent, or still sending its headers) is closed for the
+    /// new one; when every one has made a request, further clients wait in the accept queue.
+    /// By default half the process's open-file limit (between 64 and 16,384).
     pub max_tcp_connections: usize,
     /// The most TCP connections [`serve`] keeps open from one address; further ones are closed
     /// at once. 256 by default.

@@ -7,12 +7,12 @@
 //! (or sends its headers a byte at a time) holds them forever, until the process runs out of
 //! descriptors and nobody else gets in.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -22,7 +22,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, watch};
 use tower_service::Service as _;
 
 use crate::server::AcpServer;
@@ -165,28 +165,40 @@ where
     let (done_tx, done_rx) = watch::channel(());
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        // A slot first: at the cap, further clients wait in the kernel's accept queue.
-        let slot = tokio::select! {
-            slot = sockets.slot() => slot,
-            () = &mut shutdown => break,
-        };
         let (io, addr) = tokio::select! {
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
-        let Some(guard) = sockets.admit(slot, addr.ip()) else {
+        let Some(address) = sockets.admit(addr.ip()) else {
             // Over the per-client cap: closed at once (dropping the socket).
             continue;
         };
-        let heard = Arc::new(AtomicBool::new(false));
+        let slot = match sockets.try_slot() {
+            Some(slot) => slot,
+            None => {
+                // At the cap: a connection that never made a request (silent, or dripping
+                // its headers) gives way to this one, so that a flood of idle sockets cannot
+                // keep everyone else waiting. When all of them are in use, this one waits
+                // for a slot, and the next clients in the kernel's accept queue.
+                sockets.evict_one_unserved();
+                tokio::select! {
+                    slot = sockets.slot() => slot,
+                    () = &mut shutdown => break,
+                }
+            }
+        };
+        let pending = sockets.pending();
         let io = TokioIo::new(Guarded {
             io,
-            _guard: guard,
-            heard: heard.clone(),
+            _slot: slot,
+            _address: address,
+            pending: pending.clone(),
         });
         let header_timeout = options.header_timeout;
         let router = router.clone();
+        let served = pending.clone();
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            served.served.store(true, Ordering::Relaxed);
             request.extensions_mut().insert(ConnectInfo(addr));
             let mut router = router.clone();
             async move { router.call(request.map(Body::new)).await }
@@ -204,8 +216,12 @@ where
             let mut listening = true;
             loop {
                 tokio::select! {
+                    () = pending.evict.notified() => {
+                        tracing::debug!(%addr, "closing a connection that made no request, for a new one");
+                        break;
+                    }
                     () = &mut silence, if listening => {
-                        if !heard.load(Ordering::Relaxed) {
+                        if !pending.heard.load(Ordering::Relaxed) {
                             tracing::trace!(%addr, "closing a connection that sent nothing");
                             break;
                         }
@@ -246,26 +262,49 @@ where
 const MAX_HEADER_BUFFER: usize = 64 * 1024;
 
 /// The TCP connections of one server: a server-wide cap (a semaphore whose permits the
-/// connections hold) and the count per client address.
+/// connections hold), the count per client address, and the connections that have not made a
+/// request yet (the first to give way at the cap).
 struct Sockets {
     slots: Arc<Semaphore>,
+    max: usize,
     per_client: usize,
     /// Count loopback addresses too (see `ServerOptions::limit_loopback_clients`).
     limit_loopback: bool,
     by_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    /// The connections in the order they came, pruned as they make requests or end.
+    unserved: Mutex<VecDeque<Weak<Pending>>>,
     /// When the last per-client refusal was logged, to keep the log bounded under a flood.
     logged: Mutex<Option<std::time::Instant>>,
 }
 
+/// What the accept loop knows of a connection while it has made no request.
+#[derive(Default)]
+struct Pending {
+    /// The client sent a byte.
+    heard: AtomicBool,
+    /// The client made a request (its headers were read).
+    served: AtomicBool,
+    /// Tells the connection to give way to a newer one.
+    evict: Notify,
+}
+
 impl Sockets {
     fn new(max: usize, per_client: usize, limit_loopback: bool) -> Self {
+        let max = max.clamp(1, Semaphore::MAX_PERMITS);
         Self {
-            slots: Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS))),
+            slots: Arc::new(Semaphore::new(max)),
+            max,
             per_client: per_client.max(1),
             limit_loopback,
             by_address: Arc::new(Mutex::new(HashMap::new())),
+            unserved: Mutex::new(VecDeque::new()),
             logged: Mutex::new(None),
         }
+    }
+
+    /// A slot for one more connection, if there is room now.
+    fn try_slot(&self) -> Option<OwnedSemaphorePermit> {
+        self.slots.clone().try_acquire_owned().ok()
     }
 
     /// Waits for room for one more connection.
@@ -277,12 +316,40 @@ impl Sockets {
         }
     }
 
-    /// Counts a connection from `ip` holding `slot`; `None` when `ip` already has its share.
-    fn admit(&self, slot: OwnedSemaphorePermit, ip: IpAddr) -> Option<SocketGuard> {
+    /// A new connection's [`Pending`], registered as the newest that made no request.
+    fn pending(&self) -> Arc<Pending> {
+        let pending = Arc::new(Pending::default());
+        let mut unserved = self.unserved.lock().unwrap_or_else(PoisonError::into_inner);
+        if unserved.len() >= self.max.saturating_mul(2) {
+            unserved.retain(|p| {
+                p.upgrade()
+                    .is_some_and(|p| !p.served.load(Ordering::Relaxed))
+            });
+        }
+        unserved.push_back(Arc::downgrade(&pending));
+        pending
+    }
+
+    /// Tells the oldest connection that made no request to close; false when there is none.
+    fn evict_one_unserved(&self) -> bool {
+        let mut unserved = self.unserved.lock().unwrap_or_else(PoisonError::into_inner);
+        while let Some(weak) = unserved.pop_front() {
+            if let Some(pending) = weak.upgrade()
+                && !pending.served.load(Ordering::Relaxed)
+            {
+                pending.evict.notify_one();
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Counts a connection from `ip`; `None` when `ip` already has its share. Loopback
+    /// addresses are not counted unless asked.
+    fn admit(&self, ip: IpAddr) -> Option<AddressGuard> {
         let ip = ip.to_canonical();
         if ip.is_loopback() && !self.limit_loopback {
-            return Some(SocketGuard {
-                _slot: slot,
+            return Some(AddressGuard {
                 ip: None,
                 by_address: self.by_address.clone(),
             });
@@ -298,8 +365,7 @@ impl Sockets {
             return None;
         }
         *count += 1;
-        Some(SocketGuard {
-            _slot: slot,
+        Some(AddressGuard {
             ip: Some(ip),
             by_address: self.by_address.clone(),
         })
@@ -319,16 +385,15 @@ impl Sockets {
     }
 }
 
-/// Holds a connection's place (its slot and its address's count) while its socket lives, also
-/// after a WebSocket upgrade took the socket.
-struct SocketGuard {
-    _slot: OwnedSemaphorePermit,
+/// Holds a connection's place in its address's count while its socket lives, also after a
+/// WebSocket upgrade took the socket.
+struct AddressGuard {
     /// The address counted, `None` when not counted (loopback).
     ip: Option<IpAddr>,
     by_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
 }
 
-impl Drop for SocketGuard {
+impl Drop for AddressGuard {
     fn drop(&mut self) {
         let Some(ip) = self.ip else {
             return;
@@ -346,11 +411,13 @@ impl Drop for SocketGuard {
     }
 }
 
-/// A socket with its [`SocketGuard`], noting when the client first sent something.
+/// A socket with its slot and its address's count (given back when it closes), noting when
+/// the client first sent something.
 struct Guarded<T> {
     io: T,
-    _guard: SocketGuard,
-    heard: Arc<AtomicBool>,
+    _slot: OwnedSemaphorePermit,
+    _address: AddressGuard,
+    pending: Arc<Pending>,
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for Guarded<T> {
@@ -362,7 +429,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Guarded<T> {
         let before = buf.filled().len();
         let read = Pin::new(&mut self.io).poll_read(cx, buf);
         if buf.filled().len() > before {
-            self.heard.store(true, Ordering::Relaxed);
+            self.pending.heard.store(true, Ordering::Relaxed);
         }
         read
     }
