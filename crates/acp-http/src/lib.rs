@@ -76,10 +76,16 @@
 //!
 //! - [`server`]: [`server::AcpServer`] serves agents (made per connection by a factory, or a
 //!   stdio agent program through [`server::AcpServer::bridge`]) on one endpoint, `/acp`, with
-//!   safe defaults: origin allow-list, authentication hook, body, buffer, stall, idle and
-//!   connection limits, and bounded WebSockets (a client that does not read stops being read
-//!   and is closed; `ServerOptions::ws_max_write_buffer_bytes`). Mount [`server::AcpServer::router`] in an axum application, or run
-//!   [`server::serve`].
+//!   safe defaults: `Host` and origin checks, CORS with credentials for allowed pages, an
+//!   authentication hook (also for browser WebSockets), and bounds on everything a client can
+//!   make the server hold: TCP connections (server-wide and per address, header timeout),
+//!   request bodies (size, time, a server-wide budget, POSTs queued per connection), ACP
+//!   connections (per client, unused and idle ones reclaimed), output for slow readers (per
+//!   connection and server-wide), WebSockets (a client that does not read stops being read and
+//!   is closed) and bridged programs. Each default and what happens beyond it is on
+//!   [`server::ServerOptions`]. Run [`server::serve`], or mount
+//!   [`server::AcpServer::router`] in an axum application (the TCP bounds are then your
+//!   server's).
 //! - [`client`]: [`client::connect`] reaches a remote agent at an `http(s)://` (Streamable
 //!   HTTP), `ws(s)://` (WebSocket) or `client_id`-profile URL and gives the same
 //!   [`acp_client::AgentHandle`] as over stdio.
