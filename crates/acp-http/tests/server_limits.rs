@@ -178,6 +178,34 @@ async fn at_the_socket_cap_a_connection_that_made_no_request_gives_way() {
 }
 
 #[tokio::test]
+async fn a_body_that_comes_in_pieces_is_read_whole() {
+    let server = TestServer::start(ServerOptions::default()).await;
+    let mut socket = TcpStream::connect(addr_of(&server)).await.unwrap();
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": 1}})
+        .to_string();
+    let head = format!(
+        "POST /acp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    for piece in body.as_bytes().chunks(10) {
+        socket.write_all(piece).await.unwrap();
+        socket.flush().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let answer = response_head(&mut socket).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let mut rest = String::new();
+    within("the answer's body", socket.read_to_string(&mut rest))
+        .await
+        .unwrap();
+    let answer: serde_json::Value = serde_json::from_str(&rest).unwrap();
+    assert_eq!(answer["id"], 7, "{answer}");
+    check(&answer);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_body_that_does_not_arrive_in_time_gets_408() {
     let server =
         TestServer::start(ServerOptions::default().body_timeout(Duration::from_millis(300))).await;

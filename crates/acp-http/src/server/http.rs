@@ -170,7 +170,10 @@ async fn read_body(
             Ok(share) => share,
             Err(_) => return Err(busy()),
         };
-    let mut data = BytesMut::with_capacity(announced.unwrap_or(0).min(max));
+    // A body that comes in one piece (most do) is kept as it came, without a copy.
+    let mut first: Option<Bytes> = None;
+    let mut data = BytesMut::new();
+    let mut len = 0;
     let mut stream = body.into_data_stream();
     loop {
         let chunk =
@@ -192,21 +195,35 @@ async fn read_body(
                     return Err(text(StatusCode::BAD_REQUEST, "the body could not be read"));
                 }
             };
-        if data.len() + chunk.len() > max {
+        if len + chunk.len() > max {
             return Err(too_large());
         }
-        data.extend_from_slice(&chunk);
+        len += chunk.len();
+        match first.take() {
+            None if data.is_empty() => first = Some(chunk),
+            earlier => {
+                if let Some(earlier) = earlier {
+                    data.reserve(announced.unwrap_or(len).min(max));
+                    data.extend_from_slice(&earlier);
+                }
+                data.extend_from_slice(&chunk);
+            }
+        }
         let held = share.num_permits();
-        if data.len() > held {
+        if len > held {
             // A body longer than announced, or of no announced length: its share grows.
-            let more = data.len() - held;
+            let more = len - held;
             match tokio::time::timeout_at(deadline, inner.bodies.take(more)).await {
                 Ok(extra) => share.merge(extra),
                 Err(_) => return Err(busy()),
             }
         }
     }
-    Ok((data.freeze(), share))
+    let body = match first {
+        Some(whole) => whole,
+        None => data.freeze(),
+    };
+    Ok((body, share))
 }
 
 fn json_body(status: StatusCode, body: impl Into<Body>) -> Response {
