@@ -432,6 +432,54 @@ async fn bodies_beyond_the_server_wide_budget_get_503_with_retry_after() {
 }
 
 #[tokio::test]
+async fn one_connection_cannot_take_the_whole_body_budget() {
+    // A share of 2 MiB per connection (an eighth of 16 MiB, over the 1 MiB body limit).
+    let served = served(deaf_bridge(
+        ServerOptions::default()
+            .max_body_bytes(1024 * 1024)
+            .max_total_body_bytes(16 * 1024 * 1024)
+            .max_queued_posts(100)
+            .body_timeout(Duration::from_secs(1)),
+        BridgeOptions::default().grace(Duration::from_millis(100)),
+    ))
+    .await;
+    let mut greedy = Raw::new(&served.url);
+    greedy.initialize().await;
+    let body = padded_notification(600 * 1024);
+    let mut refused = 0;
+    // 28 × 600 kB: more than the whole 16 MiB budget, were the connection allowed to hold it.
+    for _ in 0..28 {
+        let raw = greedy.clone();
+        let body = body.clone();
+        // Each POST either reaches the deaf agent's input, waits there, or is refused.
+        let post = tokio::spawn(async move { raw.post_raw(body, &[]).await });
+        match tokio::time::timeout(Duration::from_millis(300), post).await {
+            Ok(answer) => {
+                let answer = answer.unwrap();
+                if answer.status == 429 {
+                    assert_eq!(answer.header("retry-after"), Some("1"));
+                    refused += 1;
+                }
+            }
+            Err(_) => {} // held, waiting for the agent
+        }
+    }
+    assert!(refused > 0, "the greedy connection was never refused");
+    // Another client's body still finds room in the server's budget at once.
+    let mut other = Raw::new(&served.url);
+    other.initialize().await;
+    let started = Instant::now();
+    let answer = other.post_raw(padded_notification(600 * 1024), &[]).await;
+    assert_eq!(answer.status, 202, "{answer:?}");
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+    served.stop().await;
+}
+
+#[tokio::test]
 async fn the_bridge_starts_at_most_max_programs() {
     let served = served(deaf_bridge(
         ServerOptions::default(),

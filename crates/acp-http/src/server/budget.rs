@@ -39,6 +39,30 @@ impl BodyBudget {
     }
 }
 
+/// Bytes of request bodies one connection holds (counted while they wait for its agent).
+#[derive(Debug)]
+pub(crate) struct HeldBodies {
+    held: Arc<AtomicUsize>,
+    len: usize,
+}
+
+impl HeldBodies {
+    /// Counts `len` more bytes in `held`, until dropped.
+    pub(crate) fn count(held: &Arc<AtomicUsize>, len: usize) -> Self {
+        held.fetch_add(len, Ordering::Relaxed);
+        Self {
+            held: held.clone(),
+            len,
+        }
+    }
+}
+
+impl Drop for HeldBodies {
+    fn drop(&mut self) {
+        self.held.fetch_sub(self.len, Ordering::Relaxed);
+    }
+}
+
 /// Bytes of agents' output waiting for readers, across connections.
 #[derive(Debug)]
 pub(crate) struct OutputBudget {

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -11,7 +12,7 @@ use bytes::Bytes;
 use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::message::{self, Shape};
-use crate::server::budget::{BodyShare, OutputBudget};
+use crate::server::budget::{BodyShare, HeldBodies, OutputBudget};
 use crate::server::link::{AgentTask, FromAgent, Inbound, Link, Target};
 use crate::server::peer::ClientKey;
 
@@ -77,6 +78,8 @@ pub(crate) struct Limits {
     pub(crate) principal: Option<String>,
     pub(crate) unused_timeout: Duration,
     pub(crate) max_queued_posts: usize,
+    /// The most request bodies one connection may hold (its share of the server's budget).
+    pub(crate) max_held_body_bytes: usize,
     pub(crate) tap: Option<crate::server::Tap>,
     pub(crate) max_buffered_bytes: usize,
     pub(crate) stall_timeout: Duration,
@@ -133,6 +136,8 @@ pub(crate) struct Connection {
     /// Wakes readers (new messages, or the end) and the router (room in the buffer).
     changed: Notify,
     to_agent: tokio::sync::mpsc::Sender<Inbound>,
+    /// Bytes of the client's POST bodies waiting for the agent to take them.
+    held_bodies: Arc<AtomicUsize>,
     limits: Limits,
     /// The `client_id` profile: everything goes on the one stream, and a new reader replaces
     /// the old one.
@@ -254,6 +259,7 @@ impl Connection {
             }),
             changed: Notify::new(),
             to_agent: link.to_agent,
+            held_bodies: Arc::default(),
             limits,
             single_stream,
             ours: link.ours,
@@ -419,16 +425,37 @@ impl Connection {
                 state.routes.insert(id.clone(), route);
             }
         }
-        self.send(body, share).await
+        let sent = self.send(body, share).await;
+        if sent.is_err()
+            && let (Some(id), Some(_)) = (&shape.id, &shape.method)
+        {
+            // Refused: no answer will come for it.
+            self.state().routes.remove(id);
+        }
+        sent
+    }
+
+    /// Whether the connection holds less than its share of the server's body budget: a POST
+    /// beyond it is refused before its body is read.
+    pub(crate) fn has_room_for_bodies(&self) -> bool {
+        self.held_bodies.load(Ordering::Relaxed) < self.limits.max_held_body_bytes
     }
 
     /// Hands a message to the agent: at once when its input has room, otherwise after the
-    /// POSTs already waiting, of which there may be a few (the rest are refused, `429`).
+    /// POSTs already waiting, of which there may be a few (the rest are refused, `429`), as
+    /// long as the connection holds less than its share of the body budget (`429` too: one
+    /// connection cannot take the whole budget from the others).
     async fn send(&self, body: Bytes, share: Option<BodyShare>) -> Result<(), Refusal> {
+        let held = self.held_bodies.load(Ordering::Relaxed);
+        if held > 0 && held + body.len() > self.limits.max_held_body_bytes {
+            return Err(Refusal::TooManyQueued);
+        }
         self.tap(crate::server::Direction::ToAgent, &body);
+        let held = HeldBodies::count(&self.held_bodies, body.len());
         let inbound = Inbound {
             message: body,
             _share: share,
+            _held: Some(held),
         };
         let inbound = match self.to_agent.try_send(inbound) {
             Ok(()) => return Ok(()),
@@ -472,6 +499,7 @@ impl Connection {
         let inbound = Inbound {
             message: body,
             _share: Some(share),
+            _held: None,
         };
         self.to_agent.send(inbound).await.map_err(|_| Refusal::Gone)
     }

@@ -245,6 +245,12 @@ async fn post_message(State(inner): State<Arc<Inner>>, request: Request) -> Resp
             "Content-Type must be application/json",
         );
     }
+    // A connection over its share of the body budget: refused before its body is read.
+    if let Some(conn) = header_str(&headers, CONNECTION_ID).and_then(|id| inner.get(id, &caller))
+        && !conn.has_room_for_bodies()
+    {
+        return refusal(Refusal::TooManyQueued);
+    }
     let (body, share) = match read_body(&inner, body, &headers).await {
         Ok(read) => read,
         Err(response) => return response,

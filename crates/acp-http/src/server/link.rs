@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::Peer;
-use crate::server::budget::BodyShare;
+use crate::server::budget::{BodyShare, HeldBodies};
 use crate::server::conn::{Connection, Ended};
 
 /// How many messages wait in each direction between the transport and the agent before the
@@ -30,6 +30,8 @@ pub(crate) struct Inbound {
     pub(crate) message: Bytes,
     /// Held, not read: dropped when the agent took the message.
     pub(crate) _share: Option<BodyShare>,
+    /// The message's place in its connection's count of held bodies, likewise.
+    pub(crate) _held: Option<HeldBodies>,
 }
 
 /// One agent behind one connection.

@@ -205,7 +205,11 @@ pub struct ServerOptions {
     /// [`DEFAULT_MAX_TOTAL_BODY_BYTES`] by default.
     pub max_total_body_bytes: usize,
     /// How many POSTs of one connection may wait for its agent to take them; one more is
-    /// refused at once with `429 Too Many Requests` and `Retry-After: 1`. 4 by default.
+    /// refused at once with `429 Too Many Requests` and `Retry-After: 1`. 4 by default. The
+    /// bodies a connection holds are also bounded by its share of
+    /// [`max_total_body_bytes`](Self::max_total_body_bytes): an eighth of it, or one
+    /// [`max_body_bytes`](Self::max_body_bytes) if that is more (`429` beyond it too, before the
+    /// body is read), so that one connection cannot leave the others waiting for the budget.
     pub max_queued_posts: usize,
     /// The most connections at once (`503` beyond it).
     pub max_connections: usize,
@@ -677,6 +681,7 @@ impl ServerOptions {
             max_waiting_streams: self.max_waiting_streams,
             unused_timeout: self.unused_timeout,
             max_queued_posts: self.max_queued_posts,
+            max_held_body_bytes: (self.max_total_body_bytes / 8).max(self.max_body_bytes),
         }
     }
 }
