@@ -340,19 +340,12 @@ async fn posts_beyond_the_queue_are_refused_at_once_with_429() {
             let raw = raw.clone();
             let body = body.clone();
             tokio::spawn(async move {
-                let mut request = raw
-                    .http
-                    .post(&raw.url)
-                    .header("content-type", "application/json")
-                    .body(body);
-                if let Some(id) = &raw.connection {
-                    request = request.header("acp-connection-id", id);
-                }
-                let response = tokio::time::timeout(Duration::from_secs(10), request.send()).await;
-                response.ok().and_then(Result::ok).map(|r| {
-                    let retry = r.headers().get("retry-after").is_some();
-                    (r.status().as_u16(), retry)
-                })
+                // Not answered within 5 s: waiting for the agent.
+                let answer = tokio::time::timeout(Duration::from_secs(5), raw.post_raw(body, &[]));
+                answer
+                    .await
+                    .ok()
+                    .map(|a| (a.status, a.header("retry-after").is_some()))
             })
         })
         .collect();
@@ -400,24 +393,16 @@ async fn bodies_beyond_the_server_wide_budget_get_503_with_retry_after() {
         let body = body.clone();
         // One at a time: each either reaches the agent's input or is refused.
         let answer = tokio::time::timeout(Duration::from_secs(5), async move {
-            let mut request = raw
-                .http
-                .post(&raw.url)
-                .header("content-type", "application/json")
-                .body(body);
-            if let Some(id) = &raw.connection {
-                request = request.header("acp-connection-id", id);
-            }
-            request.send().await
+            raw.post_raw(body, &[]).await
         })
         .await;
         match answer {
-            Ok(Ok(response)) => statuses.push((
-                response.status().as_u16(),
-                response.headers().get("retry-after").cloned(),
+            Ok(answer) => statuses.push((
+                answer.status,
+                answer.header("retry-after").map(str::to_owned),
             )),
             // Waiting for room in the agent's input (up to 100 may): held, not refused.
-            _ => statuses.push((0, None)),
+            Err(_) => statuses.push((0, None)),
         }
         if statuses.last().is_some_and(|(s, _)| *s == 503) {
             break;
@@ -425,7 +410,7 @@ async fn bodies_beyond_the_server_wide_budget_get_503_with_retry_after() {
     }
     let (status, retry) = statuses.last().cloned().unwrap();
     assert_eq!(status, 503, "the budget never ran out: {statuses:?}");
-    assert_eq!(retry.as_ref().map(|v| v.to_str().unwrap()), Some("1"));
+    assert_eq!(retry.as_deref(), Some("1"));
     // At most the budget's worth was taken before: 1 MiB / 200 KiB.
     assert!(statuses.len() <= 7, "{statuses:?}");
     served.stop().await;
