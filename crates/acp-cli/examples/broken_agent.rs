@@ -7,9 +7,10 @@
 //! gets two updates and ends `end_turn`.
 //!
 //! Defects: `early-response` (a prompt is answered before its updates), `ignore-cancel`,
+//! `updates-after-cancel` (a cancelled turn goes on sending updates after its answer),
 //! `die-on-invalid-json`, `invalid-update` (an update that breaks the schema),
-//! `double-answer` (`session/new` answered twice), `no-exit` (keeps running when stdin
-//! closes).
+//! `double-answer` (`session/new` answered twice), `wrong-id` (every answer carries an id
+//! the client never sent), `no-exit` (keeps running when stdin closes).
 
 #![allow(clippy::print_stderr)] // Usage errors and its log go to stderr.
 
@@ -27,9 +28,11 @@ enum Defect {
     None,
     EarlyResponse,
     IgnoreCancel,
+    UpdatesAfterCancel,
     DieOnInvalidJson,
     InvalidUpdate,
     DoubleAnswer,
+    WrongId,
     NoExit,
 }
 
@@ -73,6 +76,8 @@ fn main() -> ExitCode {
         Some("--defect") => match std::env::args().nth(2).as_deref() {
             Some("early-response") => Defect::EarlyResponse,
             Some("ignore-cancel") => Defect::IgnoreCancel,
+            Some("updates-after-cancel") => Defect::UpdatesAfterCancel,
+            Some("wrong-id") => Defect::WrongId,
             Some("die-on-invalid-json") => Defect::DieOnInvalidJson,
             Some("invalid-update") => Defect::InvalidUpdate,
             Some("double-answer") => Defect::DoubleAnswer,
@@ -112,7 +117,11 @@ fn main() -> ExitCode {
             continue; // A response to a request of ours (we send none).
         };
         let params = &message["params"];
-        let Some(id) = message.get("id").cloned() else {
+        let Some(id) = message.get("id").map(|id| match defect {
+            // An id of its own making, as an agent that loses track of ids would answer.
+            Defect::WrongId => json!(format!("wrong-{id}")),
+            _ => id.clone(),
+        }) else {
             if method == "session/cancel" {
                 if let Some(s) = params["sessionId"].as_str().and_then(|s| sessions.get(s)) {
                     s.cancelled.store(true, Ordering::SeqCst);
@@ -209,6 +218,12 @@ fn turn(
     for _ in 0..40 {
         if cancelled.load(Ordering::SeqCst) && defect != Defect::IgnoreCancel {
             end("cancelled");
+            if defect == Defect::UpdatesAfterCancel {
+                for _ in 0..5 {
+                    send(out, &update(session, "late"));
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
             return;
         }
         send(out, &update(session, "."));

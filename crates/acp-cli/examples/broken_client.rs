@@ -1,10 +1,14 @@
 //! A small, raw ACP client for the tests of `acp check client`: correct by default, with one
 //! deliberate defect chosen by `--defect NAME`.
 //!
-//! `broken_client [--defect NAME] -- AGENT ARGS…` spawns the agent, initializes (offering fs
-//! read and write), opens a session in its working directory and sends one prompt. Like a
-//! user who does not answer, it leaves permission requests pending; after a second of turn it
-//! cancels, answering them `cancelled` as the spec requires.
+//! `broken_client [--defect NAME] [--confine] -- AGENT ARGS…` spawns the agent, initializes
+//! (offering fs read and write), opens a session in its working directory and sends one
+//! prompt. Like a user who does not answer, it leaves permission requests pending; after a
+//! second of turn it cancels, answering them `cancelled` as the spec requires.
+//!
+//! With `--confine` it behaves as an editor should: the session's cwd is a `project`
+//! directory of its own (not its working directory), files and terminals (offered too) are
+//! confined to it, and a request for anything outside is refused.
 //!
 //! Defects: `reject-unknown-update` (quits on an update kind it does not know),
 //! `write-outside` (writes files into the parent of the directory it was asked to),
@@ -35,13 +39,23 @@ const KNOWN_UPDATES: &[&str] = &[
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (defect, agent) = match args.iter().position(|a| a == "--") {
-        Some(i) => (args[..i].get(1).cloned(), args[i + 1..].to_vec()),
-        None => {
-            eprintln!("usage: broken_client [--defect NAME] -- AGENT ARGS...");
-            return ExitCode::from(2);
-        }
+    let Some(split) = args.iter().position(|a| a == "--") else {
+        eprintln!("usage: broken_client [--defect NAME] [--confine] -- AGENT ARGS...");
+        return ExitCode::from(2);
     };
+    let agent = args[split + 1..].to_vec();
+    let (mut defect, mut confine) = (None, false);
+    let mut flags = args[..split].iter();
+    while let Some(flag) = flags.next() {
+        match flag.as_str() {
+            "--defect" => defect = flags.next().cloned(),
+            "--confine" => confine = true,
+            other => {
+                eprintln!("broken_client: unexpected argument {other}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let reject_unknown = defect.as_deref() == Some("reject-unknown-update");
     let write_outside = defect.as_deref() == Some("write-outside");
     let forget_pending = defect.as_deref() == Some("forget-pending");
@@ -74,10 +88,18 @@ fn main() -> ExitCode {
         let _ = writeln!(to_agent, "{message}");
         let _ = to_agent.flush();
     };
-    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut cwd = std::env::current_dir().unwrap_or_default();
+    if confine {
+        cwd.push("project");
+        if let Err(e) = std::fs::create_dir_all(&cwd) {
+            eprintln!("broken_client: cannot make {}: {e}", cwd.display());
+            return ExitCode::from(2);
+        }
+    }
+    let mut terminals = Terminals::default();
     send(
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false},
+        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": confine},
         "clientInfo": {"name": "broken-client", "version": "0.0.0"}}}),
     );
     let mut session = None;
@@ -140,6 +162,16 @@ fn main() -> ExitCode {
                     held.push(id);
                 }
             }
+            (Some(method), Some(id))
+                if confine && !inside(&cwd, params["path"].as_str().or(params["cwd"].as_str())) =>
+            {
+                send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32002,
+                    "message": format!("`{method}` outside the session's cwd")}}));
+            }
+            (Some(method), Some(id)) if confine && method.starts_with("terminal/") => {
+                let result = terminals.serve(method, params, &cwd);
+                send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+            }
             (Some("fs/read_text_file"), Some(id)) => {
                 let path = params["path"].as_str().unwrap_or_default();
                 match std::fs::read_to_string(path) {
@@ -177,4 +209,71 @@ fn main() -> ExitCode {
     drop(to_agent);
     let _ = child.wait();
     ExitCode::SUCCESS
+}
+
+/// Whether `path` (when given) is inside `dir`, without `..` to climb out.
+fn inside(dir: &std::path::Path, path: Option<&str>) -> bool {
+    path.is_none_or(|path| {
+        let path = std::path::Path::new(path);
+        path.starts_with(dir)
+            && !path
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+    })
+}
+
+/// The terminals of `--confine`: each command runs to its end at `terminal/create`, its
+/// output kept until `terminal/release`.
+#[derive(Default)]
+struct Terminals {
+    next: usize,
+    done: std::collections::HashMap<String, (String, Option<i32>)>,
+}
+
+impl Terminals {
+    /// The result of the `terminal/*` request `method` (an empty one for an unknown terminal).
+    fn serve(&mut self, method: &str, params: &Value, cwd: &std::path::Path) -> Value {
+        let id = params["terminalId"].as_str().unwrap_or_default();
+        match method {
+            "terminal/create" => {
+                let args: Vec<&str> = params["args"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let ran = Command::new(params["command"].as_str().unwrap_or_default())
+                    .args(args)
+                    .current_dir(params["cwd"].as_str().map_or(cwd, std::path::Path::new))
+                    .stdin(Stdio::null())
+                    .output();
+                let done = match ran {
+                    Ok(out) => (
+                        String::from_utf8_lossy(&out.stdout).into_owned(),
+                        out.status.code(),
+                    ),
+                    Err(e) => (e.to_string(), Some(127)),
+                };
+                self.next += 1;
+                let id = format!("t{}", self.next);
+                self.done.insert(id.clone(), done);
+                json!({"terminalId": id})
+            }
+            "terminal/wait_for_exit" => {
+                let code = self.done.get(id).and_then(|(_, code)| *code);
+                json!({"exitCode": code, "signal": null})
+            }
+            "terminal/output" => {
+                let (output, code) = self.done.get(id).cloned().unwrap_or_default();
+                json!({"output": output, "truncated": false,
+                    "exitStatus": {"exitCode": code, "signal": null}})
+            }
+            "terminal/release" => {
+                self.done.remove(id);
+                json!({})
+            }
+            // `terminal/kill`: the command has ended already.
+            _ => json!({}),
+        }
+    }
 }

@@ -14,17 +14,15 @@ use std::time::{Duration, Instant};
 use acp_client::{ProcessGroup, Stderr, Workspace, forward_stderr};
 use acp_codec::{AnyCodec, Frame, FramingMode};
 use acp_types::methods::client;
-use acp_types::{ErrorCode, ErrorObject};
 use bytes::BytesMut;
 use futures::StreamExt;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::mpsc;
 use tokio_util::codec::{Encoder, FramedRead};
 
+use crate::answer::{Answer, answer, response_to, typed_params};
 use crate::schema::{Kind, Role, Schema, shorten};
 use crate::terminals::Terminals;
 
@@ -151,6 +149,9 @@ pub struct Conn {
     seq: usize,
     pending: HashMap<String, Pending>,
     answered: HashSet<String>,
+    /// The id of the last response that answered no request the checker sent, until a wait
+    /// for an answer takes it (see [`Conn::wait_response`]).
+    stray: Option<String>,
     /// Every message the agent sent, in order.
     pub received: Vec<Received>,
     /// The problems found so far.
@@ -261,6 +262,7 @@ impl Conn {
             seq: 0,
             pending: HashMap::new(),
             answered: HashSet::new(),
+            stray: None,
             received: Vec::new(),
             findings: Vec::new(),
             notes: Vec::new(),
@@ -407,17 +409,29 @@ impl Conn {
 
     /// Waits up to `within` for the response to `id`, serving the agent meanwhile.
     ///
+    /// A response that answers no request the checker sent ends the wait at once: it is the
+    /// answer with a wrong id (waiting on would only find the timeout).
+    ///
     /// # Errors
     ///
-    /// When no answer comes in time, or the agent's output ends first.
+    /// When no answer comes in time, a response with a wrong id comes instead, or the agent's
+    /// output ends first.
     pub async fn wait_response(&mut self, id: &Value, within: Duration) -> Result<Value, String> {
         let deadline = Instant::now() + within;
         let key = id_key(id);
+        // Only a wrong answer that comes during this wait is taken for this request's.
+        self.stray = None;
         loop {
             match self.recv(deadline).await {
                 Some(r) if Kind::of(&r.message) == Some(Kind::Response) => {
                     if r.message.get("id").map(id_key).as_ref() == Some(&key) {
                         return Ok(r.message);
+                    }
+                    if let Some(stray) = self.stray.take() {
+                        return Err(format!(
+                            "no answer to request {id}: an answer came with id {stray} instead, \
+                             which the checker never sent"
+                        ));
                     }
                 }
                 Some(_) => {}
@@ -546,11 +560,14 @@ impl Conn {
                 ),
                 // An error about a message that had no usable id (parse error, invalid request).
                 None if message["id"].is_null() && message.get("error").is_some() => {}
-                None => self.finding(
-                    Category::Ids,
-                    format!("a response to request {key}, which the checker never sent"),
-                    Some(message),
-                ),
+                None => {
+                    self.finding(
+                        Category::Ids,
+                        format!("a response to request {key}, which the checker never sent"),
+                        Some(message),
+                    );
+                    self.stray = Some(key);
+                }
             }
         }
         if let Err(reason) =
@@ -761,40 +778,6 @@ impl Conn {
         if let Some(group) = &mut self.group {
             let _ = group.kill();
             let _ = tokio::time::timeout(Duration::from_secs(2), group.wait()).await;
-        }
-    }
-}
-
-/// An answer to the agent: the result, or the error's code and message.
-pub(crate) type Answer = Result<Value, (i64, String)>;
-
-/// The params of a request the checker serves, typed (`-32602` when they do not fit).
-pub(crate) fn typed_params<T: DeserializeOwned>(
-    method: &str,
-    params: &Value,
-) -> Result<T, (i64, String)> {
-    serde_json::from_value(params.clone()).map_err(|e| {
-        (
-            i64::from(ErrorCode::INVALID_PARAMS.0),
-            format!("`{method}`: {e}"),
-        )
-    })
-}
-
-/// A library's answer (`acp_client::Workspace`, `Terminals`) as the checker sends it.
-pub(crate) fn answer<T: Serialize>(result: Result<T, ErrorObject>) -> Answer {
-    match result {
-        Ok(value) => serde_json::to_value(value).map_err(|e| (-32603, e.to_string())),
-        Err(error) => Err((i64::from(error.code.0), error.message)),
-    }
-}
-
-/// The response to request `id`.
-fn response_to(id: Value, result: Answer) -> Value {
-    match result {
-        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        Err((code, message)) => {
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
         }
     }
 }

@@ -25,10 +25,11 @@
 //! - [`tap`]: `acp tap`, the transparent proxy that records a transcript.
 //! - [`transcript`], [`validate`]: transcripts and `acp validate`.
 
+mod answer;
+mod case;
 pub mod check_agent;
 pub mod check_client;
 pub mod conn;
-mod full;
 pub mod report;
 pub mod schema;
 pub mod tap;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use acp_types::*;
 use serde_json::Value;
 
-use crate::conn::{Answer, answer, typed_params};
+use crate::answer::{Answer, answer, typed_params};
 
 /// How long `terminal/wait_for_exit` may wait before the checker gives up on the command.
 const WAIT_LIMIT: Duration = Duration::from_secs(60);

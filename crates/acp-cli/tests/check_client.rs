@@ -16,10 +16,16 @@ fn broken_client() -> String {
 }
 
 async fn check(defect: Option<&str>) -> Report {
-    let mut argv = vec![broken_client()];
-    if let Some(defect) = defect {
-        argv.extend(["--defect".to_owned(), defect.to_owned()]);
+    match defect {
+        Some(defect) => check_with(&["--defect", defect]).await,
+        None => check_with(&[]).await,
     }
+}
+
+/// The check of the broken client with `flags`.
+async fn check_with(flags: &[&str]) -> Report {
+    let mut argv = vec![broken_client()];
+    argv.extend(flags.iter().map(|flag| (*flag).to_owned()));
     argv.extend(["--".to_owned(), "{agent}".to_owned()]);
     check_client(ClientCheck {
         argv,
@@ -77,4 +83,20 @@ async fn a_client_leaving_permission_requests_unanswered_at_cancel_is_caught() {
         "{}",
         report.table(false)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_confining_its_agent_to_the_session_cwd_passes_the_file_and_terminal_cases() {
+    // Its session's cwd is a directory of its own, not its working directory; it refuses any
+    // file or terminal outside it.
+    let report = check_with(&["--confine"]).await;
+    assert!(report.passed(), "{}", report.table(false));
+    for case in ["fs-read", "fs-write", "terminal"] {
+        assert_eq!(
+            report.case(case).unwrap().status,
+            Status::Pass,
+            "{}",
+            report.table(false)
+        );
+    }
 }

@@ -1,68 +1,58 @@
 //! The `--profile full` cases of `acp check agent`: each optional feature the agent
 //! advertises, exercised (and skipped, saying so, when it is not advertised).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use acp_types::methods::agent;
 use serde_json::{Value, json};
 
-use crate::check_agent::{
-    CaseResultOf, Ctx, Outcome, error_code, fail, fail_with, prompt_params, ready, updates_of,
-};
+use super::steps::{error_code, no_late_updates, prompt_ok, prompt_params, ready, updates_of};
+use super::{CaseFn, Ctx};
+use crate::case::{Case, Stop, Verdict, fail, fail_with, skip};
 use crate::conn::Conn;
 
 /// The full-profile cases, in order.
-pub(crate) const FULL_CASES: &[&str] = &[
-    "load-session",
-    "list-sessions",
-    "resume-session",
-    "close-session",
-    "delete-session",
-    "set-mode",
-    "set-config-option",
+pub(super) const CASES: &[Case<CaseFn>] = &[
+    Case::full("load-session", |x, c| Box::pin(load_session(x, c))),
+    Case::full("list-sessions", |x, c| Box::pin(list_sessions(x, c))),
+    Case::full("resume-session", |x, c| Box::pin(resume_session(x, c))),
+    Case::full("close-session", |x, c| Box::pin(close_session(x, c))),
+    Case::full("delete-session", |x, c| Box::pin(delete_session(x, c))),
+    Case::full("set-mode", |_, c| Box::pin(set_mode(c))),
+    Case::full("set-config-option", |_, c| Box::pin(set_config_option(c))),
 ];
 
 /// How long updates after a response are watched for.
-const GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+const GRACE: Duration = Duration::from_millis(300);
 
-pub(crate) async fn dispatch(ctx: &Ctx, name: &str, c: &mut Conn) -> CaseResultOf {
-    let caps = &ctx.capabilities;
-    let session_cap = |name: &str| caps["sessionCapabilities"][name].is_object();
-    let not_advertised = |what: &str| Ok(Outcome::Skip(format!("{what} not advertised")));
-    match name {
-        "load-session" if caps["loadSession"] != json!(true) => not_advertised("loadSession"),
-        "load-session" => load_session(ctx, c).await,
-        "list-sessions" if !session_cap("list") => not_advertised("sessionCapabilities.list"),
-        "list-sessions" => list_sessions(c).await,
-        "resume-session" if !session_cap("resume") => not_advertised("sessionCapabilities.resume"),
-        "resume-session" => resume_session(ctx, c).await,
-        "close-session" if !session_cap("close") => not_advertised("sessionCapabilities.close"),
-        "close-session" => close_session(ctx, c).await,
-        "delete-session" if !session_cap("delete") => not_advertised("sessionCapabilities.delete"),
-        "delete-session" => delete_session(ctx, c).await,
-        "set-mode" => set_mode(c).await,
-        "set-config-option" => set_config_option(c).await,
-        other => Err(fail(format!("no case is named `{other}`"))),
+impl Ctx {
+    /// Skips the case unless the agent advertises `sessionCapabilities.<name>`.
+    fn session_capability(&self, name: &str) -> Result<(), Stop> {
+        if self.capabilities["sessionCapabilities"][name].is_object() {
+            Ok(())
+        } else {
+            Err(skip(format!("sessionCapabilities.{name} not advertised")))
+        }
     }
 }
 
 /// A session with one finished turn; returns its id.
-async fn session_with_history(ctx: &Ctx, c: &mut Conn) -> Result<String, Outcome> {
+async fn session_with_history(ctx: &Ctx, c: &mut Conn) -> Result<String, Stop> {
     let session = ready(c).await?;
-    let response = c
-        .call(
-            agent::SESSION_PROMPT,
-            prompt_params(&session, &ctx.opts.prompt),
-        )
-        .await
-        .map_err(fail)?;
-    if response.get("result").is_none() {
-        return Err(fail_with("the prompt before the case failed", &response));
-    }
+    prompt_ok(
+        c,
+        &session,
+        &ctx.opts.prompt,
+        "the prompt before the case failed",
+    )
+    .await?;
     Ok(session)
 }
 
-async fn load_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
+async fn load_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
+    if ctx.capabilities["loadSession"] != json!(true) {
+        return Err(skip("loadSession not advertised"));
+    }
     let session = session_with_history(ctx, c).await?;
     let start = c.received.len();
     let cwd = c.sandbox().to_path_buf();
@@ -80,26 +70,26 @@ async fn load_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
             &response,
         ));
     }
-    let answered = c.received.len();
-    c.drain_until(Instant::now() + GRACE).await;
-    let replayed = updates_of(&c.received[start..answered], &session).count();
-    if let Some(late) = updates_of(&c.received[answered..], &session).next() {
-        return Err(fail_with(
-            "a replayed update arrived after the load's response",
-            &late.message,
-        ));
-    }
+    let replayed = updates_of(&c.received[start..], &session).count();
+    no_late_updates(
+        c,
+        &session,
+        GRACE,
+        "a replayed update arrived after the load's response",
+    )
+    .await?;
     if replayed == 0 {
         return Err(fail(
             "the conversation was not replayed (no session/update before the response)",
         ));
     }
-    Ok(Outcome::Pass(format!(
+    Ok(format!(
         "{replayed} update(s) replayed, all before the response"
-    )))
+    ))
 }
 
-async fn list_sessions(c: &mut Conn) -> CaseResultOf {
+async fn list_sessions(ctx: &Ctx, c: &mut Conn) -> Verdict {
+    ctx.session_capability("list")?;
     let session = ready(c).await?;
     let mut cursor = Value::Null;
     // Bounded: a agent whose cursors never end fails instead of looping.
@@ -116,9 +106,7 @@ async fn list_sessions(c: &mut Conn) -> CaseResultOf {
             .flatten()
             .any(|s| s["sessionId"] == json!(session));
         if found {
-            return Ok(Outcome::Pass(format!(
-                "the new session {session} is listed"
-            )));
+            return Ok(format!("the new session {session} is listed"));
         }
         cursor = result["nextCursor"].clone();
         if cursor.is_null() {
@@ -131,7 +119,8 @@ async fn list_sessions(c: &mut Conn) -> CaseResultOf {
     Err(fail("session/list gave 100 pages without an end"))
 }
 
-async fn resume_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
+async fn resume_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
+    ctx.session_capability("resume")?;
     let session = session_with_history(ctx, c).await?;
     let cwd = c.sandbox().to_path_buf();
     c.call_ok(
@@ -140,20 +129,18 @@ async fn resume_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
     )
     .await
     .map_err(fail)?;
-    let again = c
-        .call(
-            agent::SESSION_PROMPT,
-            prompt_params(&session, &ctx.opts.prompt),
-        )
-        .await
-        .map_err(fail)?;
-    if again.get("result").is_none() {
-        return Err(fail_with("a prompt in the resumed session failed", &again));
-    }
-    Ok(Outcome::Pass("resumed; a prompt then worked".into()))
+    prompt_ok(
+        c,
+        &session,
+        &ctx.opts.prompt,
+        "a prompt in the resumed session failed",
+    )
+    .await?;
+    Ok("resumed; a prompt then worked".into())
 }
 
-async fn close_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
+async fn close_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
+    ctx.session_capability("close")?;
     let session = ready(c).await?;
     c.call_ok(agent::SESSION_CLOSE, json!({"sessionId": session}))
         .await
@@ -166,22 +153,19 @@ async fn close_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
         .await
         .map_err(fail)?;
     match error_code(&after) {
-        Some(code) => Ok(Outcome::Pass(format!(
-            "closed; a prompt in it then failed ({code})"
-        ))),
+        Some(code) => Ok(format!("closed; a prompt in it then failed ({code})")),
         None => Err(fail_with("a prompt in a closed session succeeded", &after)),
     }
 }
 
-async fn delete_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
+async fn delete_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
+    ctx.session_capability("delete")?;
     let session = ready(c).await?;
     c.call_ok(agent::SESSION_DELETE, json!({"sessionId": session}))
         .await
         .map_err(fail)?;
     if !ctx.capabilities["sessionCapabilities"]["list"].is_object() {
-        return Ok(Outcome::Pass(
-            "deleted (no session/list to check it is gone)".into(),
-        ));
+        return Ok("deleted (no session/list to check it is gone)".into());
     }
     let listed = c
         .call_ok(agent::SESSION_LIST, json!({}))
@@ -195,16 +179,16 @@ async fn delete_session(ctx: &Ctx, c: &mut Conn) -> CaseResultOf {
     if still {
         return Err(fail_with("the deleted session is still listed", &listed));
     }
-    Ok(Outcome::Pass("deleted; no longer listed".into()))
+    Ok("deleted; no longer listed".into())
 }
 
-async fn set_mode(c: &mut Conn) -> CaseResultOf {
+async fn set_mode(c: &mut Conn) -> Verdict {
     c.initialize().await.map_err(fail)?;
     let created = c.new_session().await.map_err(fail)?;
     let session = created["sessionId"].as_str().unwrap_or_default().to_owned();
     let modes = &created["modes"];
     let Some(available) = modes["availableModes"].as_array().filter(|m| !m.is_empty()) else {
-        return Ok(Outcome::Skip("the session has no modes".into()));
+        return Err(skip("the session has no modes"));
     };
     let current = modes["currentModeId"].clone();
     let target = available
@@ -232,14 +216,14 @@ async fn set_mode(c: &mut Conn) -> CaseResultOf {
     if error_code(&unknown).is_none() {
         return Err(fail_with("an unknown mode id was accepted", &unknown));
     }
-    Ok(Outcome::Pass(format!(
+    Ok(format!(
         "{current} -> {target}{}; an unknown mode refused",
         if announced {
             " (with current_mode_update)"
         } else {
             ""
         }
-    )))
+    ))
 }
 
 /// The values a select option offers (flat, or in groups).
@@ -254,7 +238,7 @@ fn select_values(option: &Value) -> Vec<Value> {
     out
 }
 
-async fn set_config_option(c: &mut Conn) -> CaseResultOf {
+async fn set_config_option(c: &mut Conn) -> Verdict {
     c.initialize().await.map_err(fail)?;
     let created = c.new_session().await.map_err(fail)?;
     let session = created["sessionId"].as_str().unwrap_or_default().to_owned();
@@ -269,9 +253,7 @@ async fn set_config_option(c: &mut Conn) -> CaseResultOf {
             .map(|v| (o, v)),
         _ => None,
     }) else {
-        return Ok(Outcome::Skip(
-            "the session has no select option with a second value".into(),
-        ));
+        return Err(skip("the session has no select option with a second value"));
     };
     let config = option["id"].clone();
     let result = c
@@ -293,7 +275,5 @@ async fn set_config_option(c: &mut Conn) -> CaseResultOf {
             &result,
         ));
     }
-    Ok(Outcome::Pass(format!(
-        "{config} set to {value}; the answer shows it"
-    )))
+    Ok(format!("{config} set to {value}; the answer shows it"))
 }
