@@ -56,6 +56,7 @@ mod wire_enum;
 mod wire_value;
 
 mod auth;
+pub mod capabilities;
 mod config;
 mod content;
 pub mod decode;
