@@ -2,7 +2,9 @@
 
 use std::time::{Duration, Instant};
 
+use acp_types::AgentCapabilities;
 use acp_types::methods::{agent, protocol};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::steps::{
@@ -104,7 +106,8 @@ async fn initialize(ctx: &mut Ctx, c: &mut Conn) -> Verdict {
             caps.join(", ")
         }
     );
-    ctx.capabilities = result["agentCapabilities"].clone();
+    // Decoded once; the cases ask `acp_types::capabilities` what it allows.
+    ctx.capabilities = AgentCapabilities::deserialize(&result["agentCapabilities"]).ok();
     ctx.info.push(("agent".to_owned(), detail.clone()));
     Ok(detail)
 }
@@ -601,34 +604,23 @@ async fn cancel_request_unknown(c: &mut Conn) -> Verdict {
 
 async fn unadvertised_methods(ctx: &Ctx, c: &mut Conn) -> Verdict {
     let session = ready(c).await?;
-    let caps = &ctx.capabilities;
     let cwd = c.sandbox().to_path_buf();
-    let session_caps = &caps["sessionCapabilities"];
-    let mut probes: Vec<(&str, Value)> = Vec::new();
-    if caps["loadSession"] != json!(true) {
-        probes.push((
+    let probes: Vec<(&str, Value)> = [
+        (
             agent::SESSION_LOAD,
             json!({"sessionId": session, "cwd": cwd, "mcpServers": []}),
-        ));
-    }
-    for (cap, method, params) in [
-        ("list", agent::SESSION_LIST, json!({})),
+        ),
+        (agent::SESSION_LIST, json!({})),
         (
-            "resume",
             agent::SESSION_RESUME,
             json!({"sessionId": session, "cwd": cwd}),
         ),
-        ("close", agent::SESSION_CLOSE, json!({"sessionId": session})),
-        (
-            "delete",
-            agent::SESSION_DELETE,
-            json!({"sessionId": session}),
-        ),
-    ] {
-        if !session_caps[cap].is_object() {
-            probes.push((method, params));
-        }
-    }
+        (agent::SESSION_CLOSE, json!({"sessionId": session})),
+        (agent::SESSION_DELETE, json!({"sessionId": session})),
+    ]
+    .into_iter()
+    .filter(|(method, _)| ctx.advertises(method).is_err())
+    .collect();
     if probes.is_empty() {
         return Err(skip("the agent advertises every optional session method"));
     }

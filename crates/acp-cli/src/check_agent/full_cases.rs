@@ -25,17 +25,6 @@ pub(super) const CASES: &[Case<CaseFn>] = &[
 /// How long updates after a response are watched for.
 const GRACE: Duration = Duration::from_millis(300);
 
-impl Ctx {
-    /// Skips the case unless the agent advertises `sessionCapabilities.<name>`.
-    fn session_capability(&self, name: &str) -> Result<(), Stop> {
-        if self.capabilities["sessionCapabilities"][name].is_object() {
-            Ok(())
-        } else {
-            Err(skip(format!("sessionCapabilities.{name} not advertised")))
-        }
-    }
-}
-
 /// A session with one finished turn; returns its id.
 async fn session_with_history(ctx: &Ctx, c: &mut Conn) -> Result<String, Stop> {
     let session = ready(c).await?;
@@ -50,9 +39,7 @@ async fn session_with_history(ctx: &Ctx, c: &mut Conn) -> Result<String, Stop> {
 }
 
 async fn load_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
-    if ctx.capabilities["loadSession"] != json!(true) {
-        return Err(skip("loadSession not advertised"));
-    }
+    ctx.advertises(agent::SESSION_LOAD)?;
     let session = session_with_history(ctx, c).await?;
     let start = c.received.len();
     let cwd = c.sandbox().to_path_buf();
@@ -89,7 +76,7 @@ async fn load_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
 }
 
 async fn list_sessions(ctx: &Ctx, c: &mut Conn) -> Verdict {
-    ctx.session_capability("list")?;
+    ctx.advertises(agent::SESSION_LIST)?;
     let session = ready(c).await?;
     let mut cursor = Value::Null;
     // Bounded: a agent whose cursors never end fails instead of looping.
@@ -120,7 +107,7 @@ async fn list_sessions(ctx: &Ctx, c: &mut Conn) -> Verdict {
 }
 
 async fn resume_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
-    ctx.session_capability("resume")?;
+    ctx.advertises(agent::SESSION_RESUME)?;
     let session = session_with_history(ctx, c).await?;
     let cwd = c.sandbox().to_path_buf();
     c.call_ok(
@@ -140,7 +127,7 @@ async fn resume_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
 }
 
 async fn close_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
-    ctx.session_capability("close")?;
+    ctx.advertises(agent::SESSION_CLOSE)?;
     let session = ready(c).await?;
     c.call_ok(agent::SESSION_CLOSE, json!({"sessionId": session}))
         .await
@@ -159,12 +146,12 @@ async fn close_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
 }
 
 async fn delete_session(ctx: &Ctx, c: &mut Conn) -> Verdict {
-    ctx.session_capability("delete")?;
+    ctx.advertises(agent::SESSION_DELETE)?;
     let session = ready(c).await?;
     c.call_ok(agent::SESSION_DELETE, json!({"sessionId": session}))
         .await
         .map_err(fail)?;
-    if !ctx.capabilities["sessionCapabilities"]["list"].is_object() {
+    if ctx.advertises(agent::SESSION_LIST).is_err() {
         return Ok("deleted (no session/list to check it is gone)".into());
     }
     let listed = c

@@ -18,11 +18,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use acp_codec::FramingMode;
+use acp_types::AgentCapabilities;
+use acp_types::capabilities::agent_allows;
 use futures::future::BoxFuture;
-use serde_json::Value;
 
 pub use crate::case::Profile;
-use crate::case::{Case, Tally, Verdict, fail};
+use crate::case::{Case, Stop, Tally, Verdict, fail, skip};
 use crate::conn::{Conn, PeerCommand};
 use crate::report::Report;
 use crate::schema::Role;
@@ -74,15 +75,16 @@ type CaseFn = for<'a> fn(&'a mut Ctx, &'a mut Conn) -> BoxFuture<'a, Verdict>;
 struct Ctx {
     opts: AgentCheck,
     framing: FramingMode,
-    /// The `agentCapabilities` of the `initialize` case, for the cases that depend on them.
-    capabilities: Value,
+    /// The `agentCapabilities` of the `initialize` case (`None`: nothing advertised, or not
+    /// well-formed), for the cases that depend on them.
+    capabilities: Option<AgentCapabilities>,
     /// Facts about the run for the report (framing, profile, the agent's name).
     info: Vec<(String, String)>,
 }
 
 impl Ctx {
     /// A fresh sandbox and agent process.
-    async fn spawn(&self) -> Result<(Conn, Sandbox), crate::case::Stop> {
+    async fn spawn(&self) -> Result<(Conn, Sandbox), Stop> {
         let sandbox = Sandbox::new().map_err(|e| fail(format!("cannot make a sandbox: {e}")))?;
         let conn = Conn::spawn(
             &self.opts.command,
@@ -92,6 +94,13 @@ impl Ctx {
         )
         .map_err(|e| fail(format!("cannot start `{}`: {e}", self.opts.command)))?;
         Ok((conn, sandbox))
+    }
+
+    /// A skip unless the agent advertised what `method` needs (by the capability table of
+    /// `acp_types::capabilities`), naming the capability.
+    fn advertises(&self, method: &str) -> Result<(), Stop> {
+        agent_allows(self.capabilities.as_ref(), method)
+            .map_err(|capability| skip(format!("{capability} not advertised")))
     }
 
     /// The text of the prompt meant to keep the agent busy.
@@ -150,7 +159,7 @@ pub async fn check_agent(opts: AgentCheck) -> Report {
     let mut ctx = Ctx {
         opts,
         framing,
-        capabilities: Value::Null,
+        capabilities: None,
         info,
     };
     let cases: Vec<&Case<CaseFn>> = core_cases::CASES
@@ -205,7 +214,7 @@ async fn detect_framing(opts: &AgentCheck) -> FramingMode {
                 ..opts.clone()
             },
             framing: mode,
-            capabilities: Value::Null,
+            capabilities: None,
             info: Vec::new(),
         };
         if let Ok((mut c, _sandbox)) = ctx.spawn().await {

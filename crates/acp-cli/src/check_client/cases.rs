@@ -70,7 +70,7 @@ async fn initialize(run: &mut Run) -> Verdict {
             "the client asked for version {version}; the checker speaks 1"
         )));
     }
-    Ok(describe_client(&run.init))
+    Ok(describe_client(run))
 }
 
 async fn session_new(run: &mut Run) -> Verdict {
@@ -165,9 +165,7 @@ const WRITTEN: &str = "acp-check-written.txt";
 
 /// `fs/read_text_file` of a file the checker put in the session's cwd.
 async fn fs_read(run: &mut Run) -> Verdict {
-    if run.init["clientCapabilities"]["fs"]["readTextFile"] != json!(true) {
-        return Err(skip("the client does not offer fs/read_text_file"));
-    }
+    run.offers(client::FS_READ_TEXT_FILE, "fs/read_text_file")?;
     let cwd = run.cwd()?;
     let notes = Fixture::create(&cwd, NOTES, NOTES_TEXT).map_err(|e| {
         skip(format!(
@@ -193,9 +191,7 @@ async fn fs_read(run: &mut Run) -> Verdict {
 /// `fs/write_text_file` of a new file in the session's cwd: exactly that file is written, and
 /// nothing else near it.
 async fn fs_write(run: &mut Run) -> Verdict {
-    if run.init["clientCapabilities"]["fs"]["writeTextFile"] != json!(true) {
-        return Err(skip("the client does not offer fs/write_text_file"));
-    }
+    run.offers(client::FS_WRITE_TEXT_FILE, "fs/write_text_file")?;
     let cwd = run.cwd()?;
     let written = Fixture::claim(&cwd, WRITTEN).map_err(|e| {
         skip(format!(
@@ -239,9 +235,7 @@ async fn fs_write(run: &mut Run) -> Verdict {
 
 /// A terminal in the session's cwd: create, wait for its exit, its output, release.
 async fn terminal(run: &mut Run) -> Verdict {
-    if run.init["clientCapabilities"]["terminal"] != json!(true) {
-        return Err(skip("the client does not offer terminals"));
-    }
+    run.offers(client::TERMINAL_CREATE, "terminals")?;
     let cwd = run.cwd()?;
     let created = call(
         run,

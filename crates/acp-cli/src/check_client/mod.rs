@@ -19,8 +19,11 @@ use std::time::{Duration, Instant};
 
 use acp_client::ProcessGroup;
 use acp_codec::FramingMode;
+use acp_types::ClientCapabilities;
+use acp_types::capabilities::client_allows;
 use acp_types::methods::{agent, client};
 use futures::future::BoxFuture;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::answer::response_to;
@@ -56,6 +59,8 @@ struct Run {
     cwd: Option<PathBuf>,
     /// The client's `initialize` params.
     init: Value,
+    /// Its `clientCapabilities` (`None`: nothing offered, or not well-formed).
+    caps: Option<ClientCapabilities>,
     /// The session the client opened.
     session: String,
     /// The pending prompt's id.
@@ -66,6 +71,13 @@ struct Run {
 }
 
 impl Run {
+    /// A skip unless the client offers `method` (by the capability table of
+    /// `acp_types::capabilities`); `what` names it in the skip.
+    fn offers(&self, method: &str, what: &str) -> Result<(), Stop> {
+        client_allows(self.caps.as_ref(), method)
+            .map_err(|_| skip(format!("the client does not offer {what}")))
+    }
+
     /// The session's working directory, or a skip when the client gave none.
     fn cwd(&self) -> Result<PathBuf, Stop> {
         self.cwd
@@ -103,7 +115,7 @@ pub async fn check_client(opts: ClientCheck) -> Report {
         match run {
             Some(mut run) => {
                 if info.is_empty() && !run.init.is_null() {
-                    info.push(("client".to_owned(), describe_client(&run.init)));
+                    info.push(("client".to_owned(), describe_client(&run)));
                 }
                 tally.record(case.name, verdict, started, Some(&mut run.conn));
                 run.conn.shutdown().await;
@@ -120,19 +132,17 @@ pub async fn check_client(opts: ClientCheck) -> Report {
 }
 
 /// What the client says of itself in `initialize`, for the report.
-fn describe_client(init: &Value) -> String {
-    let info = &init["clientInfo"];
-    let caps = &init["clientCapabilities"];
-    let mut offered = Vec::new();
-    if caps["fs"]["readTextFile"] == json!(true) {
-        offered.push("fs read");
-    }
-    if caps["fs"]["writeTextFile"] == json!(true) {
-        offered.push("fs write");
-    }
-    if caps["terminal"] == json!(true) {
-        offered.push("terminal");
-    }
+fn describe_client(run: &Run) -> String {
+    let info = &run.init["clientInfo"];
+    let offered: Vec<&str> = [
+        (client::FS_READ_TEXT_FILE, "fs read"),
+        (client::FS_WRITE_TEXT_FILE, "fs write"),
+        (client::TERMINAL_CREATE, "terminal"),
+    ]
+    .into_iter()
+    .filter(|(method, _)| client_allows(run.caps.as_ref(), method).is_ok())
+    .map(|(_, what)| what)
+    .collect();
     format!(
         "{} {}; offers: {}",
         info["name"].as_str().unwrap_or("(no clientInfo)"),
@@ -240,6 +250,7 @@ async fn start(opts: &ClientCheck) -> Result<Run, Stop> {
         conn,
         cwd: None,
         init: Value::Null,
+        caps: None,
         session: String::new(),
         prompt: Value::Null,
         cancelled: false,
@@ -312,6 +323,8 @@ async fn answer(run: &mut Run, message: &Value) {
     let result = match method {
         agent::INITIALIZE => {
             run.init = params.clone();
+            // Decoded once; the cases ask `acp_types::capabilities` what it allows.
+            run.caps = ClientCapabilities::deserialize(&params["clientCapabilities"]).ok();
             Ok(json!({"protocolVersion": 1, "agentCapabilities": {},
                 "agentInfo": {"name": "acp-check", "version": env!("CARGO_PKG_VERSION")}}))
         }
