@@ -261,11 +261,11 @@ fn id_violation(
     Violation {
         from,
         kind,
-        method: method.map(str::to_owned),
-        id: Some(id.to_owned()),
+        method: method.map(Box::from),
+        id: Some(id.into()),
         part: Part::Id,
         path: "/id".into(),
-        schema_path: String::new(),
+        schema_path: "".into(),
         reason,
     }
 }

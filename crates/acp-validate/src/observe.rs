@@ -125,8 +125,8 @@ impl Checker {
                     method: None,
                     id: None,
                     part: Part::Message,
-                    path: String::new(),
-                    schema_path: String::new(),
+                    path: "".into(),
+                    schema_path: "".into(),
                     reason: format!("not JSON: {error}"),
                 }],
             };

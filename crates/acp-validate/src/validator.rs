@@ -279,17 +279,17 @@ impl Validator {
         let kind = Kind::of(message);
         let fail = |part: Part, found: Mismatch| {
             let method = match kind {
-                Some(Kind::Response) => answered.map(str::to_owned),
-                _ => message["method"].as_str().map(str::to_owned),
+                Some(Kind::Response) => answered,
+                _ => message["method"].as_str(),
             };
             Violation {
                 from,
                 kind,
-                method,
-                id: message.get("id").map(Value::to_string),
+                method: method.map(Box::from),
+                id: message.get("id").map(|id| id.to_string().into_boxed_str()),
                 part,
-                path: found.path,
-                schema_path: found.schema_path,
+                path: found.path.into_boxed_str(),
+                schema_path: found.schema_path.into_boxed_str(),
                 reason: found.text,
             }
         };

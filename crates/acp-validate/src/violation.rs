@@ -28,7 +28,8 @@ pub enum Part {
 }
 
 /// One message that breaks the protocol: who sent it, which message it is, where it is wrong
-/// and why, in a line.
+/// and why, in a line. Small (the strings that never change are boxed), as the error of
+/// every check.
 ///
 /// Its [`Display`](fmt::Display) is that line, the sender and the message first, then the
 /// reason: ``the agent's `session/update` notification: params of `session/update` are not a
@@ -41,18 +42,18 @@ pub struct Violation {
     /// What the message is, when it is a JSON-RPC object.
     pub kind: Option<Kind>,
     /// Its method; for a response, the method of the request it answers, when known.
-    pub method: Option<String>,
+    pub method: Option<Box<str>>,
     /// Its id, as JSON text (`3`, `"a"`), when it has one.
-    pub id: Option<String>,
+    pub id: Option<Box<str>>,
     /// Which part of the message is wrong.
     pub part: Part,
     /// Where in the message the first schema error is (a JSON Pointer: `/params/update`);
     /// empty for the message as a whole.
-    pub path: String,
+    pub path: Box<str>,
     /// The schema keyword that failed for the first schema error (a JSON Pointer into the
     /// definition checked: `/anyOf`, `/properties/cwd/type`); empty when the schema was not
     /// what failed.
-    pub schema_path: String,
+    pub schema_path: Box<str>,
     /// What is wrong: the first schema errors with their paths (the rest counted), or the
     /// method or id problem.
     pub reason: String,

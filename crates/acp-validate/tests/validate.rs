@@ -87,7 +87,10 @@ fn a_broken_envelope_is_reported_with_its_path() {
     assert_eq!(violation.part, Part::Envelope);
     assert!(!violation.schema_path.is_empty(), "{violation:?}");
     let neither_result_nor_error = json!({"jsonrpc": "2.0", "id": 1});
-    assert_eq!(part(check(Role::Agent, neither_result_nor_error)), Part::Envelope);
+    assert_eq!(
+        part(check(Role::Agent, neither_result_nor_error)),
+        Part::Envelope
+    );
 }
 
 #[test]
@@ -576,4 +579,16 @@ fn bytes_that_are_not_json_are_reported() {
         (found[0].part, found[0].from),
         (Part::Message, Role::Client)
     );
+}
+
+#[cfg(feature = "unstable")]
+#[test]
+fn the_draft_schema_knows_the_draft_methods() {
+    let fork = json!({"jsonrpc": "2.0", "id": 1, "method": "session/fork",
+                      "params": {"sessionId": "s", "cwd": "/home"}});
+    let draft = Validator::embedded_unstable();
+    assert_eq!(draft.check(Role::Client, &fork, None), Ok(()));
+    assert_eq!(draft.method("mcp/message").and_then(|m| m.served_by), None);
+    // The stable schema does not.
+    assert_eq!(part(check(Role::Client, fork)), Part::Method);
 }
