@@ -115,8 +115,9 @@ struct Inner {
     root: Value,
     /// The methods, by name.
     methods: HashMap<String, Method>,
-    /// What the agent may send, then what the client may send.
-    envelopes: [jsonschema::Validator; 2],
+    /// What the agent may send, then what the client may send; each compiled on first use
+    /// (a program that checks one side compiles one), the error kept if it does not compile.
+    envelopes: [OnceLock<Result<jsonschema::Validator, String>>; 2],
     /// The definitions compiled so far, by name.
     compiled: RwLock<HashMap<String, Arc<jsonschema::Validator>>>,
 }
@@ -164,7 +165,8 @@ impl Validator {
     ///
     /// # Errors
     ///
-    /// When the schema is not of that shape or its root does not compile.
+    /// When the schema is not of that shape. (Its definitions are compiled on first use: one
+    /// that does not compile is reported as what is wrong with each message it checks.)
     pub fn new(schema: Value) -> Result<Validator, SchemaError> {
         let Some(defs) = schema.get("$defs").and_then(Value::as_object) else {
             return Err(SchemaError("no `$defs` object".into()));
@@ -177,16 +179,16 @@ impl Validator {
                 ));
             }
         };
+        if !sides[..2].iter().all(Value::is_object) {
+            return Err(SchemaError(
+                "the agent's and the client's messages are not schemas".into(),
+            ));
+        }
         let methods = methods_of(defs);
-        let envelope = |side: &Value| {
-            compile(&schema, side.clone())
-                .map_err(|e| SchemaError(format!("the root does not compile: {e}")))
-        };
-        let envelopes = [envelope(&sides[0])?, envelope(&sides[1])?];
         Ok(Validator(Arc::new(Inner {
             root: schema,
             methods,
-            envelopes,
+            envelopes: [OnceLock::new(), OnceLock::new()],
             compiled: RwLock::new(HashMap::new()),
         })))
     }
@@ -252,10 +254,19 @@ impl Validator {
     ///
     /// The first errors with their paths in `message`.
     pub fn check_envelope(&self, from: Role, message: &Value) -> Result<(), Mismatch> {
-        mismatch(
-            &self.0.envelopes[usize::from(from == Role::Client)],
-            message,
-        )
+        let side = usize::from(from == Role::Client);
+        let envelope = self.0.envelopes[side].get_or_init(|| {
+            compile(&self.0.root, self.0.root["anyOf"][side].clone())
+                .map_err(|e| format!("the schema of what the {from} sends does not compile: {e}"))
+        });
+        match envelope {
+            Ok(envelope) => mismatch(envelope, message),
+            Err(text) => Err(Mismatch {
+                path: String::new(),
+                schema_path: String::new(),
+                text: text.clone(),
+            }),
+        }
     }
 
     /// Validates one message `from` sent: its envelope (a request, notification or response
