@@ -415,6 +415,36 @@ impl acp_client::Client for QuietClient {
     }
 }
 
+/// A client on `io` whose traffic `observe` sees, its driver running.
+fn client_checking(
+    io: tokio::io::DuplexStream,
+    observe: impl Fn(acp_client::Direction, &[u8]) + Send + Sync + 'static,
+) -> (
+    acp_client::AgentHandle,
+    tokio::task::JoinHandle<Result<(), acp_rpc::Error>>,
+) {
+    let (reader, writer) = tokio::io::split(io);
+    let options = acp_client::ClientOptions::default().observe(observe);
+    let (agent, driver) = acp_client::connect(|_| QuietClient, reader, writer, options);
+    (agent, tokio::spawn(driver))
+}
+
+/// Initializes the connection (which must succeed) and asks for a session.
+async fn initialize_and_open(
+    agent: &acp_client::AgentHandle,
+) -> Result<acp_types::NewSessionResponse, acp_client::Error> {
+    let latest = acp_types::ProtocolVersion::LATEST;
+    agent
+        .initialize(acp_types::InitializeRequest::new(latest))
+        .await
+        .expect("initialize");
+    let cwd = "/home";
+    let servers = Vec::<acp_types::McpServer>::new();
+    agent
+        .new_session(acp_types::NewSessionRequest::new(cwd, servers))
+        .await
+}
+
 /// A hand-written agent: answers `initialize` well, sends a malformed `session/update`, and
 /// answers `session/new` with a result missing its `sessionId`.
 async fn broken_agent(io: tokio::io::DuplexStream) {
@@ -447,24 +477,10 @@ async fn the_observer_reports_what_a_real_peer_sends_wrong() {
     let (found, report) = collector();
     let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
     let agent_task = tokio::spawn(broken_agent(agent_io));
-    let (reader, writer) = tokio::io::split(client_io);
-    let options = acp_client::ClientOptions::default()
-        .observe(acp_validate::peer_checker(Role::Agent, report));
-    let (agent, driver) = acp_client::connect(|_| QuietClient, reader, writer, options);
-    let driver = tokio::spawn(driver);
+    let (agent, driver) =
+        client_checking(client_io, acp_validate::peer_checker(Role::Agent, report));
     tokio::time::timeout(DEADLINE, async {
-        agent
-            .initialize(acp_types::InitializeRequest::new(
-                acp_types::ProtocolVersion::LATEST,
-            ))
-            .await
-            .expect("initialize");
-        let refused = agent
-            .new_session(acp_types::NewSessionRequest::new(
-                "/home",
-                Vec::<acp_types::McpServer>::new(),
-            ))
-            .await;
+        let refused = initialize_and_open(&agent).await;
         assert!(
             refused.is_err(),
             "the library refuses the malformed result too"
@@ -534,23 +550,10 @@ async fn a_correct_exchange_checked_on_both_sides_reports_nothing() {
         acp_agent::AgentOptions::default().observe(agent_side.into_observer()),
     );
     let agent_driver = tokio::spawn(agent_driver);
-    let (reader, writer) = tokio::io::split(client_io);
     let client_side = Checker::new(Role::Agent).check_sent(true).report(report);
-    let options = acp_client::ClientOptions::default().observe(client_side.into_observer());
-    let (agent, client_driver) = acp_client::connect(|_| QuietClient, reader, writer, options);
-    let client_driver = tokio::spawn(client_driver);
+    let (agent, client_driver) = client_checking(client_io, client_side.into_observer());
     tokio::time::timeout(DEADLINE, async {
-        agent
-            .initialize(acp_types::InitializeRequest::new(
-                acp_types::ProtocolVersion::LATEST,
-            ))
-            .await
-            .expect("initialize");
-        let session = agent
-            .new_session(acp_types::NewSessionRequest::new(
-                "/home",
-                Vec::<acp_types::McpServer>::new(),
-            ))
+        let session = initialize_and_open(&agent)
             .await
             .expect("session/new")
             .session_id;
