@@ -409,6 +409,34 @@ mod tests {
     }
 
     #[test]
+    fn a_long_tap_remembers_a_bounded_number_of_requests() {
+        let mut validator = Validator::new(true);
+        let count = ANSWERED_REMEMBERED as u64 + 100;
+        for id in 0..count {
+            let (from, request) = prompt(id);
+            validator.feed(2 * id as usize + 1, from, &request);
+            let (from, response) = answer(id, json!({"stopReason": "end_turn"}));
+            validator.feed(2 * id as usize + 2, from, &response);
+        }
+        // Requests never answered: the open ones stay bounded too.
+        for id in count..count + 5_000 {
+            let (from, request) = prompt(id);
+            validator.feed(2 * id as usize + 1, from, &request);
+        }
+        assert_eq!(validator.answered.len(), ANSWERED_REMEMBERED);
+        assert_eq!(validator.answered_order.len(), ANSWERED_REMEMBERED);
+        assert_eq!(
+            validator.conversation.open().count(),
+            acp_validate::DEFAULT_OPEN_LIMIT
+        );
+        assert!(
+            validator.problems.is_empty(),
+            "{:?}",
+            &validator.problems[..1]
+        );
+    }
+
+    #[test]
     fn civil_dates_are_right_around_leap_days() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
