@@ -73,7 +73,8 @@ impl std::error::Error for SchemaError {}
 pub struct Mismatch {
     /// Where in the document the first error is (a JSON Pointer; empty for the whole).
     pub path: String,
-    /// The schema keyword that failed first (a JSON Pointer into the definition checked).
+    /// The schema keyword that failed first, a JSON Pointer into the schema
+    /// (`/$defs/NewSessionRequest/properties/cwd/type`).
     pub schema_path: String,
     /// The first errors (`at /path: reason`), the rest counted.
     pub text: String,

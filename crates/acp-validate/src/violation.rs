@@ -50,8 +50,8 @@ pub struct Violation {
     /// Where in the message the first schema error is (a JSON Pointer: `/params/update`);
     /// empty for the message as a whole.
     pub path: Box<str>,
-    /// The schema keyword that failed for the first schema error (a JSON Pointer into the
-    /// definition checked: `/anyOf`, `/properties/cwd/type`); empty when the schema was not
+    /// The schema keyword that failed for the first schema error, a JSON Pointer into the
+    /// schema (`/$defs/NewSessionRequest/properties/cwd/type`); empty when the schema was not
     /// what failed.
     pub schema_path: Box<str>,
     /// What is wrong: the first schema errors with their paths (the rest counted), or the
