@@ -5,14 +5,15 @@
 //! <the message>}`, or `"raw": "<text>"` instead of `message` for bytes that were not a JSON
 //! message. `acp validate` also reads plain NDJSON of one direction (one message per line).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use acp_types::methods::{agent, client};
+use acp_validate::{Conversation, Open, Part};
 use serde_json::{Value, json};
 
 use crate::conn::quote;
-use crate::schema::{Kind, Role, Schema};
+use crate::schema::{Kind, Role, Schema, diagnose};
 
 /// One protocol problem in a transcript.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,23 +33,30 @@ const TURN_UPDATES: &[&str] = &[
     "plan",
 ];
 
+/// How many answered requests are remembered to tell a second answer from a stray one (a
+/// live tap runs for hours: memory stays bounded).
+const ANSWERED_REMEMBERED: usize = 4096;
+
+/// What the validator keeps with each open request, beside its method.
 #[derive(Debug)]
-struct Open {
-    method: String,
+struct Request {
     line: usize,
     session: Option<String>,
     /// For a permission request: a `session/cancel` for its session was sent while it waited.
     cancelled: bool,
 }
 
-/// Checks a stream of messages of both directions (or of one) as they come.
+/// Checks a stream of messages of both directions (or of one) as they come: each message
+/// against the schema, each response against its request (through `acp-validate`'s
+/// [`Conversation`]), and the rules of prompt turns and cancellation.
 #[derive(Debug)]
 pub struct Validator {
-    schema: &'static Schema,
-    /// Requests awaiting an answer, by sender and id.
-    open: HashMap<(Role, String), Open>,
-    /// Answered requests, by sender and id, to tell a second answer from a stray one.
+    /// The requests awaiting an answer, by sender and id, and the schema.
+    conversation: Conversation<Request>,
+    /// Answered requests, by sender and id, to tell a second answer from a stray one; the
+    /// oldest forgotten beyond [`ANSWERED_REMEMBERED`].
     answered: HashMap<(Role, String), usize>,
+    answered_order: VecDeque<(Role, String)>,
     /// Sessions whose turn ended (the prompt's response seen), until the next prompt.
     turn_over: HashMap<String, usize>,
     /// Sessions with a `session/cancel` sent during the current turn.
@@ -65,9 +73,9 @@ impl Validator {
     /// A validator; `both_sides` when the transcript holds both directions.
     pub fn new(both_sides: bool) -> Self {
         Self {
-            schema: Schema::embedded(),
-            open: HashMap::new(),
+            conversation: Conversation::new(Schema::embedded().validator().clone()),
             answered: HashMap::new(),
+            answered_order: VecDeque::new(),
             turn_over: HashMap::new(),
             cancelled: HashMap::new(),
             both_sides,
@@ -93,44 +101,24 @@ impl Validator {
             return self.problems[before..].to_vec();
         }
         let kind = Kind::of(message);
-        let id = message.get("id").map(Value::to_string).unwrap_or_default();
         let method = message["method"].as_str().unwrap_or_default();
         let session = message["params"]["sessionId"].as_str().map(str::to_owned);
-        let mut answered_method = None;
         match kind {
-            Some(Kind::Request) if self.both_sides => {
-                if self.open.contains_key(&(from, id.clone())) {
-                    self.problem(
-                        line,
-                        format!(
-                            "the {} reused the id {id} of a request still open",
-                            from.as_str()
-                        ),
-                    );
+            Some(Kind::Request) if self.both_sides && method == agent::SESSION_PROMPT => {
+                if let Some(s) = &session {
+                    self.turn_over.remove(s);
+                    self.cancelled.remove(s);
                 }
-                if method == agent::SESSION_PROMPT {
-                    if let Some(s) = &session {
-                        self.turn_over.remove(s);
-                        self.cancelled.remove(s);
-                    }
-                }
-                let open = Open {
-                    method: method.to_owned(),
-                    line,
-                    session: session.clone(),
-                    cancelled: false,
-                };
-                self.open.insert((from, id), open);
             }
             Some(Kind::Notification) if method == agent::SESSION_CANCEL => {
                 if let Some(s) = &session {
                     self.cancelled.insert(s.clone(), line);
-                    for ((role, _), open) in &mut self.open {
-                        if *role == Role::Agent
+                    for (role, _, open) in self.conversation.open_mut() {
+                        if role == Role::Agent
                             && open.method == client::SESSION_REQUEST_PERMISSION
-                            && open.session.as_ref() == Some(s)
+                            && open.data.session.as_ref() == Some(s)
                         {
-                            open.cancelled = true;
+                            open.data.cancelled = true;
                         }
                     }
                 }
@@ -140,8 +128,10 @@ impl Validator {
                     .as_str()
                     .unwrap_or_default();
                 // A `session/load` replays the history before its response: not a late update.
-                let replaying = self.open.iter().any(|((role, _), o)| {
-                    *role == Role::Client && o.method == agent::SESSION_LOAD && o.session == session
+                let replaying = self.conversation.open().any(|(role, _, o)| {
+                    role == Role::Client
+                        && o.method == agent::SESSION_LOAD
+                        && o.data.session == session
                 });
                 if let Some(ended) = session.as_ref().and_then(|s| self.turn_over.get(s)) {
                     if TURN_UPDATES.contains(&update_kind) && !replaying {
@@ -153,68 +143,77 @@ impl Validator {
                     }
                 }
             }
-            Some(Kind::Response) if self.both_sides => {
-                let key = (from.peer(), id.clone());
-                match self.open.remove(&key) {
-                    Some(open) => {
-                        self.answered.insert(key, line);
-                        self.check_answer(line, &open, message);
-                        answered_method = Some(open.method);
-                    }
-                    None => {
-                        let null_error = message["id"].is_null() && message.get("error").is_some();
-                        match self.answered.get(&key) {
-                            Some(first) => {
-                                let first = *first;
-                                self.problem(
-                                    line,
-                                    format!(
-                                        "a second answer to request {id} (first on line {first})"
-                                    ),
-                                );
-                            }
-                            None if null_error => {}
-                            None => {
-                                self.problem(
-                                    line,
-                                    format!(
-                                        "a response to request {id}, which the {} never sent",
-                                        from.peer().as_str()
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
-            }
             _ => {}
         }
-        if let Err(reason) = self
-            .schema
-            .check_message(from, message, answered_method.as_deref())
-        {
-            self.problem(
+        let (answered, violations) = if self.both_sides {
+            let fed = self.conversation.feed(from, message, || Request {
                 line,
-                format!("from the {}: {reason}: {}", from.as_str(), quote(message)),
+                session: session.clone(),
+                cancelled: false,
+            });
+            (fed.answered, fed.violations)
+        } else {
+            let schema = self.conversation.validator().check(from, message, None);
+            (None, schema.err().into_iter().collect())
+        };
+        let id = message.get("id").map(Value::to_string).unwrap_or_default();
+        // The id first, then the rules of the answer, then the schema.
+        let (ids, schema): (Vec<_>, Vec<_>) =
+            violations.into_iter().partition(|v| v.part == Part::Id);
+        for violation in ids {
+            let first = match kind {
+                Some(Kind::Response) => self.answered.get(&(from.peer(), id.clone())).copied(),
+                _ => None,
+            };
+            let reason = match first {
+                Some(first) => format!("a second answer to request {id} (first on line {first})"),
+                None => violation.reason,
+            };
+            self.problem(line, reason);
+        }
+        if let Some(open) = answered {
+            self.remember_answered((from.peer(), id), line);
+            self.check_answer(line, &open, message);
+        }
+        for mut violation in schema {
+            diagnose(&mut violation, message);
+            let reason = format!(
+                "from the {}: {}: {}",
+                from.as_str(),
+                violation.reason,
+                quote(message)
             );
+            self.problem(line, reason);
         }
         self.problems[before..].to_vec()
     }
 
+    fn remember_answered(&mut self, key: (Role, String), line: usize) {
+        if self.answered.insert(key.clone(), line).is_none() {
+            self.answered_order.push_back(key);
+        }
+        while self.answered_order.len() > ANSWERED_REMEMBERED {
+            if let Some(oldest) = self.answered_order.pop_front() {
+                self.answered.remove(&oldest);
+            }
+        }
+    }
+
     /// The rules about the answer to `open`: a cancelled turn ends `cancelled`, a permission
     /// request pending at the cancel is answered `cancelled`.
-    fn check_answer(&mut self, line: usize, open: &Open, response: &Value) {
+    fn check_answer(&mut self, line: usize, open: &Open<Request>, response: &Value) {
+        let session = &open.data.session;
         // A refused prompt (an error) started no turn; a turn is over when no other prompt of
         // its session is still open.
         let turn_ended = open.method == agent::SESSION_PROMPT
             && response.get("result").is_some()
-            && !self.open.iter().any(|((role, _), other)| {
-                *role == Role::Client
+            && !self.conversation.open().any(|(role, _, other)| {
+                role == Role::Client
                     && other.method == agent::SESSION_PROMPT
-                    && other.session == open.session
+                    && &other.data.session == session
             });
         if turn_ended {
-            if let Some(s) = &open.session {
+            if let Some(s) = session {
                 self.turn_over.insert(s.clone(), line);
                 if let Some(cancel_line) = self.cancelled.remove(s) {
                     let stop = &response["result"]["stopReason"];
@@ -226,12 +225,12 @@ impl Validator {
                 }
             }
         }
-        if open.method == client::SESSION_REQUEST_PERMISSION && open.cancelled {
+        if open.method == client::SESSION_REQUEST_PERMISSION && open.data.cancelled {
             let outcome = &response["result"]["outcome"]["outcome"];
             if outcome != &json!("cancelled") {
                 self.problem(line, format!(
                     "a permission request (line {}) pending when its turn was cancelled must be answered \"cancelled\", not {outcome}",
-                    open.line
+                    open.data.line
                 ));
             }
         }
@@ -239,15 +238,13 @@ impl Validator {
 
     /// The end of the transcript: requests never answered.
     pub fn finish(&mut self) {
-        let mut open: Vec<((Role, String), Open)> = self.open.drain().collect();
-        open.sort_by_key(|(_, o)| o.line);
-        for ((role, id), o) in open {
+        for (role, id, open) in self.conversation.take_open() {
             self.problem(
-                o.line,
+                open.data.line,
                 format!(
                     "the {}'s `{}` request {id} was never answered",
                     role.as_str(),
-                    o.method
+                    open.method
                 ),
             );
         }
@@ -409,6 +406,34 @@ mod tests {
         let found = problems(&lines);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].line, 6);
+    }
+
+    #[test]
+    fn a_long_tap_remembers_a_bounded_number_of_requests() {
+        let mut validator = Validator::new(true);
+        let count = ANSWERED_REMEMBERED as u64 + 100;
+        for id in 0..count {
+            let (from, request) = prompt(id);
+            validator.feed(2 * id as usize + 1, from, &request);
+            let (from, response) = answer(id, json!({"stopReason": "end_turn"}));
+            validator.feed(2 * id as usize + 2, from, &response);
+        }
+        // Requests never answered: the open ones stay bounded too.
+        for id in count..count + 5_000 {
+            let (from, request) = prompt(id);
+            validator.feed(2 * id as usize + 1, from, &request);
+        }
+        assert_eq!(validator.answered.len(), ANSWERED_REMEMBERED);
+        assert_eq!(validator.answered_order.len(), ANSWERED_REMEMBERED);
+        assert_eq!(
+            validator.conversation.open().count(),
+            acp_validate::DEFAULT_OPEN_LIMIT
+        );
+        assert!(
+            validator.problems.is_empty(),
+            "{:?}",
+            &validator.problems[..1]
+        );
     }
 
     #[test]

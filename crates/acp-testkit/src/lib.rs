@@ -103,6 +103,8 @@ pub struct Spec {
     schema: Value,
     meta: Value,
     validators: Mutex<HashMap<String, &'static Validator>>,
+    /// The `acp-validate` validator of `schema`, built on first use.
+    messages: OnceLock<acp_validate::Validator>,
 }
 
 impl Spec {
@@ -224,6 +226,7 @@ impl Spec {
             dir,
             official,
             validators: Mutex::new(HashMap::new()),
+            messages: OnceLock::new(),
         }
     }
 
@@ -284,27 +287,48 @@ impl Spec {
         leaked
     }
 
-    /// Validates `doc` against the definition `def` of the official schema; the error lists
-    /// every violation.
+    /// The `acp-validate` validator of this schema (the same code any program validates with).
+    ///
+    /// # Panics
+    ///
+    /// When the schema is not a schema of the protocol (no `$defs`, no root `anyOf` of the
+    /// agent's and the client's messages).
+    fn messages(&self) -> &acp_validate::Validator {
+        self.messages.get_or_init(|| {
+            acp_validate::Validator::new(self.schema.clone())
+                .unwrap_or_else(|e| panic!("{}: {e}", self.dir.display()))
+        })
+    }
+
+    /// Validates `doc` against the definition `def` of the official schema; the error names
+    /// the first violations and counts the rest.
     ///
     /// # Errors
     ///
-    /// A description of each violation, when the document is invalid.
+    /// A description of the violations, when the document is invalid.
     pub fn check_def(&self, def: &str, doc: &Value) -> Result<(), String> {
-        collect_errors(self.validator(Some(def)), doc)
+        self.messages().check_def(def, doc).map_err(|e| e.text)
     }
 
-    /// Validates a whole JSON-RPC message: against the official schema's root and, because the
-    /// root does not tie params to methods, the params of a request or notification against the
-    /// definition of its method (found through the schema's `x-method`).
+    /// Validates a whole JSON-RPC message: against the official schema's root (a message the
+    /// agent or the client may send) and, because the root does not tie params to methods,
+    /// the params of a request or notification against the definition of its method (found
+    /// through the schema's `x-method`).
     ///
     /// A response's result needs the method of its request: see [`Spec::check_response`].
     ///
     /// # Errors
     ///
-    /// A description of each violation, when the message is invalid.
+    /// A description of the violations, when the message is invalid.
     pub fn check_message(&self, message: &Value) -> Result<(), String> {
-        collect_errors(self.validator(None), message)?;
+        let validator = self.messages();
+        if let Err(agent) = validator.check_envelope(acp_validate::Role::Agent, message) {
+            if let Err(client) = validator.check_envelope(acp_validate::Role::Client, message) {
+                return Err(format!(
+                    "neither side may send it: as the agent's: {agent}; as the client's: {client}"
+                ));
+            }
+        }
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             return Ok(());
         };
@@ -321,7 +345,7 @@ impl Spec {
     ///
     /// # Errors
     ///
-    /// A description of each violation, when the message is invalid.
+    /// A description of the violations, when the message is invalid.
     pub fn check_response(&self, message: &Value, method: &str) -> Result<(), String> {
         self.check_message(message)?;
         match (self.method_defs(method).1, message.get("result")) {
@@ -333,19 +357,16 @@ impl Spec {
     }
 
     /// The params and result definitions of `method`, by the schema's `x-method` (the official
-    /// schema and the generated one both carry it).
+    /// schema and the generated one both carry it); for a method that is both a request and a
+    /// notification, the request's params.
     pub fn method_defs(&self, method: &str) -> (Option<&str>, Option<&str>) {
-        let mut found = (None, None);
-        for (name, def) in self.schema["$defs"].as_object().into_iter().flatten() {
-            if def.get("x-method").and_then(Value::as_str) == Some(method) {
-                if name.ends_with("Response") {
-                    found.1 = Some(name.as_str());
-                } else {
-                    found.0 = Some(name.as_str());
-                }
-            }
+        match self.messages().method(method) {
+            Some(m) => (
+                m.request.as_deref().or(m.notification.as_deref()),
+                m.result.as_deref(),
+            ),
+            None => (None, None),
         }
-        found
     }
 
     /// Asserts that a whole JSON-RPC message is valid against the official schema.
@@ -357,17 +378,5 @@ impl Spec {
         if let Err(e) = self.check_message(message) {
             panic!("message rejected by the official schema: {e}\nmessage: {message}");
         }
-    }
-}
-
-fn collect_errors(validator: &Validator, doc: &Value) -> Result<(), String> {
-    let errors: Vec<String> = validator
-        .iter_errors(doc)
-        .map(|e| format!("at {}: {}", e.instance_path(), e))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors.join("; "))
     }
 }
