@@ -55,7 +55,9 @@ impl Agent for CodingAgent {
     async fn load_session(&self, request: LoadSessionRequest) -> Result<LoadSessionResponse> {
         // The history goes to the client first, then the answer.
         let (id, cwd) = (&request.session_id, PathBuf::from(&request.cwd));
-        self.sessions.load(&self.client, id, |s| s.cwd = cwd).await?;
+        self.sessions
+            .load(&self.client, id, |s| s.cwd = cwd)
+            .await?;
         Ok(LoadSessionResponse::new().modes(self.modes.open(id)?))
     }
 
@@ -75,7 +77,9 @@ impl Agent for CodingAgent {
         let cx = self.sessions.recording(cx);
         cx.record_prompt(&request.prompt);
         let text = request.prompt.iter().filter_map(|b| b.as_text());
-        let file = text.flat_map(str::split_whitespace).find(|w| w.contains('.'));
+        let file = text
+            .flat_map(str::split_whitespace)
+            .find(|w| w.contains('.'));
         let Some(file) = file else {
             cx.message("Tell me which file to fix, e.g. `fix the TODOs in notes.txt`.")
                 .await?;
@@ -91,18 +95,31 @@ impl Agent for CodingAgent {
 }
 
 /// The turn: read, edit (with permission when `ask`), check, reporting each step.
-async fn fix_todos(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<PromptResponse> {
+async fn fix_todos(
+    cx: &PromptContext,
+    cwd: &Path,
+    name: &str,
+    ask: bool,
+) -> Result<PromptResponse> {
     let path = cwd.join(name);
     let end = |stop| Ok(PromptResponse::new(stop));
     let plan = cx
         .plan([
             (format!("Read {name}"), PlanEntryPriority::High),
-            (format!("Replace the TODOs in {name}"), PlanEntryPriority::High),
-            ("Check that none is left".to_owned(), PlanEntryPriority::Medium),
+            (
+                format!("Replace the TODOs in {name}"),
+                PlanEntryPriority::High,
+            ),
+            (
+                "Check that none is left".to_owned(),
+                PlanEntryPriority::Medium,
+            ),
         ])
         .await?;
-    cx.thought(format!("To fix {name} I read it first, through the editor."))
-        .await?;
+    cx.thought(format!(
+        "To fix {name} I read it first, through the editor."
+    ))
+    .await?;
 
     // 1. Read the file through the client (it sees unsaved editor buffers).
     plan.start(0).await?;
@@ -115,7 +132,8 @@ async fn fix_todos(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Res
     let old = match cx.read_text_file(&path).await {
         Ok(text) => text,
         Err(error) => {
-            read.failed_with(format!("Could not read {name}: {error}")).await?;
+            read.failed_with(format!("Could not read {name}: {error}"))
+                .await?;
             cx.message(format!("I could not read {name}.")).await?;
             return end(StopReason::EndTurn);
         }
@@ -126,7 +144,8 @@ async fn fix_todos(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Res
     read.completed_with(counted).await?;
     plan.complete(0).await?;
     if todos == 0 {
-        cx.message(format!("{name} has no TODO: nothing to do.")).await?;
+        cx.message(format!("{name} has no TODO: nothing to do."))
+            .await?;
         return end(StopReason::EndTurn);
     }
 
@@ -161,7 +180,9 @@ async fn fix_todos(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Res
 
     // 3. Check in a client terminal, which the user watches live inside the tool call.
     plan.start(2).await?;
-    let check = cx.tool_call("Check for TODOs left", ToolKind::Execute).await?;
+    let check = cx
+        .tool_call("Check for TODOs left", ToolKind::Execute)
+        .await?;
     let terminal = cx
         .new_terminal("grep")
         .args(["-c", "TODO", name])
@@ -175,9 +196,13 @@ async fn fix_todos(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Res
     // `grep -c` prints the count, and exits with 1 when it found none: what we want.
     let left = output.output.trim();
     if exit.exit_code == Some(1) {
-        check.completed_with(format!("{left} TODO(s) left.")).await?;
+        check
+            .completed_with(format!("{left} TODO(s) left."))
+            .await?;
     } else {
-        check.failed_with(format!("The check found {left} TODO(s) left.")).await?;
+        check
+            .failed_with(format!("The check found {left} TODO(s) left."))
+            .await?;
     }
     plan.complete(2).await?;
     cx.message(format!("Done: {todos} TODO(s) in {name} are now DONE."))
@@ -194,7 +219,11 @@ async fn main() -> std::process::ExitCode {
         SessionMode::new("ask", "Ask before editing"),
         SessionMode::new("code", "Edit without asking"),
     ]);
-    let make = move |client| CodingAgent { client, sessions, modes };
+    let make = move |client| CodingAgent {
+        client,
+        sessions,
+        modes,
+    };
     match serve_stdio(make, AgentOptions::default()).1.await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

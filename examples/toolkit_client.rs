@@ -57,10 +57,14 @@ impl Client for Editor {
             }
         };
         let Some(option) = request.options.iter().find(|o| o.kind == wanted) else {
-            return Err(ErrorObject::invalid_params("no option of the kind to choose"));
+            return Err(ErrorObject::invalid_params(
+                "no option of the kind to choose",
+            ));
         };
         println!("permission: {title}? {}", option.name);
-        Ok(RequestPermissionResponse::selected(option.option_id.clone()))
+        Ok(RequestPermissionResponse::selected(
+            option.option_id.clone(),
+        ))
     }
 
     async fn session_notification(&self, notification: SessionNotification) -> Result<()> {
@@ -142,7 +146,9 @@ fn parse_args() -> std::result::Result<Args, String> {
             "--wire-log" => parsed.wire_log = Some(value()?.into()),
             "--reject" => parsed.answer = Answer::Reject,
             "--cancel" => parsed.answer = Answer::Cancel,
-            _ => parsed.agent.extend(std::iter::once(arg).chain(args.by_ref())),
+            _ => parsed
+                .agent
+                .extend(std::iter::once(arg).chain(args.by_ref())),
         }
     }
     if parsed.agent.is_empty() {
@@ -160,13 +166,16 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
         let log = |ext: &str| std::fs::File::create(format!("{}.{ext}", prefix.display()));
         options.rpc.observer = Some(Observer::write_lines(log("recv")?, log("sent")?));
     }
-    let local = Local::new(Workspace::new(&args.workdir)?).on_call(|call| println!("local: {call}"));
+    let local =
+        Local::new(Workspace::new(&args.workdir)?).on_call(|call| println!("local: {call}"));
     let capabilities = local.capabilities();
     let mut command = Command::new(&args.agent[0]);
     command.args(&args.agent[1..]);
     let answer = args.answer;
     let make = move |agent| local.serve(Editor { agent, answer });
-    let spawn_options = SpawnOptions::default().client(options).stderr(Stderr::Inherit);
+    let spawn_options = SpawnOptions::default()
+        .client(options)
+        .stderr(Stderr::Inherit);
     let mut spawned = acp_client::spawn(command, make, spawn_options)?;
     let driver = tokio::spawn(spawned.driver);
     let agent = spawned.agent;
@@ -183,19 +192,37 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
     let session = agent.new_session(new).await?;
     let id = session.session_id;
     if let Some(modes) = &session.modes {
-        let offered: Vec<&str> = modes.available_modes.iter().map(|m| m.id.as_str()).collect();
-        println!("modes: {} (current {})", offered.join(", "), modes.current_mode_id);
+        let offered: Vec<&str> = modes
+            .available_modes
+            .iter()
+            .map(|m| m.id.as_str())
+            .collect();
+        println!(
+            "modes: {} (current {})",
+            offered.join(", "),
+            modes.current_mode_id
+        );
     }
     if let Some(mode) = args.mode {
-        agent.set_session_mode(SetSessionModeRequest::new(id.clone(), mode)).await?;
+        agent
+            .set_session_mode(SetSessionModeRequest::new(id.clone(), mode))
+            .await?;
     }
-    let prompt = PromptRequest::new(id.clone(), vec![format!("Please fix the TODOs in {}", args.file).into()]);
+    let prompt = PromptRequest::new(
+        id.clone(),
+        vec![format!("Please fix the TODOs in {}", args.file).into()],
+    );
     let done = agent.prompt_with_timeout(prompt, TURN_LIMIT).await?;
     println!("stop: {}", done.stop_reason.as_str());
 
-    if agent.agent_capabilities().is_some_and(|c| c.load_session == Some(true)) {
+    if agent
+        .agent_capabilities()
+        .is_some_and(|c| c.load_session == Some(true))
+    {
         println!("--- session/load replays the history:");
-        agent.load_session(LoadSessionRequest::new(id, &args.workdir, no_servers)).await?;
+        agent
+            .load_session(LoadSessionRequest::new(id, &args.workdir, no_servers))
+            .await?;
         println!("--- loaded");
     }
     drop(agent);

@@ -55,10 +55,17 @@ mod tests {
         assert!(check(&new_session("/work", &["/other"])).is_ok());
         let error = check(&new_session("work", &[])).unwrap_err();
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-        assert!(error.message.contains("`cwd` must be an absolute path"), "{}", error.message);
+        assert!(
+            error.message.contains("`cwd` must be an absolute path"),
+            "{}",
+            error.message
+        );
         assert_eq!(error.data.as_ref().unwrap()["field"], "cwd");
         let error = check(&new_session("/work", &["/a", "../b"])).unwrap_err();
-        assert_eq!(error.data.as_ref().unwrap()["field"], "additionalDirectories[1]");
+        assert_eq!(
+            error.data.as_ref().unwrap()["field"],
+            "additionalDirectories[1]"
+        );
         let load = LoadSessionRequest::new("s", "./x", Vec::<McpServer>::new());
         assert!(check(&ClientRequestParams::LoadSession(load)).is_err());
         let resume = ResumeSessionRequest::new("s", "");

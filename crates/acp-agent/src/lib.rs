@@ -98,8 +98,8 @@ pub use async_trait::async_trait;
 pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_stdio};
 pub use context::{Cancelled, PromptContext};
 pub use error::Error;
-pub use store::{History, HistoryLimits, SessionStore, StoreLimits, TurnGuard, is_conversation};
 pub use modes::{DEFAULT_MAX_MODE_SESSIONS, Modes};
+pub use store::{History, HistoryLimits, SessionStore, StoreLimits, TurnGuard, is_conversation};
 pub use terminal::{NewTerminal, TerminalHandle};
 pub use tools::{
     IntoPlanEntry, Permission, PlanHandle, ToolCallHandle, ToolOutput, permission_options,

@@ -110,7 +110,9 @@ impl Modes {
     /// tracked already.
     pub fn open(&self, session: &SessionId) -> Result<SessionModeState, ErrorObject> {
         let Some(first) = self.offered.first() else {
-            return Err(ErrorObject::internal_error("the agent offers no session mode"));
+            return Err(ErrorObject::internal_error(
+                "the agent offers no session mode",
+            ));
         };
         let mut current = self.lock();
         let tracked = current.len();

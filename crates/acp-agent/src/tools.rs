@@ -342,12 +342,18 @@ impl Permission {
 
     /// True for an allow option (once or always).
     pub fn is_allowed(&self) -> bool {
-        matches!(self, Permission::AllowedOnce(_) | Permission::AllowedAlways(_))
+        matches!(
+            self,
+            Permission::AllowedOnce(_) | Permission::AllowedAlways(_)
+        )
     }
 
     /// True for an `always` option, allowing or rejecting: the choice should be remembered.
     pub fn is_remembered(&self) -> bool {
-        matches!(self, Permission::AllowedAlways(_) | Permission::RejectedAlways(_))
+        matches!(
+            self,
+            Permission::AllowedAlways(_) | Permission::RejectedAlways(_)
+        )
     }
 }
 

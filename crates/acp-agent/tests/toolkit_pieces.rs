@@ -135,7 +135,10 @@ impl Seen {
 
 /// Serves `Pieces` and connects a raw client; `answer_permissions` false leaves permission
 /// requests unanswered. Returns the agent's peer (initialized) and what the client saw.
-async fn start(options: AgentOptions, answer_permissions: bool) -> (Peer, Arc<Seen>, Arc<Mutex<usize>>) {
+async fn start(
+    options: AgentOptions,
+    answer_permissions: bool,
+) -> (Peer, Arc<Seen>, Arc<Mutex<usize>>) {
     let (agent_io, client_io) = tokio::io::duplex(256 * 1024);
     let (reader, writer) = tokio::io::split(agent_io);
     let opened = Arc::new(Mutex::new(0));
@@ -218,16 +221,32 @@ async fn modes_are_offered_validated_and_announced() {
     let id = session.session_id;
 
     let unknown = SetSessionModeRequest::new(id.clone(), "yolo");
-    let error = remote(call::<methods::SessionSetMode>(&agent, unknown).await.unwrap_err());
+    let error = remote(
+        call::<methods::SessionSetMode>(&agent, unknown)
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-    assert!(error.message.contains("unknown mode `yolo`; offered: ask, code"), "{}", error.message);
+    assert!(
+        error
+            .message
+            .contains("unknown mode `yolo`; offered: ask, code"),
+        "{}",
+        error.message
+    );
     let other_session = SetSessionModeRequest::new("nope", "code");
-    let error = remote(call::<methods::SessionSetMode>(&agent, other_session).await.unwrap_err());
+    let error = remote(
+        call::<methods::SessionSetMode>(&agent, other_session)
+            .await
+            .unwrap_err(),
+    );
     assert_eq!(error.code, ErrorCode::RESOURCE_NOT_FOUND);
     assert!(seen.updates().is_empty(), "a refused change sends nothing");
 
     let set = SetSessionModeRequest::new(id.clone(), "code");
-    call::<methods::SessionSetMode>(&agent, set.clone()).await.unwrap();
+    call::<methods::SessionSetMode>(&agent, set.clone())
+        .await
+        .unwrap();
     let updates = seen.updates();
     assert!(
         matches!(&updates[..], [SessionUpdate::CurrentModeUpdate(u)] if u.current_mode_id.as_str() == "code"),
@@ -243,13 +262,23 @@ async fn a_relative_cwd_is_refused_before_the_agent_sees_it() {
     let (agent, _, opened) = start(AgentOptions::default(), true).await;
     for (cwd, more, field) in [
         ("work", None, "cwd"),
-        ("/work", Some(vec!["/a".to_owned(), "b".to_owned()]), "additionalDirectories[1]"),
+        (
+            "/work",
+            Some(vec!["/a".to_owned(), "b".to_owned()]),
+            "additionalDirectories[1]",
+        ),
     ] {
         let mut new = NewSessionRequest::new(cwd, Vec::<McpServer>::new());
         new.additional_directories = more;
         let error = remote(call::<methods::SessionNew>(&agent, new).await.unwrap_err());
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
-        assert!(error.message.contains(&format!("`{field}` must be an absolute path")), "{}", error.message);
+        assert!(
+            error
+                .message
+                .contains(&format!("`{field}` must be an absolute path")),
+            "{}",
+            error.message
+        );
         assert_eq!(error.data.unwrap()["field"], field);
     }
     assert_eq!(*opened.lock().unwrap(), 0, "the agent never saw them");
@@ -270,7 +299,7 @@ async fn plans_change_whole_and_carry_priorities() {
     let (agent, seen, _) = start(AgentOptions::default(), true).await;
     let id = new_session(&agent).await.session_id;
     prompt(&agent, &id, "plan").await;
-    let plans: Vec<Vec<(String, &str, &str)>> = seen
+    let plans: Vec<Vec<String>> = seen
         .updates()
         .into_iter()
         .filter_map(|u| match u {
@@ -280,17 +309,33 @@ async fn plans_change_whole_and_carry_priorities() {
         .map(|entries| {
             entries
                 .into_iter()
-                .map(|e| (e.content, e.priority.as_str(), e.status.as_str()))
+                .map(|e| {
+                    format!(
+                        "{} {} {}",
+                        e.content,
+                        e.priority.as_str(),
+                        e.status.as_str()
+                    )
+                })
                 .collect()
         })
         .collect();
-    let entry = |c: &str, p, s| (c.to_owned(), p, s);
+    let entry = |c: &str, p: &str, s: &str| format!("{c} {p} {s}");
     assert_eq!(
         plans,
         [
-            vec![entry("Read", "high", "pending"), entry("Write", "low", "pending")],
-            vec![entry("Read", "high", "in_progress"), entry("Write", "low", "in_progress")],
-            vec![entry("Read", "high", "completed"), entry("Write", "high", "in_progress")],
+            vec![
+                entry("Read", "high", "pending"),
+                entry("Write", "low", "pending")
+            ],
+            vec![
+                entry("Read", "high", "in_progress"),
+                entry("Write", "low", "in_progress")
+            ],
+            vec![
+                entry("Read", "high", "completed"),
+                entry("Write", "high", "in_progress")
+            ],
             vec![
                 entry("Read", "high", "completed"),
                 entry("Write", "high", "in_progress"),
@@ -309,7 +354,7 @@ async fn tool_calls_end_with_several_contents_and_a_raw_output() {
         .updates()
         .into_iter()
         .filter_map(|u| match u {
-            SessionUpdate::ToolCallUpdate(u) => Some(u),
+            SessionUpdate::ToolCallUpdate(u) => Some(*u),
             _ => None,
         })
         .collect();
@@ -356,7 +401,10 @@ async fn the_terminal_builder_sends_everything_it_was_given() {
     };
     assert_eq!(request.session_id, id);
     assert_eq!(request.command, "ls");
-    assert_eq!(request.args.as_deref(), Some(&["-l".to_owned(), "-a".to_owned()][..]));
+    assert_eq!(
+        request.args.as_deref(),
+        Some(&["-l".to_owned(), "-a".to_owned()][..])
+    );
     assert_eq!(request.cwd.as_deref(), Some("/tmp"));
     let env = request.env.as_ref().unwrap();
     assert_eq!((env[0].name.as_str(), env[0].value.as_str()), ("K", "V"));

@@ -3,7 +3,7 @@
 //! (asking the user, showing updates).
 //!
 //! ```no_run
-//! use acp_client::{Client, ClientOptions, Local, Workspace};
+//! use acp_client::{Client, Local, Workspace};
 //! use acp_types::*;
 //!
 //! struct Editor;
@@ -18,7 +18,8 @@
 //!     }
 //! }
 //!
-//! # async fn run() -> std::result::Result<(), Box<dyn std::error::Error>> {
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
 //! let local = Local::new(Workspace::new("/work/project")?)
 //!     .on_call(|call| eprintln!("{call}"));
 //! // Advertise what it serves in `initialize`.
@@ -176,7 +177,12 @@ impl Local {
         r: &ReadTextFileRequest,
     ) -> Result<ReadTextFileResponse, ErrorObject> {
         let result = self.workspace.read(r).await;
-        self.report(m::FS_READ_TEXT_FILE, &r.session_id, || r.path.clone(), result)
+        self.report(
+            m::FS_READ_TEXT_FILE,
+            &r.session_id,
+            || r.path.clone(),
+            result,
+        )
     }
 
     /// `fs/write_text_file`, through [`Workspace::write`].
@@ -266,7 +272,10 @@ impl Local {
     /// # Errors
     ///
     /// As [`Terminals::kill`].
-    pub fn kill_terminal(&self, r: &KillTerminalRequest) -> Result<KillTerminalResponse, ErrorObject> {
+    pub fn kill_terminal(
+        &self,
+        r: &KillTerminalRequest,
+    ) -> Result<KillTerminalResponse, ErrorObject> {
         let result = self.terminals.kill(r);
         let summary = || r.terminal_id.to_string();
         self.report(m::TERMINAL_KILL, &r.session_id, summary, result)

@@ -578,7 +578,9 @@ mod tests {
         assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
         assert!(started.elapsed() >= Duration::from_millis(300));
         // The terminal stays, with its exit; a quick command is not touched.
-        let output = terminals.output(&TerminalOutputRequest::new("s", id)).unwrap();
+        let output = terminals
+            .output(&TerminalOutputRequest::new("s", id))
+            .unwrap();
         assert!(output.exit_status.is_some());
         let quick = CreateTerminalRequest::new("s", "true");
         let id = terminals.create(&quick, &dir).unwrap().terminal_id;

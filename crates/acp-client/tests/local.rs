@@ -53,7 +53,10 @@ async fn open(handle: &AgentHandle, capabilities: ClientCapabilities, dir: &Path
     let init = InitializeRequest::new(ProtocolVersion::V1).client_capabilities(capabilities);
     handle.initialize(init).await.unwrap();
     let new = NewSessionRequest::new(dir, Vec::<McpServer>::new());
-    assert_eq!(handle.new_session(new).await.unwrap().session_id.as_str(), "s1");
+    assert_eq!(
+        handle.new_session(new).await.unwrap().session_id.as_str(),
+        "s1"
+    );
 }
 
 async fn call<M: Request>(agent: &Peer, params: M::Params) -> Result<M::Result, acp_rpc::Error> {
@@ -69,9 +72,10 @@ fn code<T: std::fmt::Debug>(result: Result<T, acp_rpc::Error>) -> ErrorCode {
     }
 }
 
-#[tokio::test]
-async fn files_are_served_inside_the_workspace_and_every_call_is_reported() {
-    let dir = root("fs");
+/// A fresh root served by a `Local` whose hook records the calls, initialized with its
+/// capabilities and holding session `s1`. The handle must live for the connection to.
+async fn served(name: &str) -> (PathBuf, AgentHandle, Peer, Calls) {
+    let dir = root(name);
     let calls = Calls::default();
     let seen = calls.clone();
     let local = Local::new(Workspace::new(&dir).unwrap())
@@ -79,13 +83,21 @@ async fn files_are_served_inside_the_workspace_and_every_call_is_reported() {
     let capabilities = local.capabilities();
     let (handle, agent) = pair(|_| local.serve(Quiet), ClientOptions::default(), |r| r);
     open(&handle, capabilities, &dir).await;
+    (dir, handle, agent, calls)
+}
+
+#[tokio::test]
+async fn files_are_served_inside_the_workspace_and_every_call_is_reported() {
+    let (dir, _handle, agent, calls) = served("fs").await;
 
     let a = dir.join("a.txt");
     let read = call::<methods::FsReadTextFile>(&agent, ReadTextFileRequest::new("s1", &a));
     assert_eq!(read.await.unwrap().content, "one\ntwo\n");
     let b = dir.join("sub/new/b.txt");
     let write = WriteTextFileRequest::new("s1", &b, "written");
-    call::<methods::FsWriteTextFile>(&agent, write).await.unwrap();
+    call::<methods::FsWriteTextFile>(&agent, write)
+        .await
+        .unwrap();
     assert_eq!(std::fs::read_to_string(&b).unwrap(), "written");
     // Outside the root, and relative: refused, and reported.
     let outside = ReadTextFileRequest::new("s1", "/etc/hostname");
@@ -110,14 +122,7 @@ async fn files_are_served_inside_the_workspace_and_every_call_is_reported() {
 #[cfg(unix)]
 #[tokio::test]
 async fn terminals_run_in_the_workspace_and_answer_every_terminal_method() {
-    let dir = root("term");
-    let calls = Calls::default();
-    let seen = calls.clone();
-    let local = Local::new(Workspace::new(&dir).unwrap())
-        .on_call(move |call| seen.lock().unwrap().push(call.to_string()));
-    let capabilities = local.capabilities();
-    let (handle, agent) = pair(|_| local.serve(Quiet), ClientOptions::default(), |r| r);
-    open(&handle, capabilities, &dir).await;
+    let (dir, _handle, agent, calls) = served("term").await;
 
     // In `sub`, given as an absolute cwd; and in the root without one.
     let sub = dir.join("sub");
@@ -129,13 +134,19 @@ async fn terminals_run_in_the_workspace_and_answer_every_terminal_method() {
             .unwrap()
             .terminal_id;
         let wait = WaitForTerminalExitRequest::new("s1", id.clone());
-        let exit = call::<methods::TerminalWaitForExit>(&agent, wait).await.unwrap();
+        let exit = call::<methods::TerminalWaitForExit>(&agent, wait)
+            .await
+            .unwrap();
         assert_eq!(exit.exit_code, Some(0));
         let output = TerminalOutputRequest::new("s1", id.clone());
-        let output = call::<methods::TerminalOutput>(&agent, output).await.unwrap();
+        let output = call::<methods::TerminalOutput>(&agent, output)
+            .await
+            .unwrap();
         assert_eq!(output.output.trim(), expected.display().to_string());
         let release = ReleaseTerminalRequest::new("s1", id.clone());
-        call::<methods::TerminalRelease>(&agent, release).await.unwrap();
+        call::<methods::TerminalRelease>(&agent, release)
+            .await
+            .unwrap();
         let gone = TerminalOutputRequest::new("s1", id);
         let gone = call::<methods::TerminalOutput>(&agent, gone).await;
         assert_eq!(code(gone), ErrorCode::RESOURCE_NOT_FOUND);
@@ -158,14 +169,13 @@ async fn terminals_run_in_the_workspace_and_answer_every_terminal_method() {
     let kill = KillTerminalRequest::new("s1", id.clone());
     call::<methods::TerminalKill>(&agent, kill).await.unwrap();
     let wait = WaitForTerminalExitRequest::new("s1", id.clone());
-    let exit = call::<methods::TerminalWaitForExit>(&agent, wait).await.unwrap();
+    let exit = call::<methods::TerminalWaitForExit>(&agent, wait)
+        .await
+        .unwrap();
     assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
 
     let calls = calls.lock().unwrap().clone();
-    let methods: Vec<&str> = calls
-        .iter()
-        .map(|c| c.split_once(' ').unwrap().0)
-        .collect();
+    let methods: Vec<&str> = calls.iter().map(|c| c.split_once(' ').unwrap().0).collect();
     for method in [
         "terminal/create",
         "terminal/output",
@@ -173,9 +183,15 @@ async fn terminals_run_in_the_workspace_and_answer_every_terminal_method() {
         "terminal/kill",
         "terminal/release",
     ] {
-        assert!(methods.contains(&method), "{method} not reported: {calls:?}");
+        assert!(
+            methods.contains(&method),
+            "{method} not reported: {calls:?}"
+        );
     }
-    assert!(calls.contains(&"terminal/create sleep 30: ok".to_owned()), "{calls:?}");
+    assert!(
+        calls.contains(&"terminal/create sleep 30: ok".to_owned()),
+        "{calls:?}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -194,7 +210,9 @@ async fn the_lifetime_limit_of_local_terminals_applies() {
         .unwrap()
         .terminal_id;
     let wait = WaitForTerminalExitRequest::new("s1", id);
-    let exit = call::<methods::TerminalWaitForExit>(&agent, wait).await.unwrap();
+    let exit = call::<methods::TerminalWaitForExit>(&agent, wait)
+        .await
+        .unwrap();
     assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -205,7 +223,10 @@ async fn a_read_only_workspace_is_advertised_and_refuses_writes() {
     let local = Local::new(Workspace::new(&dir).unwrap().read_only(true));
     let capabilities = local.capabilities();
     let fs = capabilities.fs.clone().unwrap();
-    assert_eq!((fs.read_text_file, fs.write_text_file), (Some(true), Some(false)));
+    assert_eq!(
+        (fs.read_text_file, fs.write_text_file),
+        (Some(true), Some(false))
+    );
     assert_eq!(capabilities.terminal, Some(true));
     let (handle, agent) = pair(|_| local.serve(Quiet), ClientOptions::default(), |r| r);
     open(&handle, capabilities, &dir).await;
@@ -213,7 +234,10 @@ async fn a_read_only_workspace_is_advertised_and_refuses_writes() {
     let write = WriteTextFileRequest::new("s1", dir.join("a.txt"), "x");
     let refused = call::<methods::FsWriteTextFile>(&agent, write).await;
     assert_eq!(code(refused), ErrorCode::METHOD_NOT_FOUND);
-    assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "one\ntwo\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -226,9 +250,11 @@ async fn an_unanswered_request_fails_after_the_request_timeout() {
     let dir = root("timeout");
     let local = quiet_local(&dir);
     let options = ClientOptions::default().request_timeout(Duration::from_millis(200));
-    let (handle, _agent) = pair(|_| local.serve(Quiet), options, |router| {
-        router.request::<methods::SessionSetMode, _, _>(|_| std::future::pending())
-    });
+    let (handle, _agent) = pair(
+        |_| local.serve(Quiet),
+        options,
+        |router| router.request::<methods::SessionSetMode, _, _>(|_| std::future::pending()),
+    );
     open(&handle, ClientCapabilities::new(), &dir).await;
     let started = Instant::now();
     let set = SetSessionModeRequest::new("s1", "code");
@@ -322,7 +348,13 @@ async fn a_prompt_not_answered_after_its_cancellation_fails_with_a_timeout() {
     .unwrap_err();
     assert!(started.elapsed() >= acp_client::PROMPT_CANCEL_GRACE);
     assert!(
-        matches!(error, acp_client::Error::Rpc(acp_rpc::Error::Timeout { method: "session/prompt", .. })),
+        matches!(
+            error,
+            acp_client::Error::Rpc(acp_rpc::Error::Timeout {
+                method: "session/prompt",
+                ..
+            })
+        ),
         "{error:?}"
     );
     std::fs::remove_dir_all(dir).unwrap();
