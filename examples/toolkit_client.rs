@@ -85,7 +85,7 @@ fn describe(update: &SessionUpdate) -> String {
         });
         items.collect::<Vec<_>>().join(" ")
     };
-    let status = |s: &Option<ToolCallStatus>| s.as_ref().map_or("", ToolCallStatus::as_str);
+    let status = |s: &Option<ToolCallStatus>| s.as_ref().map_or("", |s| s.as_str()).to_owned();
     match update {
         SessionUpdate::UserMessageChunk(c) => format!("user: {}", text(&c.content)),
         SessionUpdate::AgentMessageChunk(c) => format!("agent: {}", text(&c.content)),

@@ -207,12 +207,21 @@ fn permission_decisions_follow_the_kind_of_the_chosen_option() {
     let options = permission_options::all();
     let chose = |id: &str| Permission::of(&RequestPermissionOutcome::selected(id), &options);
     assert_eq!(chose("allow"), Permission::AllowedOnce("allow".into()));
-    assert_eq!(chose("allow-always"), Permission::AllowedAlways("allow-always".into()));
+    assert_eq!(
+        chose("allow-always"),
+        Permission::AllowedAlways("allow-always".into())
+    );
     assert_eq!(chose("reject"), Permission::RejectedOnce("reject".into()));
-    assert_eq!(chose("reject-always"), Permission::RejectedAlways("reject-always".into()));
+    assert_eq!(
+        chose("reject-always"),
+        Permission::RejectedAlways("reject-always".into())
+    );
     assert!(chose("allow-always").is_remembered() && chose("allow").is_allowed());
     assert!(!chose("reject").is_allowed());
-    assert_eq!(chose("reject-always").option_id().map(|id| id.as_str()), Some("reject-always"));
+    assert_eq!(
+        chose("reject-always").option_id().map(|id| id.as_str()),
+        Some("reject-always")
+    );
     assert_eq!(
         chose("made-up"),
         Permission::Unrecognized(Some("made-up".into()))
