@@ -12,26 +12,20 @@
 //! cargo run -p acp-examples --example toolkit_client -- target/debug/examples/toolkit_agent
 //! ```
 
-// Its stdout is the protocol's: a fatal error goes to stderr.
-#![allow(clippy::print_stderr)]
-
 use std::path::{Path, PathBuf};
 
 use acp_agent::{
     Agent, AgentOptions, Cancelled, ClientHandle, Modes, Permission, PromptContext, SessionStore,
     ToolOutput, async_trait, permission_options, serve_stdio,
 };
+use acp_types::PlanEntryPriority::{High, Medium};
 use acp_types::*;
 use serde_json::json;
 
-/// What the agent keeps per session (the store keeps the history).
-struct Session {
-    cwd: PathBuf,
-}
-
 struct CodingAgent {
     client: ClientHandle,
-    sessions: SessionStore<Session>,
+    /// Each session's directory (the store keeps the history too).
+    sessions: SessionStore<PathBuf>,
     modes: Modes,
 }
 
@@ -45,9 +39,7 @@ impl Agent for CodingAgent {
     }
 
     async fn new_session(&self, request: NewSessionRequest) -> Result<NewSessionResponse> {
-        let id = self.sessions.create(Session {
-            cwd: request.cwd.into(),
-        })?;
+        let id = self.sessions.create(request.cwd.into())?;
         let modes = self.modes.open(&id)?;
         Ok(NewSessionResponse::new(id).modes(modes))
     }
@@ -55,9 +47,7 @@ impl Agent for CodingAgent {
     async fn load_session(&self, request: LoadSessionRequest) -> Result<LoadSessionResponse> {
         // The history goes to the client first, then the answer.
         let (id, cwd) = (&request.session_id, PathBuf::from(&request.cwd));
-        self.sessions
-            .load(&self.client, id, |s| s.cwd = cwd)
-            .await?;
+        self.sessions.load(&self.client, id, |s| *s = cwd).await?;
         Ok(LoadSessionResponse::new().modes(self.modes.open(id)?))
     }
 
@@ -72,7 +62,7 @@ impl Agent for CodingAgent {
         // One turn at a time in the session (-32600), -32002 for an unknown one.
         let id = &request.session_id;
         let _turn = self.sessions.begin_turn(id)?;
-        let cwd = self.sessions.with(id, |s| s.cwd.clone())?;
+        let cwd = self.sessions.with(id, |s| s.clone())?;
         let ask = self.modes.current(id).is_none_or(|m| m.as_str() == "ask");
         let cx = self.sessions.recording(cx);
         cx.record_prompt(&request.prompt);
@@ -87,7 +77,7 @@ impl Agent for CodingAgent {
         };
         // The turn is dropped at whichever await it is when the client cancels: a terminal it
         // holds is released, and the client gets `stopReason: "cancelled"`.
-        match cx.or_cancelled(fix_todos(&cx, &cwd, file, ask)).await {
+        match cx.or_cancelled(fix(&cx, &cwd, file, ask)).await {
             Ok(done) => done,
             Err(Cancelled) => Ok(PromptResponse::new(StopReason::Cancelled)),
         }
@@ -95,31 +85,17 @@ impl Agent for CodingAgent {
 }
 
 /// The turn: read, edit (with permission when `ask`), check, reporting each step.
-async fn fix_todos(
-    cx: &PromptContext,
-    cwd: &Path,
-    name: &str,
-    ask: bool,
-) -> Result<PromptResponse> {
+async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<PromptResponse> {
     let path = cwd.join(name);
     let end = |stop| Ok(PromptResponse::new(stop));
-    let plan = cx
-        .plan([
-            (format!("Read {name}"), PlanEntryPriority::High),
-            (
-                format!("Replace the TODOs in {name}"),
-                PlanEntryPriority::High,
-            ),
-            (
-                "Check that none is left".to_owned(),
-                PlanEntryPriority::Medium,
-            ),
-        ])
+    let steps = [
+        format!("Read {name}"),
+        format!("Edit {name}"),
+        "Check".into(),
+    ];
+    let plan = cx.plan(steps.into_iter().zip([High, High, Medium])).await?;
+    cx.thought(format!("To fix {name} I read it first."))
         .await?;
-    cx.thought(format!(
-        "To fix {name} I read it first, through the editor."
-    ))
-    .await?;
 
     // 1. Read the file through the client (it sees unsaved editor buffers).
     plan.start(0).await?;
@@ -132,9 +108,7 @@ async fn fix_todos(
     let old = match cx.read_text_file(&path).await {
         Ok(text) => text,
         Err(error) => {
-            read.failed_with(format!("Could not read {name}: {error}"))
-                .await?;
-            cx.message(format!("I could not read {name}.")).await?;
+            read.failed_with(format!("Cannot read it: {error}")).await?;
             return end(StopReason::EndTurn);
         }
     };
@@ -144,8 +118,7 @@ async fn fix_todos(
     read.completed_with(counted).await?;
     plan.complete(0).await?;
     if todos == 0 {
-        cx.message(format!("{name} has no TODO: nothing to do."))
-            .await?;
+        cx.message("No TODO: nothing to do.").await?;
         return end(StopReason::EndTurn);
     }
 
@@ -174,15 +147,13 @@ async fn fix_todos(
     edit.in_progress().await?;
     cx.write_text_file(&path, new.as_str()).await?;
     // The call ends showing the diff and what was done.
-    edit.completed_with(format!("Replaced {todos} TODO(s) with DONE."))
+    edit.completed_with(format!("Replaced {todos} TODO(s)."))
         .await?;
     plan.complete(1).await?;
 
     // 3. Check in a client terminal, which the user watches live inside the tool call.
     plan.start(2).await?;
-    let check = cx
-        .tool_call("Check for TODOs left", ToolKind::Execute)
-        .await?;
+    let check = cx.tool_call("Check", ToolKind::Execute).await?;
     let terminal = cx
         .new_terminal("grep")
         .args(["-c", "TODO", name])
@@ -191,27 +162,22 @@ async fn fix_todos(
         .await?;
     check.terminal(&terminal).await?;
     let exit = terminal.wait_for_exit().await?;
-    let output = terminal.output().await?;
+    let left = format!("{} TODO(s) left.", terminal.output().await?.output.trim());
     terminal.release().await?;
     // `grep -c` prints the count, and exits with 1 when it found none: what we want.
-    let left = output.output.trim();
     if exit.exit_code == Some(1) {
-        check
-            .completed_with(format!("{left} TODO(s) left."))
-            .await?;
+        check.completed_with(left).await?;
     } else {
-        check
-            .failed_with(format!("The check found {left} TODO(s) left."))
-            .await?;
+        check.failed_with(left).await?;
     }
     plan.complete(2).await?;
-    cx.message(format!("Done: {todos} TODO(s) in {name} are now DONE."))
+    cx.message(format!("Done: {todos} TODO(s) now DONE."))
         .await?;
     end(StopReason::EndTurn)
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> std::process::ExitCode {
+async fn main() -> std::result::Result<(), acp_rpc::Error> {
     acp_examples::init_tracing();
     // One client on stdio: every session is its own.
     let sessions = SessionStore::new().owned_by("local");
@@ -224,11 +190,5 @@ async fn main() -> std::process::ExitCode {
         sessions,
         modes,
     };
-    match serve_stdio(make, AgentOptions::default()).1.await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("toolkit_agent: {error}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    serve_stdio(make, AgentOptions::default()).1.await
 }

@@ -121,7 +121,7 @@ fn allowed_turn_edits_runs_and_replays() {
     );
     // The edit ends showing its diff and what was done; the check embeds its terminal.
     assert!(live.contains("tool call-2 completed [diff of "), "{out}");
-    assert!(live.contains("Replaced 2 TODO(s) with DONE."), "{out}");
+    assert!(live.contains("Replaced 2 TODO(s)."), "{out}");
     assert!(
         live.contains("tool call-3 completed [terminal term-1] 0 TODO(s) left."),
         "{out}"

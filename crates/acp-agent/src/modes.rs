@@ -1,48 +1,5 @@
 //! Session modes (spec chapter "Session Modes"): the modes an agent offers, each session's
 //! current one, switching with validation, and telling the client.
-//!
-//! ```
-//! use acp_agent::{ClientHandle, Modes};
-//! use acp_types::*;
-//!
-//! # #[allow(dead_code)]
-//! struct MyAgent {
-//!     client: ClientHandle,
-//!     modes: Modes,
-//! }
-//!
-//! impl MyAgent {
-//!     # #[allow(dead_code)]
-//!     fn new(client: ClientHandle) -> Self {
-//!         let modes = Modes::new([
-//!             SessionMode::new("ask", "Ask before edits"),
-//!             SessionMode::new("code", "Edit freely"),
-//!         ]);
-//!         Self { client, modes }
-//!     }
-//! }
-//!
-//! #[acp_agent::async_trait]
-//! impl acp_agent::Agent for MyAgent {
-//!     # async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
-//!     #     Ok(InitializeResponse::new(ProtocolVersion::LATEST))
-//!     # }
-//!     async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
-//!         let id = SessionId::from("s1");
-//!         // The session starts in the first mode; the answer lists them all.
-//!         let modes = self.modes.open(&id)?;
-//!         Ok(NewSessionResponse::new(id).modes(modes))
-//!     }
-//!     async fn set_session_mode(&self, r: SetSessionModeRequest) -> Result<SetSessionModeResponse, ErrorObject> {
-//!         // Unknown modes are refused (-32602); the change goes to the client as an update.
-//!         self.modes.set(&self.client, &r.session_id, &r.mode_id).await?;
-//!         Ok(SetSessionModeResponse::new())
-//!     }
-//!     # async fn prompt(&self, _: PromptRequest, _: acp_agent::PromptContext) -> Result<PromptResponse, ErrorObject> {
-//!     #     Ok(PromptResponse::new(StopReason::EndTurn))
-//!     # }
-//! }
-//! ```
 
 use std::collections::HashMap;
 use std::fmt;
@@ -55,8 +12,51 @@ use crate::ClientHandle;
 /// How many sessions a [`Modes`] tracks by default; see [`Modes::max_sessions`].
 pub const DEFAULT_MAX_MODE_SESSIONS: usize = 10_000;
 
-/// The modes an agent offers and the current mode of each session (see the [module](self)
-/// docs). Cheap to clone; clones share the sessions.
+/// The modes an agent offers and the current mode of each session. Cheap to clone; clones
+/// share the sessions.
+///
+/// ```
+/// use acp_agent::{ClientHandle, Modes};
+/// use acp_types::*;
+///
+/// # #[allow(dead_code)]
+/// struct MyAgent {
+///     client: ClientHandle,
+///     modes: Modes,
+/// }
+///
+/// impl MyAgent {
+///     # #[allow(dead_code)]
+///     fn new(client: ClientHandle) -> Self {
+///         let modes = Modes::new([
+///             SessionMode::new("ask", "Ask before edits"),
+///             SessionMode::new("code", "Edit freely"),
+///         ]);
+///         Self { client, modes }
+///     }
+/// }
+///
+/// #[acp_agent::async_trait]
+/// impl acp_agent::Agent for MyAgent {
+///     # async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
+///     #     Ok(InitializeResponse::new(ProtocolVersion::LATEST))
+///     # }
+///     async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
+///         let id = SessionId::from("s1");
+///         // The session starts in the first mode; the answer lists them all.
+///         let modes = self.modes.open(&id)?;
+///         Ok(NewSessionResponse::new(id).modes(modes))
+///     }
+///     async fn set_session_mode(&self, r: SetSessionModeRequest) -> Result<SetSessionModeResponse, ErrorObject> {
+///         // Unknown modes are refused (-32602); the change goes to the client as an update.
+///         self.modes.set(&self.client, &r.session_id, &r.mode_id).await?;
+///         Ok(SetSessionModeResponse::new())
+///     }
+///     # async fn prompt(&self, _: PromptRequest, _: acp_agent::PromptContext) -> Result<PromptResponse, ErrorObject> {
+///     #     Ok(PromptResponse::new(StopReason::EndTurn))
+///     # }
+/// }
+/// ```
 #[derive(Clone)]
 pub struct Modes {
     offered: Arc<[SessionMode]>,
