@@ -190,7 +190,7 @@ async fn a_turn_written_with_the_toolkit_puts_the_expected_messages_on_the_wire(
     );
     assert_eq!(
         updates[8]["content"]["text"],
-        "decision: AllowedAlways, allowed: true"
+        "decision: AllowedAlways(PermissionOptionId(\"allow-always\")), allowed: true"
     );
     // Content accumulates: the terminal, then the diff beside it.
     assert_eq!(updates[9]["content"][0]["type"], "terminal");
