@@ -179,3 +179,33 @@ impl Modes {
         self.lock().remove(session)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_start_in_the_first_mode_and_are_bounded() {
+        let modes = Modes::new([
+            SessionMode::new("ask", "Ask"),
+            SessionMode::new("code", "Code"),
+        ])
+        .max_sessions(1);
+        let (a, b) = (SessionId::from("a"), SessionId::from("b"));
+        let state = modes.open(&a).unwrap();
+        assert_eq!(state.current_mode_id.as_str(), "ask");
+        assert_eq!(state.available_modes.len(), 2);
+        // Opening again keeps it; a second session is over the bound until one is forgotten.
+        assert!(modes.open(&a).is_ok());
+        let refused = modes.open(&b).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::INTERNAL_ERROR);
+        assert_eq!(
+            modes.forget(&a).map(|m| m.to_string()).as_deref(),
+            Some("ask")
+        );
+        assert!(modes.open(&b).is_ok());
+        assert_eq!(modes.current(&a), None);
+        // Nothing offered: no state to give.
+        assert!(Modes::new([]).open(&a).is_err());
+    }
+}
