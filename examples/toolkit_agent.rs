@@ -2,104 +2,100 @@
 //!
 //! Asked to "fix the TODOs in FILE", one turn publishes a plan, streams a thought and
 //! messages, reads FILE through the client as a `read` tool call, proposes the edit as an
-//! `edit` tool call with a diff, asks permission, writes the file through the client, runs a
-//! check in a client terminal embedded in an `execute` tool call, finishes each call with text
-//! (and the diff), and updates the plan as it goes. `session/cancel` stops the turn at
-//! whatever it awaits; `session/load` replays the session's history first.
+//! `edit` tool call with a diff, asks permission (in the `ask` mode; `code` edits at once),
+//! writes the file through the client, runs a check in a client terminal embedded in an
+//! `execute` tool call, finishes each call with text (and the diff), and updates the plan as
+//! it goes. `session/cancel` stops the turn at whatever it awaits; `session/load` replays the
+//! session's history first. The library refuses a relative `cwd` before it gets here.
 //!
 //! ```text
 //! cargo run -p acp-examples --example toolkit_client -- target/debug/examples/toolkit_agent
 //! ```
 
-// Its stdout is the protocol's: a fatal error goes to stderr.
-#![allow(clippy::print_stderr)]
-
 use std::path::{Path, PathBuf};
 
 use acp_agent::{
-    Agent, AgentOptions, Cancelled, ClientHandle, Permission, PromptContext, SessionStore,
-    async_trait, permission_options, serve_stdio,
+    Agent, AgentOptions, Cancelled, ClientHandle, Modes, Permission, PromptContext, SessionStore,
+    ToolOutput, async_trait, permission_options, serve_stdio,
 };
+use acp_types::PlanEntryPriority::{High, Medium};
 use acp_types::*;
 use serde_json::json;
 
-/// What the agent keeps per session (the store keeps the history).
-struct Session {
-    cwd: PathBuf,
-}
-
 struct CodingAgent {
     client: ClientHandle,
-    sessions: SessionStore<Session>,
+    /// Each session's directory (the store keeps the history too).
+    sessions: SessionStore<PathBuf>,
+    modes: Modes,
 }
 
 #[async_trait]
 impl Agent for CodingAgent {
     async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse> {
+        let info = Implementation::new("toolkit-agent", env!("CARGO_PKG_VERSION"));
         Ok(InitializeResponse::new(ProtocolVersion::LATEST)
             .agent_capabilities(AgentCapabilities::new().load_session(true))
-            .agent_info(Implementation::new(
-                "toolkit-agent",
-                env!("CARGO_PKG_VERSION"),
-            )))
+            .agent_info(info))
     }
 
     async fn new_session(&self, request: NewSessionRequest) -> Result<NewSessionResponse> {
-        let cwd = absolute(&request.cwd)?;
-        Ok(NewSessionResponse::new(
-            self.sessions.create(Session { cwd })?,
-        ))
+        let id = self.sessions.create(request.cwd.into())?;
+        let modes = self.modes.open(&id)?;
+        Ok(NewSessionResponse::new(id).modes(modes))
     }
 
     async fn load_session(&self, request: LoadSessionRequest) -> Result<LoadSessionResponse> {
-        let cwd = absolute(&request.cwd)?;
         // The history goes to the client first, then the answer.
-        let id = &request.session_id;
-        self.sessions
-            .load(&self.client, id, |s| s.cwd = cwd)
-            .await?;
-        Ok(LoadSessionResponse::new())
+        let (id, cwd) = (&request.session_id, PathBuf::from(&request.cwd));
+        self.sessions.load(&self.client, id, |s| *s = cwd).await?;
+        Ok(LoadSessionResponse::new().modes(self.modes.open(id)?))
+    }
+
+    async fn set_session_mode(&self, r: SetSessionModeRequest) -> Result<SetSessionModeResponse> {
+        // An unknown mode is refused; the change is announced to the client.
+        let mode = &r.mode_id;
+        self.modes.set(&self.client, &r.session_id, mode).await?;
+        Ok(SetSessionModeResponse::new())
     }
 
     async fn prompt(&self, request: PromptRequest, cx: PromptContext) -> Result<PromptResponse> {
         // One turn at a time in the session (-32600), -32002 for an unknown one.
-        let _turn = self.sessions.begin_turn(&request.session_id)?;
-        let cwd = self.sessions.with(&request.session_id, |s| s.cwd.clone())?;
+        let id = &request.session_id;
+        let _turn = self.sessions.begin_turn(id)?;
+        let cwd = self.sessions.with(id, |s| s.clone())?;
+        let ask = self.modes.current(id).is_none_or(|m| m.as_str() == "ask");
         let cx = self.sessions.recording(cx);
         cx.record_prompt(&request.prompt);
-        let text: Vec<&str> = request.prompt.iter().filter_map(|b| b.as_text()).collect();
-        let Some(file) = text
-            .iter()
-            .flat_map(|t| t.split_whitespace())
-            .find(|w| w.contains('.'))
-        else {
+        let text = request.prompt.iter().filter_map(|b| b.as_text());
+        let file = text
+            .flat_map(str::split_whitespace)
+            .find(|w| w.contains('.'));
+        let Some(file) = file else {
             cx.message("Tell me which file to fix, e.g. `fix the TODOs in notes.txt`.")
                 .await?;
             return Ok(PromptResponse::new(StopReason::EndTurn));
         };
         // The turn is dropped at whichever await it is when the client cancels: a terminal it
         // holds is released, and the client gets `stopReason: "cancelled"`.
-        match cx.or_cancelled(fix_todos(&cx, &cwd, file)).await {
+        match cx.or_cancelled(fix(&cx, &cwd, file, ask)).await {
             Ok(done) => done,
             Err(Cancelled) => Ok(PromptResponse::new(StopReason::Cancelled)),
         }
     }
 }
 
-/// The turn: read, edit (with permission), check, reporting each step.
-async fn fix_todos(cx: &PromptContext, cwd: &Path, name: &str) -> Result<PromptResponse> {
+/// The turn: read, edit (with permission when `ask`), check, reporting each step.
+async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<PromptResponse> {
     let path = cwd.join(name);
-    let plan = cx
-        .plan([
-            format!("Read {name}"),
-            format!("Replace the TODOs in {name}"),
-            "Check that none is left".to_owned(),
-        ])
+    let end = |stop| Ok(PromptResponse::new(stop));
+    let steps = [
+        format!("Read {name}"),
+        format!("Edit {name}"),
+        "Check".into(),
+    ];
+    let plan = cx.plan(steps.into_iter().zip([High, High, Medium])).await?;
+    cx.thought(format!("To fix {name} I read it first."))
         .await?;
-    cx.thought(format!(
-        "To fix {name} I read it first, through the editor."
-    ))
-    .await?;
 
     // 1. Read the file through the client (it sees unsaved editor buffers).
     plan.start(0).await?;
@@ -112,104 +108,87 @@ async fn fix_todos(cx: &PromptContext, cwd: &Path, name: &str) -> Result<PromptR
     let old = match cx.read_text_file(&path).await {
         Ok(text) => text,
         Err(error) => {
-            read.failed_with(format!("Could not read {name}: {error}"))
-                .await?;
-            cx.message(format!("I could not read {name}.")).await?;
-            return Ok(PromptResponse::new(StopReason::EndTurn));
+            read.failed_with(format!("Cannot read it: {error}")).await?;
+            return end(StopReason::EndTurn);
         }
     };
-    let todos = old.matches("TODO").count();
-    read.completed_with(format!("{} lines, {todos} TODO(s)", old.lines().count()))
-        .await?;
+    let (lines, todos) = (old.lines().count(), old.matches("TODO").count());
+    let counted = ToolOutput::new([format!("{lines} lines, {todos} TODO(s)")])
+        .raw_output(json!({ "lines": lines, "todos": todos }));
+    read.completed_with(counted).await?;
     plan.complete(0).await?;
     if todos == 0 {
-        cx.message(format!("{name} has no TODO: nothing to do."))
-            .await?;
-        return Ok(PromptResponse::new(StopReason::EndTurn));
+        cx.message("No TODO: nothing to do.").await?;
+        return end(StopReason::EndTurn);
     }
 
     // 2. Propose the edit as a diff and ask before writing.
     plan.start(1).await?;
     let new = old.replace("TODO", "DONE");
     let line = old.lines().position(|l| l.contains("TODO")).unwrap_or(0) + 1;
+    let at = ToolCallLocation::new(&path).line(u32::try_from(line).unwrap_or(u32::MAX));
     let edit = cx
         .new_tool_call(format!("Edit {name}"), ToolKind::Edit)
-        .locations(vec![
-            ToolCallLocation::new(&path).line(u32::try_from(line).unwrap_or(u32::MAX)),
-        ])
+        .locations(vec![at])
         .raw_input(json!({ "path": path, "replace": "TODO", "with": "DONE" }));
     let edit = cx.start_tool_call(edit).await?;
     edit.diff(&path, Some(&old), &new).await?;
-    match edit.ask(permission_options::allow_reject()).await? {
-        decision if decision.is_allowed() => {}
-        Permission::Cancelled => return Ok(PromptResponse::new(StopReason::Cancelled)),
-        _ => {
-            edit.failed_with("Rejected by the user.").await?;
-            cx.message(format!("OK, I left {name} as it was.")).await?;
-            return Ok(PromptResponse::new(StopReason::EndTurn));
+    if ask {
+        match edit.ask(permission_options::allow_reject()).await? {
+            decision if decision.is_allowed() => {}
+            Permission::Cancelled => return end(StopReason::Cancelled),
+            _ => {
+                edit.failed_with("Rejected by the user.").await?;
+                cx.message(format!("OK, I left {name} as it was.")).await?;
+                return end(StopReason::EndTurn);
+            }
         }
     }
     edit.in_progress().await?;
     cx.write_text_file(&path, new.as_str()).await?;
     // The call ends showing the diff and what was done.
-    edit.completed_with(format!("Replaced {todos} TODO(s) with DONE."))
+    edit.completed_with(format!("Replaced {todos} TODO(s)."))
         .await?;
     plan.complete(1).await?;
 
     // 3. Check in a client terminal, which the user watches live inside the tool call.
     plan.start(2).await?;
-    let check = cx
-        .tool_call("Check for TODOs left", ToolKind::Execute)
-        .await?;
+    let check = cx.tool_call("Check", ToolKind::Execute).await?;
     let terminal = cx
-        .terminal("grep", ["-c", "TODO", &path.to_string_lossy()])
+        .new_terminal("grep")
+        .args(["-c", "TODO", name])
+        .cwd(cwd)
+        .output_byte_limit(4096)
         .await?;
     check.terminal(&terminal).await?;
     let exit = terminal.wait_for_exit().await?;
-    let output = terminal.output().await?;
+    let left = format!("{} TODO(s) left.", terminal.output().await?.output.trim());
     terminal.release().await?;
     // `grep -c` prints the count, and exits with 1 when it found none: what we want.
-    let left = output.output.trim();
     if exit.exit_code == Some(1) {
-        check
-            .completed_with(format!("{left} TODO(s) left."))
-            .await?;
+        check.completed_with(left).await?;
     } else {
-        check
-            .failed_with(format!("The check found {left} TODO(s) left."))
-            .await?;
+        check.failed_with(left).await?;
     }
     plan.complete(2).await?;
-    cx.message(format!("Done: {todos} TODO(s) in {name} are now DONE."))
+    cx.message(format!("Done: {todos} TODO(s) now DONE."))
         .await?;
-    Ok(PromptResponse::new(StopReason::EndTurn))
-}
-
-/// `cwd` as a path, which the protocol requires to be absolute.
-fn absolute(cwd: &str) -> Result<PathBuf> {
-    let cwd = PathBuf::from(cwd);
-    if cwd.is_absolute() {
-        Ok(cwd)
-    } else {
-        let data = json!({ "field": "cwd", "value": cwd });
-        Err(ErrorObject::invalid_params_with(
-            "cwd must be absolute",
-            data,
-        ))
-    }
+    end(StopReason::EndTurn)
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> std::process::ExitCode {
+async fn main() -> std::result::Result<(), acp_rpc::Error> {
     acp_examples::init_tracing();
     // One client on stdio: every session is its own.
     let sessions = SessionStore::new().owned_by("local");
-    let make = move |client| CodingAgent { client, sessions };
-    match serve_stdio(make, AgentOptions::default()).1.await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("toolkit_agent: {error}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    let modes = Modes::new([
+        SessionMode::new("ask", "Ask before editing"),
+        SessionMode::new("code", "Edit without asking"),
+    ]);
+    let make = move |client| CodingAgent {
+        client,
+        sessions,
+        modes,
+    };
+    serve_stdio(make, AgentOptions::default()).1.await
 }

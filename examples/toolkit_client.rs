@@ -1,13 +1,14 @@
 //! An editor driving a coding agent, written on the `acp-client` toolkit (the goal program of
 //! issue 12, the other side of `toolkit_agent`).
 //!
-//! It starts the agent, offers it the workspace's files and terminals, prompts it to fix the
-//! TODOs of a file, answers its permission request, prints every update, loads the session
-//! again (printing the replay), and closes the agent gracefully. With `--wire-log PREFIX` every
-//! message goes, one JSON per line, to `PREFIX.recv` and `PREFIX.sent`.
+//! It starts the agent, serves it the workspace's files and terminals (`Local`, which logs
+//! each call), picks the session's mode, prompts it to fix the TODOs of a file, answers its
+//! permission request, prints every update, loads the session again (printing the replay),
+//! and closes the agent gracefully. With `--wire-log PREFIX` every message goes, one JSON per
+//! line, to `PREFIX.recv` and `PREFIX.sent`.
 //!
 //! ```text
-//! toolkit_client [--workdir DIR] [--file NAME] [--reject | --cancel] [--wire-log PREFIX] AGENT [ARGS...]
+//! toolkit_client [--workdir DIR] [--file NAME] [--mode ID] [--reject | --cancel] [--wire-log PREFIX] AGENT [ARGS...]
 //! ```
 
 // A command-line program: it reports on stdout and stderr.
@@ -17,10 +18,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use acp_client::{
-    AgentHandle, Client, ClientOptions, Observer, SpawnOptions, Stderr, Terminals, Workspace,
-    async_trait,
-};
+use acp_client::{AgentHandle, Client, ClientOptions, Local, Observer, SpawnOptions, Stderr};
+use acp_client::{Workspace, async_trait};
 use acp_types::*;
 use tokio::process::Command;
 
@@ -33,13 +32,10 @@ enum Answer {
     Cancel,
 }
 
-/// The editor: a workspace directory, the terminals it runs for the agent, and how it
-/// answers.
+/// The editor's own part: asking the user and showing updates (`Local` serves the rest).
 struct Editor {
     agent: AgentHandle,
-    workspace: Workspace,
     answer: Answer,
-    terminals: Terminals,
 }
 
 #[async_trait]
@@ -57,72 +53,23 @@ impl Client for Editor {
                 // The library then answers this request `cancelled`, as the spec asks.
                 let cancel = CancelNotification::new(request.session_id.clone());
                 self.agent.cancel(cancel).await?;
-                return Ok(RequestPermissionResponse::new(
-                    RequestPermissionOutcome::cancelled(),
-                ));
+                return Ok(RequestPermissionResponse::cancelled());
             }
         };
-        let option = request.options.iter().find(|o| o.kind == wanted);
-        let Some(option) = option else {
+        let Some(option) = request.options.iter().find(|o| o.kind == wanted) else {
             return Err(ErrorObject::invalid_params(
                 "no option of the kind to choose",
             ));
         };
         println!("permission: {title}? {}", option.name);
-        let outcome = RequestPermissionOutcome::selected(option.option_id.clone());
-        Ok(RequestPermissionResponse::new(outcome))
+        Ok(RequestPermissionResponse::selected(
+            option.option_id.clone(),
+        ))
     }
 
     async fn session_notification(&self, notification: SessionNotification) -> Result<()> {
         println!("{}", describe(&notification.update));
         Ok(())
-    }
-
-    async fn read_text_file(&self, request: ReadTextFileRequest) -> Result<ReadTextFileResponse> {
-        self.workspace.read(&request).await
-    }
-
-    async fn write_text_file(
-        &self,
-        request: WriteTextFileRequest,
-    ) -> Result<WriteTextFileResponse> {
-        self.workspace.write(&request).await
-    }
-
-    async fn create_terminal(
-        &self,
-        request: CreateTerminalRequest,
-    ) -> Result<CreateTerminalResponse> {
-        let cwd = match &request.cwd {
-            Some(cwd) => self.workspace.resolve_existing(cwd)?,
-            None => self.workspace.root().to_path_buf(),
-        };
-        self.terminals.create(&request, &cwd)
-    }
-
-    async fn terminal_output(
-        &self,
-        request: TerminalOutputRequest,
-    ) -> Result<TerminalOutputResponse> {
-        self.terminals.output(&request)
-    }
-
-    async fn wait_for_terminal_exit(
-        &self,
-        request: WaitForTerminalExitRequest,
-    ) -> Result<WaitForTerminalExitResponse> {
-        self.terminals.wait_for_exit(&request).await
-    }
-
-    async fn kill_terminal(&self, request: KillTerminalRequest) -> Result<KillTerminalResponse> {
-        self.terminals.kill(&request)
-    }
-
-    async fn release_terminal(
-        &self,
-        request: ReleaseTerminalRequest,
-    ) -> Result<ReleaseTerminalResponse> {
-        self.terminals.release(&request)
     }
 }
 
@@ -138,36 +85,32 @@ fn describe(update: &SessionUpdate) -> String {
         });
         items.collect::<Vec<_>>().join(" ")
     };
-    let status =
-        |s: &Option<ToolCallStatus>| s.as_ref().map_or("", ToolCallStatus::as_str).to_owned();
+    let status = |s: &Option<ToolCallStatus>| s.as_ref().map_or("", |s| s.as_str()).to_owned();
     match update {
         SessionUpdate::UserMessageChunk(c) => format!("user: {}", text(&c.content)),
         SessionUpdate::AgentMessageChunk(c) => format!("agent: {}", text(&c.content)),
         SessionUpdate::AgentThoughtChunk(c) => format!("thought: {}", text(&c.content)),
-        SessionUpdate::ToolCall(call) => {
-            format!(
-                "tool {} started: {} {} {}",
-                call.tool_call_id,
-                call.title,
-                status(&call.status),
-                shown(&call.content)
-            )
-        }
-        SessionUpdate::ToolCallUpdate(call) => {
-            format!(
-                "tool {} {} {}",
-                call.tool_call_id,
-                status(&call.status),
-                shown(&call.content)
-            )
-        }
+        SessionUpdate::ToolCall(call) => format!(
+            "tool {} started: {} {} {}",
+            call.tool_call_id,
+            call.title,
+            status(&call.status),
+            shown(&call.content)
+        ),
+        SessionUpdate::ToolCallUpdate(call) => format!(
+            "tool {} {} {}",
+            call.tool_call_id,
+            status(&call.status),
+            shown(&call.content)
+        ),
         SessionUpdate::Plan(plan) => {
-            let entries = plan
-                .entries
-                .iter()
-                .map(|e| format!("[{}] {}", e.status.as_str(), e.content));
+            let entries = plan.entries.iter().map(|e| {
+                let (status, priority) = (e.status.as_str(), e.priority.as_str());
+                format!("[{status}] {} ({priority})", e.content)
+            });
             format!("plan: {}", entries.collect::<Vec<_>>().join(", "))
         }
+        SessionUpdate::CurrentModeUpdate(mode) => format!("mode: {}", mode.current_mode_id),
         other => format!("update: {}", other.tag().unwrap_or("unknown")),
     }
 }
@@ -176,17 +119,20 @@ fn describe(update: &SessionUpdate) -> String {
 struct Args {
     workdir: PathBuf,
     file: String,
+    mode: Option<String>,
     answer: Answer,
     wire_log: Option<PathBuf>,
     agent: Vec<String>,
 }
 
+const USAGE: &str = "usage: toolkit_client [--workdir DIR] [--file NAME] [--mode ID] [--reject | --cancel] [--wire-log PREFIX] AGENT [ARGS...]";
+
 fn parse_args() -> std::result::Result<Args, String> {
     let mut args = std::env::args().skip(1);
-    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let mut parsed = Args {
-        workdir: cwd,
+        workdir: ".".into(),
         file: "notes.txt".into(),
+        mode: None,
         answer: Answer::Allow,
         wire_log: None,
         agent: Vec::new(),
@@ -196,40 +142,37 @@ fn parse_args() -> std::result::Result<Args, String> {
         match arg.as_str() {
             "--workdir" => parsed.workdir = value()?.into(),
             "--file" => parsed.file = value()?,
+            "--mode" => parsed.mode = Some(value()?),
             "--wire-log" => parsed.wire_log = Some(value()?.into()),
             "--reject" => parsed.answer = Answer::Reject,
             "--cancel" => parsed.answer = Answer::Cancel,
-            _ => {
-                parsed.agent.push(arg);
-                parsed.agent.extend(args.by_ref());
-            }
+            _ => parsed
+                .agent
+                .extend(std::iter::once(arg).chain(args.by_ref())),
         }
     }
     if parsed.agent.is_empty() {
-        return Err("usage: toolkit_client [--workdir DIR] [--file NAME] [--reject | --cancel] [--wire-log PREFIX] AGENT [ARGS...]".into());
+        return Err(USAGE.into());
     }
-    parsed.workdir = parsed
-        .workdir
-        .canonicalize()
-        .map_err(|e| format!("--workdir: {e}"))?;
+    let workdir = parsed.workdir.canonicalize();
+    parsed.workdir = workdir.map_err(|e| format!("--workdir: {e}"))?;
     Ok(parsed)
 }
 
 async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> {
-    let mut options = ClientOptions::default();
+    // No call to the agent waits longer than this, and no turn longer than `TURN_LIMIT`.
+    let mut options = ClientOptions::default().request_timeout(Duration::from_secs(30));
     if let Some(prefix) = &args.wire_log {
         let log = |ext: &str| std::fs::File::create(format!("{}.{ext}", prefix.display()));
         options.rpc.observer = Some(Observer::write_lines(log("recv")?, log("sent")?));
     }
+    let local =
+        Local::new(Workspace::new(&args.workdir)?).on_call(|call| println!("local: {call}"));
+    let capabilities = local.capabilities();
     let mut command = Command::new(&args.agent[0]);
     command.args(&args.agent[1..]);
-    let (workspace, answer) = (Workspace::new(&args.workdir)?, args.answer);
-    let make = move |agent| Editor {
-        agent,
-        workspace,
-        answer,
-        terminals: Terminals::new(),
-    };
+    let answer = args.answer;
+    let make = move |agent| local.serve(Editor { agent, answer });
     let spawn_options = SpawnOptions::default()
         .client(options)
         .stderr(Stderr::Inherit);
@@ -237,10 +180,6 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
     let driver = tokio::spawn(spawned.driver);
     let agent = spawned.agent;
 
-    let fs = FileSystemCapabilities::new()
-        .read_text_file(true)
-        .write_text_file(true);
-    let capabilities = ClientCapabilities::new().fs(fs).terminal(true);
     let client_info = Implementation::new("toolkit-client", env!("CARGO_PKG_VERSION"));
     let init = InitializeRequest::new(ProtocolVersion::LATEST)
         .client_capabilities(capabilities)
@@ -249,14 +188,31 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
     println!("agent: {}", info.map_or("(unnamed)".into(), |i| i.name));
 
     let no_servers = Vec::<McpServer>::new();
-    let session = agent
-        .new_session(NewSessionRequest::new(&args.workdir, no_servers.clone()))
-        .await?;
+    let new = NewSessionRequest::new(&args.workdir, no_servers.clone());
+    let session = agent.new_session(new).await?;
     let id = session.session_id;
-    let prompt = format!("Please fix the TODOs in {}", args.file);
-    let done = agent
-        .prompt(PromptRequest::new(id.clone(), vec![prompt.into()]))
-        .await?;
+    if let Some(modes) = &session.modes {
+        let offered: Vec<&str> = modes
+            .available_modes
+            .iter()
+            .map(|m| m.id.as_str())
+            .collect();
+        println!(
+            "modes: {} (current {})",
+            offered.join(", "),
+            modes.current_mode_id
+        );
+    }
+    if let Some(mode) = args.mode {
+        agent
+            .set_session_mode(SetSessionModeRequest::new(id.clone(), mode))
+            .await?;
+    }
+    let prompt = PromptRequest::new(
+        id.clone(),
+        vec![format!("Please fix the TODOs in {}", args.file).into()],
+    );
+    let done = agent.prompt_with_timeout(prompt, TURN_LIMIT).await?;
     println!("stop: {}", done.stop_reason.as_str());
 
     if agent
@@ -276,21 +232,22 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
     Ok(())
 }
 
+/// The longest a turn may run before it is cancelled.
+const TURN_LIMIT: Duration = Duration::from_secs(120);
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     acp_examples::init_tracing();
-    let args = match parse_args() {
-        Ok(args) => args,
+    let result = match parse_args() {
+        Ok(args) => run(args).await,
         Err(message) => {
             eprintln!("toolkit_client: {message}");
             return ExitCode::from(2);
         }
     };
-    match run(args).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("toolkit_client: {error}");
-            ExitCode::FAILURE
-        }
+    if let Err(error) = result {
+        eprintln!("toolkit_client: {error}");
+        return ExitCode::FAILURE;
     }
+    ExitCode::SUCCESS
 }

@@ -5,6 +5,8 @@
 //! method's result), from the client's traffic log.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -30,24 +32,15 @@ fn run(name: &str, flags: &[&str]) -> Run {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("notes.txt"), NOTES).unwrap();
     let wire = dir.join("wire");
-    let mut child = Command::new(example("toolkit_client"))
-        .args([
-            "--workdir".as_ref(),
-            dir.as_os_str(),
-            "--wire-log".as_ref(),
-            wire.as_os_str(),
-        ])
-        .args(flags)
-        .arg(example("toolkit_agent"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start the client");
-    acp_testkit::wait_with_deadline(&mut child, DEADLINE);
-    let output = child.wait_with_output().unwrap();
+    let mut all = vec!["--wire-log".as_ref(), wire.as_os_str()];
+    all.extend(flags.iter().map(OsStr::new));
+    let output = client(&dir, &all);
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(output.status.success(), "the client failed:\n{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the client failed:\n{stdout}\n{stderr}"
+    );
     let mut messages = Vec::new();
     for direction in ["sent", "recv"] {
         let log = std::fs::read_to_string(format!("{}.{direction}", wire.display())).unwrap();
@@ -63,6 +56,21 @@ fn run(name: &str, flags: &[&str]) -> Run {
         notes,
         wire: messages,
     }
+}
+
+/// Runs the client in `dir` with `flags` against the agent, bounded; stderr is captured.
+fn client(dir: &Path, flags: &[&OsStr]) -> std::process::Output {
+    let mut child = Command::new(example("toolkit_client"))
+        .args(["--workdir".as_ref(), dir.as_os_str()])
+        .args(flags)
+        .arg(example("toolkit_agent"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the client");
+    acp_testkit::wait_with_deadline(&mut child, DEADLINE);
+    child.wait_with_output().unwrap()
 }
 
 /// Checks every message against the schema, and each response against its request's method.
@@ -113,13 +121,29 @@ fn allowed_turn_edits_runs_and_replays() {
     );
     // The edit ends showing its diff and what was done; the check embeds its terminal.
     assert!(live.contains("tool call-2 completed [diff of "), "{out}");
-    assert!(live.contains("Replaced 2 TODO(s) with DONE."), "{out}");
+    assert!(live.contains("Replaced 2 TODO(s)."), "{out}");
     assert!(
         live.contains("tool call-3 completed [terminal term-1] 0 TODO(s) left."),
         "{out}"
     );
     let last_plan = lines_starting(live, "plan:").pop().unwrap();
     assert_eq!(last_plan.matches("[completed]").count(), 3, "{last_plan}");
+    assert!(
+        last_plan.contains("[completed] Read notes.txt (high)"),
+        "{last_plan}"
+    );
+    // The session starts in the first mode offered; `Local` served the files and the
+    // terminal, and its hook reported each call.
+    assert!(live.contains("modes: ask, code (current ask)"), "{out}");
+    for call in [
+        "local: fs/read_text_file ",
+        "local: fs/write_text_file ",
+        "local: terminal/create grep -c TODO notes.txt: ok",
+        "local: terminal/wait_for_exit term-1: ok",
+        "local: terminal/release term-1: ok",
+    ] {
+        assert!(live.contains(call), "{call} missing: {out}");
+    }
     assert!(live.contains("stop: end_turn"), "{out}");
     // The replay: the user's prompt, then the same conversation, terminals left out.
     let replayed: Vec<&str> = replay
@@ -163,6 +187,33 @@ fn allowed_turn_edits_runs_and_replays() {
             "{method} never went over the wire"
         );
     }
+}
+
+#[test]
+fn the_code_mode_edits_without_asking() {
+    let run = run("mode", &["--mode", "code"]);
+    assert_eq!(run.notes, "# Notes\n- DONE: one\n- DONE: two\n");
+    let out = &run.stdout;
+    assert!(out.contains("mode: code"), "the switch is announced: {out}");
+    assert!(!out.contains("permission:"), "{out}");
+    assert!(out.contains("stop: end_turn"), "{out}");
+    let seen = check_wire(&run);
+    assert!(seen.iter().any(|s| s == "sent session/set_mode"));
+    assert!(!seen.iter().any(|s| s == "recv session/request_permission"));
+}
+
+#[test]
+fn an_unknown_mode_is_refused() {
+    let dir = std::env::temp_dir().join(format!("acp-toolkit-badmode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = client(&dir, &["--mode".as_ref(), "yolo".as_ref()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("unknown mode `yolo`; offered: ask, code"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn is_update(line: &str) -> bool {

@@ -190,7 +190,7 @@ async fn a_turn_written_with_the_toolkit_puts_the_expected_messages_on_the_wire(
     );
     assert_eq!(
         updates[8]["content"]["text"],
-        "decision: AllowedAlways, allowed: true"
+        "decision: AllowedAlways(PermissionOptionId(\"allow-always\")), allowed: true"
     );
     // Content accumulates: the terminal, then the diff beside it.
     assert_eq!(updates[9]["content"][0]["type"], "terminal");
@@ -206,12 +206,22 @@ fn permission_decisions_follow_the_kind_of_the_chosen_option() {
     use acp_agent::Permission;
     let options = permission_options::all();
     let chose = |id: &str| Permission::of(&RequestPermissionOutcome::selected(id), &options);
-    assert_eq!(chose("allow"), Permission::AllowedOnce);
-    assert_eq!(chose("allow-always"), Permission::AllowedAlways);
-    assert_eq!(chose("reject"), Permission::RejectedOnce);
-    assert_eq!(chose("reject-always"), Permission::RejectedAlways);
+    assert_eq!(chose("allow"), Permission::AllowedOnce("allow".into()));
+    assert_eq!(
+        chose("allow-always"),
+        Permission::AllowedAlways("allow-always".into())
+    );
+    assert_eq!(chose("reject"), Permission::RejectedOnce("reject".into()));
+    assert_eq!(
+        chose("reject-always"),
+        Permission::RejectedAlways("reject-always".into())
+    );
     assert!(chose("allow-always").is_remembered() && chose("allow").is_allowed());
     assert!(!chose("reject").is_allowed());
+    assert_eq!(
+        chose("reject-always").option_id().map(|id| id.as_str()),
+        Some("reject-always")
+    );
     assert_eq!(
         chose("made-up"),
         Permission::Unrecognized(Some("made-up".into()))

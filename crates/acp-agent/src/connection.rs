@@ -46,6 +46,10 @@ pub struct AgentOptions {
     /// warning), and `mcp/message` on an MCP-over-ACP connection that is not open (`-32002`
     /// naming it, or dropped with a warning).
     pub refuse_unadvertised: bool,
+    /// Refuse `session/new`, `session/load`, `session/resume` (and the draft `session/fork`)
+    /// whose `cwd` or `additionalDirectories` holds a relative path, as the spec requires
+    /// absolute ones, with `-32602` naming the field, before they reach the [`Agent`].
+    pub require_absolute_cwd: bool,
 }
 
 impl Default for AgentOptions {
@@ -58,6 +62,7 @@ impl Default for AgentOptions {
             cancelled_stop_reason: true,
             gate_client_capabilities: true,
             refuse_unadvertised: true,
+            require_absolute_cwd: true,
         }
     }
 }
@@ -74,6 +79,16 @@ impl AgentOptions {
     #[must_use]
     pub fn framing(mut self, framing: acp_rpc::FramingMode) -> Self {
         self.rpc = self.rpc.framing(framing);
+        self
+    }
+
+    /// Fails a request to the client that is not answered within `timeout` (a permission
+    /// request included: the user has that long) with [`acp_rpc::Error::Timeout`], naming the
+    /// method and the limit; its pending entry is dropped and the client gets
+    /// `$/cancel_request`. This is [`Config::request_timeout`], set for the caller.
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.rpc = self.rpc.request_timeout(Some(timeout));
         self
     }
 
@@ -584,6 +599,9 @@ impl<A: Agent> Handler for AgentHandler<A> {
             admit::check_method(advertised, method)?;
         }
         let params: ClientRequestParams = acp_rpc::decode_params(method, params)?;
+        if self.options.require_absolute_cwd {
+            crate::cwd::check(&params)?;
+        }
         if self.options.refuse_unadvertised {
             admit::check_request(advertised, &params)?;
             #[cfg(feature = "unstable_mcp_over_acp")]

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use acp_types::*;
 
 use crate::signal::Signal;
-use crate::tools::{PlanHandle, ToolCallHandle, pending};
+use crate::terminal::NewTerminal;
+use crate::tools::{IntoPlanEntry, PlanHandle, ToolCallHandle};
 use crate::{ClientHandle, Error, TerminalHandle};
 
 /// The turn was cancelled while waiting: see [`PromptContext::or_cancelled`].
@@ -191,6 +192,30 @@ impl PromptContext {
         self.client.terminal(request).await
     }
 
+    /// A client terminal for `command` in this session, to set up (arguments, `cwd`,
+    /// environment, output limit) and then await, which starts it (`terminal/create`).
+    ///
+    /// ```no_run
+    /// # use acp_agent::{Error, PromptContext};
+    /// # #[allow(dead_code)]
+    /// # async fn turn(cx: PromptContext) -> Result<(), Error> {
+    /// let terminal = cx
+    ///     .new_terminal("cargo")
+    ///     .args(["test", "--quiet"])
+    ///     .cwd("/work/project")
+    ///     .env("RUST_BACKTRACE", "1")
+    ///     .output_byte_limit(64 * 1024)
+    ///     .await?;
+    /// let exit = terminal.wait_for_exit().await?;
+    /// # let _ = exit; Ok(()) }
+    /// ```
+    pub fn new_terminal(&self, command: impl Into<String>) -> NewTerminal {
+        NewTerminal::new(
+            self.client.clone(),
+            CreateTerminalRequest::new(self.session_id.clone(), command),
+        )
+    }
+
     /// Starts a tool call (a `tool_call` update, `pending`) with a fresh id; see
     /// [`ToolCallHandle`].
     ///
@@ -237,16 +262,20 @@ impl PromptContext {
         Ok(handle)
     }
 
-    /// Publishes a plan whose entries are all `pending`; see [`PlanHandle`].
+    /// Publishes a plan; see [`PlanHandle`]. Entries are texts (pending, medium priority),
+    /// `(text, priority)` pairs (pending) or whole [`PlanEntry`]s ([`IntoPlanEntry`]).
     ///
     /// # Errors
     ///
     /// When the connection is closed.
     pub async fn plan(
         &self,
-        entries: impl IntoIterator<Item = impl Into<String>>,
+        entries: impl IntoIterator<Item = impl IntoPlanEntry>,
     ) -> Result<PlanHandle, Error> {
-        let entries: Vec<PlanEntry> = entries.into_iter().map(|e| pending(e.into())).collect();
+        let entries: Vec<PlanEntry> = entries
+            .into_iter()
+            .map(IntoPlanEntry::into_plan_entry)
+            .collect();
         self.update(Plan::new(entries.clone())).await?;
         Ok(PlanHandle::new(self.clone(), entries))
     }

@@ -75,7 +75,9 @@ mod admit;
 mod agent;
 mod connection;
 mod context;
+mod cwd;
 mod error;
+mod modes;
 mod signal;
 mod store;
 mod terminal;
@@ -96,6 +98,9 @@ pub use async_trait::async_trait;
 pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_stdio};
 pub use context::{Cancelled, PromptContext};
 pub use error::Error;
+pub use modes::{DEFAULT_MAX_MODE_SESSIONS, Modes};
 pub use store::{History, HistoryLimits, SessionStore, StoreLimits, TurnGuard, is_conversation};
-pub use terminal::TerminalHandle;
-pub use tools::{Permission, PlanHandle, ToolCallHandle, permission_options};
+pub use terminal::{NewTerminal, TerminalHandle};
+pub use tools::{
+    IntoPlanEntry, Permission, PlanHandle, ToolCallHandle, ToolOutput, permission_options,
+};

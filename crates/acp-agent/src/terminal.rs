@@ -1,9 +1,71 @@
 //! A terminal the client runs for the agent, as a handle: its output, its exit, killing it,
 //! and releasing it, which happens by itself when the handle is dropped.
 
+use std::future::{Future, IntoFuture};
+use std::path::Path;
+use std::pin::Pin;
+
 use acp_types::*;
 
 use crate::{ClientHandle, Error};
+
+/// A client terminal being set up, made with
+/// [`PromptContext::new_terminal`](crate::PromptContext::new_terminal): awaiting it starts the
+/// command (`terminal/create`) and gives its [`TerminalHandle`].
+#[derive(Debug)]
+#[must_use = "a terminal starts only when awaited"]
+pub struct NewTerminal {
+    client: ClientHandle,
+    request: CreateTerminalRequest,
+}
+
+impl NewTerminal {
+    pub(crate) fn new(client: ClientHandle, request: CreateTerminalRequest) -> Self {
+        Self { client, request }
+    }
+
+    /// Adds arguments.
+    pub fn args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let list = self.request.args.get_or_insert_with(Vec::new);
+        list.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Runs the command in `cwd` (absolute, as the protocol requires; the client decides
+    /// whether it may).
+    pub fn cwd(mut self, cwd: impl AsRef<Path>) -> Self {
+        self.request.cwd = Some(cwd.as_ref().to_string_lossy().into_owned());
+        self
+    }
+
+    /// Sets an environment variable for the command.
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        let vars = self.request.env.get_or_insert_with(Vec::new);
+        vars.push(EnvVariable::new(name, value));
+        self
+    }
+
+    /// Asks the client to keep at most `bytes` of output (the oldest goes first).
+    pub fn output_byte_limit(mut self, bytes: u64) -> Self {
+        self.request.output_byte_limit = Some(bytes);
+        self
+    }
+
+    /// The request as it stands.
+    pub fn request(&self) -> &CreateTerminalRequest {
+        &self.request
+    }
+}
+
+impl IntoFuture for NewTerminal {
+    type Output = Result<TerminalHandle, Error>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
+
+    /// Starts the command; fails as [`ClientHandle::terminal`] does.
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move { TerminalHandle::create(&self.client, self.request).await })
+    }
+}
 
 /// A client terminal (`terminal/create`), made with [`PromptContext::terminal`] or
 /// [`ClientHandle::terminal`].

@@ -154,19 +154,29 @@ impl ToolCallHandle {
             .await
     }
 
-    /// Adds `content` and marks the call `completed`, in one update.
+    /// Adds `output` (a text or any [`ToolCallContent`], several with [`ToolOutput`], and a
+    /// raw output) and marks the call `completed`, in one update.
     ///
     /// # Errors
     ///
     /// When the connection is closed.
-    pub async fn completed_with(&self, content: impl Into<ToolCallContent>) -> Result<(), Error> {
+    pub async fn completed_with(&self, output: impl Into<ToolOutput>) -> Result<(), Error> {
+        self.finish(ToolCallStatus::Completed, output.into()).await
+    }
+
+    /// Ends the call with `status`, adding `output`'s content and raw output.
+    async fn finish(&self, status: ToolCallStatus, output: ToolOutput) -> Result<(), Error> {
         let all = {
             let mut shown = self.content.lock().unwrap_or_else(PoisonError::into_inner);
-            shown.push(content.into());
+            shown.extend(output.content);
             shown.clone()
         };
-        self.update(self.with_status(ToolCallStatus::Completed).content(all))
-            .await
+        let update = self.with_status(status).content(all);
+        self.update(match output.raw_output {
+            Some(raw) => update.raw_output(raw),
+            None => update,
+        })
+        .await
     }
 
     /// Marks the call `failed`.
@@ -178,34 +188,115 @@ impl ToolCallHandle {
         self.update(self.with_status(ToolCallStatus::Failed)).await
     }
 
-    /// Adds `content` (the reason) and marks the call `failed`, in one update.
+    /// Adds `output` (the reason, as for [`completed_with`](Self::completed_with)) and marks
+    /// the call `failed`, in one update.
     ///
     /// # Errors
     ///
     /// When the connection is closed.
-    pub async fn failed_with(&self, content: impl Into<ToolCallContent>) -> Result<(), Error> {
-        let all = {
-            let mut shown = self.content.lock().unwrap_or_else(PoisonError::into_inner);
-            shown.push(content.into());
-            shown.clone()
-        };
-        self.update(self.with_status(ToolCallStatus::Failed).content(all))
-            .await
+    pub async fn failed_with(&self, output: impl Into<ToolOutput>) -> Result<(), Error> {
+        self.finish(ToolCallStatus::Failed, output.into()).await
     }
 }
 
-/// What the user decided about a permission request, by the kind of the option chosen.
+/// What a tool call ends with ([`ToolCallHandle::completed_with`], [`failed_with`]): content
+/// added to what it shows, and the tool's raw output. A text or a single content converts
+/// into it.
+///
+/// ```no_run
+/// # use acp_agent::{Error, ToolCallHandle, ToolOutput};
+/// # use acp_types::*;
+/// # #[allow(dead_code)]
+/// # async fn end(call: ToolCallHandle) -> Result<(), Error> {
+/// let output = ToolOutput::new(["3 matches", "in 2 files"])
+///     .raw_output(serde_json::json!({ "matches": 3 }));
+/// call.completed_with(output).await?;
+/// # Ok(()) }
+/// ```
+///
+/// [`failed_with`]: ToolCallHandle::failed_with
+#[derive(Debug, Clone, Default)]
+pub struct ToolOutput {
+    content: Vec<ToolCallContent>,
+    raw_output: Option<serde_json::Value>,
+}
+
+impl ToolOutput {
+    /// `content`, in order.
+    pub fn new(content: impl IntoIterator<Item = impl Into<ToolCallContent>>) -> Self {
+        Self {
+            content: content.into_iter().map(Into::into).collect(),
+            raw_output: None,
+        }
+    }
+
+    /// Adds one more content.
+    #[must_use]
+    pub fn content(mut self, content: impl Into<ToolCallContent>) -> Self {
+        self.content.push(content.into());
+        self
+    }
+
+    /// Sets the tool's raw output (`rawOutput`).
+    #[must_use]
+    pub fn raw_output(mut self, raw: impl Into<serde_json::Value>) -> Self {
+        self.raw_output = Some(raw.into());
+        self
+    }
+}
+
+impl From<ToolCallContent> for ToolOutput {
+    fn from(content: ToolCallContent) -> Self {
+        Self::new([content])
+    }
+}
+
+impl From<String> for ToolOutput {
+    fn from(text: String) -> Self {
+        Self::new([text])
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(text: &str) -> Self {
+        Self::new([text])
+    }
+}
+
+impl From<ContentBlock> for ToolOutput {
+    fn from(content: ContentBlock) -> Self {
+        Self::new([content])
+    }
+}
+
+impl From<Diff> for ToolOutput {
+    fn from(diff: Diff) -> Self {
+        Self::new([diff])
+    }
+}
+
+impl From<Vec<ToolCallContent>> for ToolOutput {
+    fn from(content: Vec<ToolCallContent>) -> Self {
+        Self {
+            content,
+            raw_output: None,
+        }
+    }
+}
+
+/// What the user decided about a permission request, by the kind of the option chosen, with
+/// the chosen option's id (to tell apart several options of one kind).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Permission {
     /// An `allow_once` option.
-    AllowedOnce,
+    AllowedOnce(PermissionOptionId),
     /// An `allow_always` option: remember it.
-    AllowedAlways,
+    AllowedAlways(PermissionOptionId),
     /// A `reject_once` option.
-    RejectedOnce,
+    RejectedOnce(PermissionOptionId),
     /// A `reject_always` option: remember it.
-    RejectedAlways,
+    RejectedAlways(PermissionOptionId),
     /// The turn was cancelled before the user chose.
     Cancelled,
     /// An option that was not offered, or of a kind this crate does not know, or an outcome
@@ -222,27 +313,47 @@ impl Permission {
                 _ => Permission::Unrecognized(None),
             };
         };
+        let id = selected.option_id.clone();
         let kind = options
             .iter()
             .find(|o| o.option_id == selected.option_id)
             .map(|o| &o.kind);
         match kind {
-            Some(PermissionOptionKind::AllowOnce) => Permission::AllowedOnce,
-            Some(PermissionOptionKind::AllowAlways) => Permission::AllowedAlways,
-            Some(PermissionOptionKind::RejectOnce) => Permission::RejectedOnce,
-            Some(PermissionOptionKind::RejectAlways) => Permission::RejectedAlways,
-            _ => Permission::Unrecognized(Some(selected.option_id.clone())),
+            Some(PermissionOptionKind::AllowOnce) => Permission::AllowedOnce(id),
+            Some(PermissionOptionKind::AllowAlways) => Permission::AllowedAlways(id),
+            Some(PermissionOptionKind::RejectOnce) => Permission::RejectedOnce(id),
+            Some(PermissionOptionKind::RejectAlways) => Permission::RejectedAlways(id),
+            _ => Permission::Unrecognized(Some(id)),
+        }
+    }
+
+    /// The id of the option the user chose (`None` when cancelled, or for an outcome this
+    /// crate does not know).
+    pub fn option_id(&self) -> Option<&PermissionOptionId> {
+        match self {
+            Permission::AllowedOnce(id)
+            | Permission::AllowedAlways(id)
+            | Permission::RejectedOnce(id)
+            | Permission::RejectedAlways(id) => Some(id),
+            Permission::Unrecognized(id) => id.as_ref(),
+            Permission::Cancelled => None,
         }
     }
 
     /// True for an allow option (once or always).
     pub fn is_allowed(&self) -> bool {
-        matches!(self, Permission::AllowedOnce | Permission::AllowedAlways)
+        matches!(
+            self,
+            Permission::AllowedOnce(_) | Permission::AllowedAlways(_)
+        )
     }
 
     /// True for an `always` option, allowing or rejecting: the choice should be remembered.
     pub fn is_remembered(&self) -> bool {
-        matches!(self, Permission::AllowedAlways | Permission::RejectedAlways)
+        matches!(
+            self,
+            Permission::AllowedAlways(_) | Permission::RejectedAlways(_)
+        )
     }
 }
 
@@ -308,13 +419,46 @@ impl PlanHandle {
             .clone()
     }
 
-    async fn change(&self, change: impl FnOnce(&mut Vec<PlanEntry>)) -> Result<(), Error> {
+    /// Changes the entries with `change` (statuses, priorities, contents, adding or removing
+    /// entries) and publishes the result, in one update.
+    ///
+    /// ```no_run
+    /// # use acp_agent::{Error, PlanHandle};
+    /// # use acp_types::*;
+    /// # #[allow(dead_code)]
+    /// # async fn replan(plan: PlanHandle) -> Result<(), Error> {
+    /// plan.update(|entries| {
+    ///     entries[0].status = PlanEntryStatus::Completed;
+    ///     entries[1].priority = PlanEntryPriority::High;
+    /// })
+    /// .await?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn update(&self, change: impl FnOnce(&mut Vec<PlanEntry>)) -> Result<(), Error> {
         let entries = {
             let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
             change(&mut entries);
             entries.clone()
         };
         self.cx.update(Plan::new(entries)).await
+    }
+
+    /// Sets the status of every entry, in one update.
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn set_all(&self, status: PlanEntryStatus) -> Result<(), Error> {
+        self.update(|entries| {
+            for entry in entries {
+                entry.status = status.clone();
+            }
+        })
+        .await
     }
 
     /// Sets the status of entry `index` (out-of-range indices change nothing, but the plan is
@@ -324,9 +468,28 @@ impl PlanHandle {
     ///
     /// When the connection is closed.
     pub async fn set_status(&self, index: usize, status: PlanEntryStatus) -> Result<(), Error> {
-        self.change(|entries| {
+        self.update(|entries| {
             if let Some(entry) = entries.get_mut(index) {
                 entry.status = status;
+            }
+        })
+        .await
+    }
+
+    /// Sets the priority of entry `index` (out-of-range indices change nothing, but the plan
+    /// is still sent).
+    ///
+    /// # Errors
+    ///
+    /// When the connection is closed.
+    pub async fn set_priority(
+        &self,
+        index: usize,
+        priority: PlanEntryPriority,
+    ) -> Result<(), Error> {
+        self.update(|entries| {
+            if let Some(entry) = entries.get_mut(index) {
+                entry.priority = priority;
             }
         })
         .await
@@ -350,24 +513,56 @@ impl PlanHandle {
         self.set_status(index, PlanEntryStatus::Completed).await
     }
 
-    /// Appends a pending entry and returns its index.
+    /// Appends a pending entry (a text, medium priority, or a `(text, priority)` pair) and
+    /// returns its index.
     ///
     /// # Errors
     ///
     /// When the connection is closed.
-    pub async fn push(&self, content: impl Into<String>) -> Result<usize, Error> {
+    pub async fn push(&self, entry: impl IntoPlanEntry) -> Result<usize, Error> {
         let mut index = 0;
-        let content = content.into();
-        self.change(|entries| {
+        let entry = entry.into_plan_entry();
+        self.update(|entries| {
             index = entries.len();
-            entries.push(pending(content));
+            entries.push(entry);
         })
         .await?;
         Ok(index)
     }
 }
 
-/// A pending, medium-priority plan entry.
-pub(crate) fn pending(content: String) -> PlanEntry {
-    PlanEntry::new(content, PlanEntryPriority::Medium, PlanEntryStatus::Pending)
+/// What [`PromptContext::plan`] and [`PlanHandle::push`] take as an entry: a text (a pending,
+/// medium-priority entry), a `(text, priority)` pair (pending), or a whole [`PlanEntry`].
+pub trait IntoPlanEntry {
+    /// The entry.
+    fn into_plan_entry(self) -> PlanEntry;
+}
+
+impl IntoPlanEntry for PlanEntry {
+    fn into_plan_entry(self) -> PlanEntry {
+        self
+    }
+}
+
+impl IntoPlanEntry for String {
+    fn into_plan_entry(self) -> PlanEntry {
+        pending(self, PlanEntryPriority::Medium)
+    }
+}
+
+impl IntoPlanEntry for &str {
+    fn into_plan_entry(self) -> PlanEntry {
+        pending(self.to_owned(), PlanEntryPriority::Medium)
+    }
+}
+
+impl<T: Into<String>> IntoPlanEntry for (T, PlanEntryPriority) {
+    fn into_plan_entry(self) -> PlanEntry {
+        pending(self.0.into(), self.1)
+    }
+}
+
+/// A pending plan entry.
+fn pending(content: String, priority: PlanEntryPriority) -> PlanEntry {
+    PlanEntry::new(content, priority, PlanEntryStatus::Pending)
 }

@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use acp_rpc::{Config, Driver, Handler, Peer};
 use acp_types::methods::{self, agent as am};
@@ -18,6 +19,10 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::admit::Admission;
 use crate::{Client, Error, lock};
+
+/// How long [`AgentHandle::prompt_with_timeout`] still waits for a turn's answer after
+/// cancelling it: the agent has this long to stop and answer `cancelled`.
+pub const PROMPT_CANCEL_GRACE: Duration = Duration::from_secs(5);
 
 /// The protocol rules the library enforces for a client, each of which can be turned off.
 #[derive(Debug, Clone)]
@@ -78,6 +83,17 @@ impl ClientOptions {
     #[must_use]
     pub fn framing(mut self, framing: acp_rpc::FramingMode) -> Self {
         self.rpc = self.rpc.framing(framing);
+        self
+    }
+
+    /// Fails a request to the agent that is not answered within `timeout` with
+    /// [`acp_rpc::Error::Timeout`] (naming the method and the limit); its pending entry is
+    /// dropped and the agent gets `$/cancel_request`. This is [`Config::request_timeout`], set
+    /// for the caller. `session/prompt` is not bound by it (a turn lasts as long as the work):
+    /// give a turn its own limit with [`AgentHandle::prompt_with_timeout`].
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.rpc = self.rpc.request_timeout(Some(timeout));
         self
     }
 
@@ -373,12 +389,56 @@ impl AgentHandle {
     /// [`Error::CapabilityNotAdvertised`] when the prompt holds content the agent did not
     /// advertise (images, audio, embedded resources); [`Error::Rpc`] otherwise.
     pub async fn prompt(&self, request: PromptRequest) -> Result<PromptResponse, Error> {
+        self.prompt_within(request, None).await
+    }
+
+    /// [`prompt`](Self::prompt), giving the turn at most `timeout`: past it the session is
+    /// cancelled (`session/cancel`, as [`cancel`](Self::cancel) does, permission requests
+    /// included) and the turn's answer awaited for [`PROMPT_CANCEL_GRACE`] more, so that the
+    /// turn ends properly and the session is free for the next prompt. The answer is then the
+    /// agent's (normally `stopReason: "cancelled"`).
+    ///
+    /// # Errors
+    ///
+    /// As [`prompt`](Self::prompt); [`acp_rpc::Error::Timeout`] when the agent did not answer
+    /// within the grace period after the cancellation either (the request is then dropped,
+    /// with `$/cancel_request`).
+    pub async fn prompt_with_timeout(
+        &self,
+        request: PromptRequest,
+        timeout: Duration,
+    ) -> Result<PromptResponse, Error> {
+        self.prompt_within(request, Some(timeout)).await
+    }
+
+    async fn prompt_within(
+        &self,
+        request: PromptRequest,
+        timeout: Option<Duration>,
+    ) -> Result<PromptResponse, Error> {
         self.check_prompt(&request)?;
         let _turn = TurnGuard::start(&self.state, &request.session_id);
-        Ok(self
-            .peer
-            .request::<methods::SessionPrompt>(&request)
-            .await?)
+        // Not `Peer::request`: the connection-wide request timeout does not bound a turn.
+        let answer = self.peer.request_raw(am::SESSION_PROMPT, &request);
+        let Some(timeout) = timeout else {
+            return Ok(answer.await?.decode_method_result()?);
+        };
+        tokio::pin!(answer);
+        let answer = match tokio::time::timeout(timeout, &mut answer).await {
+            Ok(answer) => answer,
+            Err(_) => {
+                tracing::debug!(session = %request.session_id, ?timeout, "the turn took too long: cancelling it");
+                self.cancel(CancelNotification::new(request.session_id.clone()))
+                    .await?;
+                tokio::time::timeout(PROMPT_CANCEL_GRACE, answer)
+                    .await
+                    .map_err(|_| acp_rpc::Error::Timeout {
+                        method: am::SESSION_PROMPT,
+                        after: timeout + PROMPT_CANCEL_GRACE,
+                    })?
+            }
+        };
+        Ok(answer?.decode_method_result()?)
     }
 
     /// `session/cancel` (spec chapter "Prompt Turn", cancellation), a notification: asks the

@@ -83,6 +83,7 @@ mod admit;
 mod client;
 mod connection;
 mod error;
+pub mod local;
 mod process;
 mod process_group;
 mod stderr;
@@ -101,8 +102,11 @@ pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
 pub use async_trait::async_trait;
 pub use client::Client;
-pub use connection::{AgentHandle, ClientOptions, SessionUpdates, connect, connect_messages};
+pub use connection::{
+    AgentHandle, ClientOptions, PROMPT_CANCEL_GRACE, SessionUpdates, connect, connect_messages,
+};
 pub use error::Error;
+pub use local::{Local, LocalCall, WithLocal};
 pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
 pub use process_group::{ProcessGroup, StopStage, Stopped};
 pub use stderr::{MAX_STDERR_LINE, Stderr, forward_stderr};

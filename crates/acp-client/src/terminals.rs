@@ -1,5 +1,6 @@
 //! Terminals for the agent (`terminal/*`), run by the client as real processes: a ready-made
 //! implementation of the five terminal methods of [`Client`](crate::Client).
+//! [`Local`](crate::Local) serves them (and the files) for you; to do it by hand:
 //!
 //! ```no_run
 //! use acp_client::{Client, Terminals};
@@ -61,6 +62,9 @@ use crate::{ProcessGroup, lock};
 /// How long to wait for the pipes to drain once the process exited (a grandchild may hold
 /// them open).
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A delay that does not end in practice: a terminal's lifetime without a limit (a year).
+const UNBOUNDED: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// How long a command gets to exit after SIGTERM when the client stops, before SIGKILL
 /// ([`Terminals::shutdown`]).
@@ -158,6 +162,8 @@ impl Output {
 struct Term {
     /// The session that created it: only its requests reach it.
     session_id: SessionId,
+    /// The command, for logs.
+    command: String,
     output: Mutex<Output>,
     exit: watch::Receiver<Option<TerminalExitStatus>>,
     /// Kills the command's process group at once.
@@ -184,6 +190,8 @@ impl Term {
 pub struct Terminals {
     max_output_bytes: usize,
     max_terminals: usize,
+    /// How long a command may run before it is killed; `None`: as long as it likes.
+    max_lifetime: Option<Duration>,
     next_id: AtomicU64,
     live: Mutex<HashMap<TerminalId, Arc<Term>>>,
     /// The last output of the newest released terminals, for display (the spec: clients keep
@@ -223,10 +231,21 @@ impl Terminals {
         Self {
             max_output_bytes,
             max_terminals,
+            max_lifetime: None,
             next_id: AtomicU64::new(0),
             live: Mutex::default(),
             released: Mutex::default(),
         }
+    }
+
+    /// Kills each command (with its process group) once it has run for `limit`, as
+    /// `terminal/kill` would: its terminal stays, with its output, and its exit reports
+    /// `SIGKILL`. A guard against commands that never end (a server, a prompt waiting for
+    /// input); by default there is none.
+    #[must_use]
+    pub fn max_lifetime(mut self, limit: Duration) -> Self {
+        self.max_lifetime = Some(limit);
+        self
     }
 
     /// Starts `request`'s command in `cwd` (`terminal/create`). The request's own `cwd` is
@@ -271,6 +290,7 @@ impl Terminals {
         let (exit_tx, exit_rx) = watch::channel(None);
         let term = Arc::new(Term {
             session_id: request.session_id.clone(),
+            command: request.command.clone(),
             output: Mutex::new(Output::new(limit)),
             exit: exit_rx,
             kill: Notify::new(),
@@ -280,7 +300,11 @@ impl Terminals {
         let stdout = group.child().stdout.take();
         let stderr = group.child().stderr.take();
         let task_term = term.clone();
+        let lifetime = self.max_lifetime;
         tokio::spawn(async move {
+            // Far enough to never fire without a limit (`Instant` cannot hold `Duration::MAX`).
+            let deadline = tokio::time::sleep(lifetime.unwrap_or(UNBOUNDED));
+            tokio::pin!(deadline);
             let pumps = futures::future::join(
                 pump(stdout, task_term.clone()),
                 pump(stderr, task_term.clone()),
@@ -299,6 +323,11 @@ impl Terminals {
                     }
                     () = task_term.stop.notified() => {
                         break group.stop(STOP_GRACE).await.map(|stopped| stopped.status);
+                    }
+                    () = &mut deadline, if lifetime.is_some() => {
+                        tracing::debug!(command = %task_term.command, "the terminal's lifetime is over: killing it");
+                        let _ = group.kill();
+                        break group.wait().await;
                     }
                 }
             };
@@ -529,6 +558,34 @@ mod tests {
         let exit = terminals.wait_for_exit(&wait("s", &id)).await.unwrap();
         assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_command_outliving_the_lifetime_limit_is_killed() {
+        let terminals = Terminals::default().max_lifetime(Duration::from_millis(300));
+        let dir = std::env::temp_dir();
+        let request = CreateTerminalRequest::new("s", "sleep").args(vec!["30".to_owned()]);
+        let started = std::time::Instant::now();
+        let id = terminals.create(&request, &dir).unwrap().terminal_id;
+        let exit = tokio::time::timeout(
+            Duration::from_secs(20),
+            terminals.wait_for_exit(&wait("s", &id)),
+        )
+        .await
+        .expect("killed well before its 30 seconds")
+        .unwrap();
+        assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
+        assert!(started.elapsed() >= Duration::from_millis(300));
+        // The terminal stays, with its exit; a quick command is not touched.
+        let output = terminals
+            .output(&TerminalOutputRequest::new("s", id))
+            .unwrap();
+        assert!(output.exit_status.is_some());
+        let quick = CreateTerminalRequest::new("s", "true");
+        let id = terminals.create(&quick, &dir).unwrap().terminal_id;
+        let exit = terminals.wait_for_exit(&wait("s", &id)).await.unwrap();
+        assert_eq!((exit.exit_code, exit.signal), (Some(0), None));
     }
 
     #[cfg(unix)]

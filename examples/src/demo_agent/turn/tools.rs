@@ -286,7 +286,7 @@ impl Turn<'_> {
             .await?;
         match Permission::of(&outcome, &options) {
             Permission::Cancelled => Err(Stop::Cancelled),
-            Permission::AllowedAlways => {
+            Permission::AllowedAlways(_) => {
                 self.session(|s| s.always_allow = true)?;
                 Ok(true)
             }
