@@ -1,6 +1,7 @@
-//! A tap that records the raw bytes of a transport, both ways, for tests and debugging.
+//! A wire log: the raw bytes of a transport, both ways, recorded to files for tests and
+//! debugging.
 //!
-//! [`Tap`] wraps a reader or a writer and appends every byte that passes through it to a file,
+//! [`WireLog`] wraps a reader or a writer and appends every byte that passes through it to a file,
 //! exactly as it went over the wire (framing included). [`open`] creates the pair of files
 //! `PREFIX.recv` (what this side read) and `PREFIX.sent` (what it wrote); a test then splits
 //! them into messages on its own and checks each one.
@@ -13,14 +14,15 @@ use std::task::{Context, Poll, ready};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// A reader or writer whose traffic is copied to a file.
+/// A reader or writer whose bytes are copied to a file as they pass. (A byte-level recorder of
+/// one stream; the message-level observer of a connection is acp-rpc's `Observer`.)
 #[derive(Debug)]
-pub struct Tap<T> {
+pub struct WireLog<T> {
     inner: T,
     log: File,
 }
 
-impl<T> Tap<T> {
+impl<T> WireLog<T> {
     /// Wraps `inner`, appending its traffic to `log`.
     pub fn new(inner: T, log: File) -> Self {
         Self { inner, log }
@@ -47,7 +49,7 @@ pub fn open(prefix: &Path) -> io::Result<(File, File)> {
     Ok((File::create(recv)?, File::create(sent)?))
 }
 
-impl<T: AsyncRead + Unpin> AsyncRead for Tap<T> {
+impl<T: AsyncRead + Unpin> AsyncRead for WireLog<T> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -61,7 +63,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Tap<T> {
     }
 }
 
-impl<T: AsyncWrite + Unpin> AsyncWrite for Tap<T> {
+impl<T: AsyncWrite + Unpin> AsyncWrite for WireLog<T> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,

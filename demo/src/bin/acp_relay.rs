@@ -1,6 +1,7 @@
-//! The relay of `acp check client` (what its `{agent}` becomes), as an example so that the
-//! tests of this package can run the client check without the `acp` binary:
-//! `acp_relay SOCKET` connects to the checker's socket and relays stdio to it.
+//! The relay of `acp check client` (what its `{agent}` becomes), as a program of this package
+//! so that its tests can run the client check on the demo client without the `acp` binary
+//! (which only acp-cli's own tests get built): `acp_relay SOCKET` connects to the checker's
+//! socket and relays stdio to it.
 
 // A command-line program: usage errors go to stderr.
 #![allow(clippy::print_stderr)]

@@ -1,56 +1,48 @@
-//! The example ACP agent: a small, deterministic, offline "coding agent", on stdio or over the
+//! The demo ACP agent: a small, deterministic, offline "coding agent", on stdio or over the
 //! network.
 //!
-//! It serves [`acp_examples::demo_agent::DemoAgent`] with [`acp_agent::serve_stdio`], or, with
+//! It serves [`acp_demo::demo_agent::DemoAgent`] with [`acp_agent::serve_stdio`], or, with
 //! `--listen ADDR`, over Streamable HTTP and WebSocket on `http://ADDR/acp` and `ws://ADDR/acp`
 //! with [`acp_http::server::serve`] (an agent per connection, each seeing only the sessions
 //! of its owner: the connection, or with `--token` the one user who holds the token, who can
 //! reconnect and load one). Its behaviour is driven by the
 //! prompt's text (`agent --help` lists the commands); together the commands exercise the whole
-//! agent side of the protocol. Try it under the example client:
+//! agent side of the protocol. Try it under the demo client:
 //!
 //! ```text
-//! cargo build --release --examples
-//! target/release/examples/client --prompt "edit notes.txt" --yes -- target/release/examples/agent
-//! target/release/examples/agent --listen 127.0.0.1:8123 &
-//! target/release/examples/client --url ws://127.0.0.1:8123/acp --prompt "edit notes.txt" --yes
+//! cargo build --release --bin agent --bin client
+//! target/release/client --prompt "edit notes.txt" --yes -- target/release/agent
+//! target/release/agent --listen 127.0.0.1:8123 &
+//! target/release/client --url ws://127.0.0.1:8123/acp --prompt "edit notes.txt" --yes
 //! ```
 
-// A command-line program: `--help` goes to stdout (before any protocol traffic) and usage
-// errors to stderr.
+// A command-line program: usage errors go to stderr.
 #![allow(clippy::print_stderr)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use acp_agent::{AgentOptions, FramingMode, serve, serve_stdio};
-use acp_examples::demo_agent::listen::{self, LISTEN_HELP, ListenArgs};
-use acp_examples::demo_agent::{COMMANDS_HELP, DemoAgent, Sessions};
-use acp_examples::wire_log::{self, Tap};
+use acp_demo::demo_agent::listen::{self, ListenArgs};
+use acp_demo::demo_agent::{COMMANDS_HELP, DemoAgent, Sessions};
+use acp_demo::wire_log::{self, WireLog};
 use acp_http::server::{AcpServer, Peer};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser};
+
+const ABOUT: &str = "\
+A demo ACP agent: deterministic, offline, driven by the prompt's text. It speaks on
+stdin/stdout, or over HTTP and WebSocket with --listen.";
 
 const USAGE: &str = "\
-An example ACP agent: deterministic, offline, driven by the prompt's text. It speaks on
-stdin/stdout, or over HTTP and WebSocket with --listen.
-
-Usage: agent [--framing ndjson|content-length|auto]
+agent [--framing ndjson|content-length|auto]
        agent --listen ADDR [--allow-origin URL]... [--allow-host NAME]... [--token TOKEN]
-             [--client-id-profile]
+             [--client-id-profile] [--tls-cert FILE --tls-key FILE]";
 
-Options:
-  --framing MODE       How messages are framed on stdio: `ndjson` (the default, as the spec
-                       says), `content-length` (LSP-style headers) or `auto` (detect from the
-                       client's first bytes and answer in kind). Not with --listen.
-";
-
-const USAGE_END: &str = "
-  -h, --help           Show this help.
-  -V, --version        Show the version.
-
+const AFTER_HELP: &str = "\
 Logs (what the libraries report: refused requests, failed connections) go to stderr, filtered
 by RUST_LOG (default `warn`; e.g. RUST_LOG=acp_http=debug).
 
-Run it under an ACP client, e.g. `client -- agent` (the example client), or serve it and
+Run it under an ACP client, e.g. `client -- agent` (the demo client), or serve it and
 connect: `agent --listen 127.0.0.1:8123` and `client --url http://127.0.0.1:8123/acp`
 (or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own, and
 sees only its own sessions; with --token, the sessions of the token's holder (a client may
@@ -62,90 +54,65 @@ Prompt commands:
 /// The owner of the sessions of whoever presents `--token`'s token.
 const TOKEN_USER: &str = "token";
 
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent",
+    version = concat!("(acp-demo) ", env!("CARGO_PKG_VERSION")),
+    about = ABOUT,
+    override_usage = USAGE,
+)]
 struct Args {
+    /// How messages are framed on stdio: `ndjson` (the default, as the spec
+    /// says), `content-length` (LSP-style headers) or `auto` (detect from the
+    /// client's first bytes and answer in kind). Not with --listen.
+    #[arg(long, value_name = "MODE", conflicts_with = "addr", verbatim_doc_comment)]
     framing: Option<FramingMode>,
+    /// Hidden, for tests: record the raw traffic to PREFIX.recv and PREFIX.sent (with
+    /// --listen: every message of every connection, one per line).
+    #[arg(long, value_name = "PREFIX", hide = true)]
     wire_log: Option<PathBuf>,
+    #[command(flatten)]
     listen: ListenArgs,
 }
 
-fn parse_args() -> Result<Option<Args>, String> {
-    let mut args = Args {
-        framing: None,
-        wire_log: None,
-        listen: ListenArgs::default(),
-    };
-    let mut argv = std::env::args().skip(1);
-    while let Some(arg) = argv.next() {
-        if args.listen.take(&arg, &mut argv)? {
-            continue;
-        }
-        let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
-        match arg.as_str() {
-            "-h" | "--help" => {
-                #[cfg(not(feature = "unstable"))]
-                acp_examples::print_text(&format!(
-                    "{USAGE}{LISTEN_HELP}{USAGE_END}{COMMANDS_HELP}"
-                ));
-                #[cfg(feature = "unstable")]
-                acp_examples::print_text(&format!(
-                    "{USAGE}{LISTEN_HELP}{USAGE_END}{COMMANDS_HELP}\n\n{}",
-                    acp_examples::demo_agent::DRAFT_COMMANDS_HELP
-                ));
-                return Ok(None);
-            }
-            "-V" | "--version" => {
-                acp_examples::print_text(concat!(
-                    "agent (acp-examples) ",
-                    env!("CARGO_PKG_VERSION")
-                ));
-                return Ok(None);
-            }
-            "--framing" => {
-                let mode = value("--framing")?;
-                args.framing = Some(
-                    mode.parse()
-                        .map_err(|_| format!("unknown framing `{mode}`"))?,
-                );
-            }
-            // Hidden, for tests: record the raw traffic to PREFIX.recv and PREFIX.sent (with
-            // --listen: every message of every connection, one per line).
-            "--wire-log" => args.wire_log = Some(value("--wire-log")?.into()),
-            other => return Err(format!("unexpected argument `{other}` (see --help)")),
-        }
-    }
-    args.listen.check()?;
-    if args.listen.addr.is_some() && args.framing.is_some() {
-        return Err(
-            "--framing sets the framing of stdio; over HTTP and WebSocket every \
-                    message is framed by the transport"
-                .into(),
+impl Args {
+    /// Parses the command line; prints the help, the version or a usage error (exit code 2)
+    /// and exits when that is what it holds.
+    fn parse_or_exit() -> Self {
+        #[cfg(not(feature = "unstable"))]
+        let after_help = format!("{AFTER_HELP}{COMMANDS_HELP}");
+        #[cfg(feature = "unstable")]
+        let after_help = format!(
+            "{AFTER_HELP}{COMMANDS_HELP}\n\n{}",
+            acp_demo::demo_agent::DRAFT_COMMANDS_HELP
         );
+        let mut command = Self::command().after_help(after_help);
+        let args = Self::from_arg_matches(&command.get_matches_mut()).unwrap_or_else(|e| e.exit());
+        if let Err(message) = args.listen.check() {
+            command
+                .error(clap::error::ErrorKind::ArgumentConflict, message)
+                .exit();
+        }
+        args
     }
-    Ok(Some(args))
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    acp_examples::init_tracing();
-    let args = match parse_args() {
-        Ok(Some(args)) => args,
-        Ok(None) => return ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("agent: {message}");
-            return ExitCode::from(2);
-        }
-    };
+    acp_demo::init_tracing();
+    let args = Args::parse_or_exit();
     if args.listen.addr.is_some() {
         return ExitCode::from(listen_mode(&args).await);
     }
     let options = AgentOptions::default().framing(args.framing.unwrap_or(FramingMode::Ndjson));
     let driver = match args.wire_log {
         None => serve_stdio(DemoAgent::new, options).1,
-        // The same as `serve_stdio`, with the stdio pipes tapped.
+        // The same as `serve_stdio`, with the stdio pipes logged.
         Some(prefix) => match wire_log::open(&prefix) {
             Ok((recv, sent)) => {
-                let stdin = Tap::new(tokio::io::stdin(), recv);
-                let stdout = Tap::new(tokio::io::stdout(), sent);
+                let stdin = WireLog::new(tokio::io::stdin(), recv);
+                let stdout = WireLog::new(tokio::io::stdout(), sent);
                 serve(DemoAgent::new, stdin, stdout, options).1
             }
             Err(error) => {

@@ -4,114 +4,83 @@
 //! [`acp_http::server::AcpServer::bridge`]: every connection gets its own `CMD ARGS...`
 //! process (in a process group of its own), whose stdio messages are relayed as they are; the
 //! process is stopped when its connection ends, and every process when the bridge gets SIGINT
-//! or SIGTERM. Try it with the example agent:
+//! or SIGTERM. It takes the server flags of `agent --listen` (origins, hosts, token, TLS). Try
+//! it with the demo agent:
 //!
 //! ```text
-//! cargo build --release --examples
-//! target/release/examples/bridge --listen 127.0.0.1:8123 -- target/release/examples/agent &
-//! target/release/examples/client --url http://127.0.0.1:8123/acp --prompt help
+//! cargo build --release --bin agent --bin client --bin bridge
+//! target/release/bridge --listen 127.0.0.1:8123 -- target/release/agent &
+//! target/release/client --url http://127.0.0.1:8123/acp --prompt help
 //! ```
 
-// A command-line program: `--help` goes to stdout, messages to stderr.
+// A command-line program: messages go to stderr.
 #![allow(clippy::print_stderr)]
 
 use std::process::ExitCode;
 
 use acp_client::{FramingMode, Stderr};
-use acp_examples::demo_agent::listen::{self, LISTEN_HELP, ListenArgs};
+use acp_demo::demo_agent::listen::{self, ListenArgs};
 use acp_http::server::{AcpServer, BridgeOptions};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser};
 
-const USAGE: &str = "\
+const ABOUT: &str = "\
 Serves a stdio ACP agent program over Streamable HTTP and WebSocket: every connection gets its
 own process of the program, stopped (with the process group it started) when the connection
-ends.
+ends.";
 
-Usage: bridge --listen ADDR [OPTIONS] -- AGENT_COMMAND [ARGS...]
-
-Options:
-  --framing MODE       How the program frames messages on its stdio: `ndjson` (the default, as
-                       the spec says), `content-length` or `auto`.
-";
-
-const USAGE_END: &str = "
-  -h, --help           Show this help.
-  -V, --version        Show the version.
-
+const AFTER_HELP: &str = "\
 The program's stderr is the bridge's. Example:
   bridge --listen 127.0.0.1:8123 -- agent
   client --url ws://127.0.0.1:8123/acp --prompt help";
 
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bridge",
+    version = concat!("(acp-demo) ", env!("CARGO_PKG_VERSION")),
+    about = ABOUT,
+    override_usage = "bridge --listen ADDR [OPTIONS] -- AGENT_COMMAND [ARGS...]",
+    after_help = AFTER_HELP,
+)]
 struct Args {
-    listen: ListenArgs,
+    /// How the program frames messages on its stdio: `ndjson` (the default, as
+    /// the spec says), `content-length` or `auto`.
+    #[arg(long, value_name = "MODE", default_value_t = FramingMode::Ndjson, verbatim_doc_comment)]
     framing: FramingMode,
+    /// Hidden, for tests: every message relayed, one per line, to PREFIX.recv (to the
+    /// program) and PREFIX.sent (to the clients).
+    #[arg(long, value_name = "PREFIX", hide = true)]
     wire_log: Option<std::path::PathBuf>,
-    program: String,
-    program_args: Vec<String>,
+    #[command(flatten)]
+    listen: ListenArgs,
+    /// The agent program and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "AGENT_COMMAND")]
+    program: Vec<String>,
 }
 
-fn parse_args() -> Result<Option<Args>, String> {
-    let mut listen = ListenArgs::default();
-    let mut framing = FramingMode::Ndjson;
-    let mut wire_log = None;
-    let mut argv = std::env::args().skip(1);
-    while let Some(arg) = argv.next() {
-        if listen.take(&arg, &mut argv)? {
-            continue;
+impl Args {
+    /// Parses the command line; prints the help, the version or a usage error (exit code 2)
+    /// and exits when that is what it holds.
+    fn parse_or_exit() -> Self {
+        let mut command = Self::command();
+        let args = Self::from_arg_matches(&command.get_matches_mut()).unwrap_or_else(|e| e.exit());
+        let problem = match args.listen.check() {
+            Ok(()) if args.listen.addr.is_none() => Err("--listen ADDR is required".to_owned()),
+            other => other,
+        };
+        if let Err(message) = problem {
+            command
+                .error(clap::error::ErrorKind::MissingRequiredArgument, message)
+                .exit();
         }
-        let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
-        match arg.as_str() {
-            "-h" | "--help" => {
-                acp_examples::print_text(&format!("{USAGE}{LISTEN_HELP}{USAGE_END}"));
-                return Ok(None);
-            }
-            "-V" | "--version" => {
-                acp_examples::print_text(concat!(
-                    "bridge (acp-examples) ",
-                    env!("CARGO_PKG_VERSION")
-                ));
-                return Ok(None);
-            }
-            "--framing" => {
-                let mode = value("--framing")?;
-                framing = mode
-                    .parse()
-                    .map_err(|_| format!("unknown framing `{mode}`"))?;
-            }
-            // Hidden, for tests: every message relayed, one per line, to PREFIX.recv (to the
-            // program) and PREFIX.sent (to the clients).
-            "--wire-log" => wire_log = Some(value("--wire-log")?.into()),
-            "--" => {
-                let Some(program) = argv.next() else {
-                    return Err("`--` must be followed by the agent command".into());
-                };
-                if listen.addr.is_none() {
-                    return Err("--listen ADDR is required (see --help)".into());
-                }
-                return Ok(Some(Args {
-                    listen,
-                    framing,
-                    wire_log,
-                    program,
-                    program_args: argv.collect(),
-                }));
-            }
-            other => return Err(format!("unexpected argument `{other}` (see --help)")),
-        }
+        args
     }
-    Err("no agent command: `bridge --listen ADDR -- AGENT_COMMAND [ARGS...]`".into())
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    acp_examples::init_tracing();
-    let args = match parse_args() {
-        Ok(Some(args)) => args,
-        Ok(None) => return ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("bridge: {message}");
-            return ExitCode::from(2);
-        }
-    };
+    acp_demo::init_tracing();
+    let args = Args::parse_or_exit();
     let mut options = args.listen.server_options();
     if let Some(prefix) = &args.wire_log {
         match listen::wire_tap(prefix) {
@@ -122,7 +91,11 @@ async fn main() -> ExitCode {
             }
         }
     }
-    let (program, program_args) = (args.program.clone(), args.program_args.clone());
+    let Some((program, program_args)) = args.program.split_first() else {
+        eprintln!("bridge: no agent command after `--`");
+        return ExitCode::from(2);
+    };
+    let (program, program_args) = (program.clone(), program_args.to_vec());
     let server = AcpServer::bridge(
         move || {
             let mut command = tokio::process::Command::new(&program);

@@ -1,6 +1,6 @@
-//! The example ACP client: a terminal stand-in for an editor.
+//! The demo ACP client: a terminal stand-in for an editor.
 //!
-//! `cargo run --example client` alone runs a scripted demo session against the example agent
+//! `cargo run --bin client` alone runs a scripted demo session against the demo agent
 //! in this process. With `-- CMD ARGS` it drives any ACP agent on stdio, with `--url URL` any
 //! remote one (`http://…/acp` for Streamable HTTP, `ws://…/acp` for WebSocket); `--prompt`, `--yes`/`--no`,
 //! `--cancel-after`, `--mode` and `--json` script it, `--interactive` takes prompts from the
@@ -8,30 +8,16 @@
 //! agent's methods. SIGINT (Ctrl-C), SIGTERM or SIGHUP cancels the turn and closes the agent and
 //! the commands it started; a second one kills them at once. Logs (`tracing`) go to stderr,
 //! filtered by `RUST_LOG`.
-//! `client --help` lists everything; the logic lives in [`acp_examples::demo_client`].
+//! `client --help` lists everything; the logic lives in [`acp_demo::demo_client`].
 
 use std::process::ExitCode;
 
-use acp_examples::demo_client::{self, Parsed, USAGE};
+use acp_demo::demo_client;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    acp_examples::init_tracing();
-    match demo_client::parse(std::env::args().skip(1)) {
-        Ok(Parsed::Help) => {
-            #[cfg(not(feature = "unstable"))]
-            acp_examples::print_text(USAGE);
-            #[cfg(feature = "unstable")]
-            acp_examples::print_text(&format!("{USAGE}\n\n{}", demo_client::DRAFT_USAGE));
-            ExitCode::SUCCESS
-        }
-        Ok(Parsed::Run(options)) => ExitCode::from(demo_client::run(*options).await),
-        Err(message) => {
-            #[allow(clippy::print_stderr)] // A usage error.
-            {
-                eprintln!("client: {message}");
-            }
-            ExitCode::from(2)
-        }
-    }
+    acp_demo::init_tracing();
+    // The help (on stdout, exit code 0) or a usage error (on stderr, exit code 2).
+    let options = demo_client::parse(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    ExitCode::from(demo_client::run(options).await)
 }

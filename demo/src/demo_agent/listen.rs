@@ -1,5 +1,5 @@
 //! `--listen ADDR`: serving over Streamable HTTP and WebSocket (with `acp_http::server`), for
-//! the `agent` example (the demo agent, one per connection) and the `bridge` example (any
+//! the `agent` program (the demo agent, one per connection) and the `bridge` program (any
 //! stdio agent program, one process per connection).
 //!
 //! [`ListenArgs`] takes the server's flags from a command line and makes its
@@ -8,8 +8,8 @@
 //! streams end, WebSockets close, bridged programs are stopped) and returns.
 //!
 //! ```no_run
-//! use acp_examples::demo_agent::listen::{self, ListenArgs};
-//! use acp_examples::demo_agent::{DemoAgent, Sessions};
+//! use acp_demo::demo_agent::listen::{self, ListenArgs};
+//! use acp_demo::demo_agent::{DemoAgent, Sessions};
 //! use acp_http::server::AcpServer;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -41,103 +41,82 @@ use tokio::net::TcpListener;
 use crate::demo_client::signals::Signals;
 use crate::wire_log;
 
-/// The help of the listening flags, for the programs' `--help`.
-// (No `\` after the opening quote: it would eat the first line's indentation.)
-pub const LISTEN_HELP: &str = "  --listen ADDR        Serve over the network instead of stdio: Streamable HTTP (http://ADDR/acp)
-                       and WebSocket (ws://ADDR/acp) on one endpoint, one agent per connection.
-                       `127.0.0.1:0` picks a free port; the URL is printed on stderr. Bind to
-                       127.0.0.1 unless the agent must be reached from elsewhere (then set
-                       --token). SIGINT or SIGTERM closes every connection and exits (0).
-  --allow-origin URL   Let web pages of this origin call the endpoint, with credentials
-                       (repeatable; also sets CORS): `scheme://host[:port]` as browsers send it
-                       (`http://127.0.0.1:5173`, `https://app.example`: lower case, no path or
-                       trailing slash, no default port); `null` for sandboxed frames and file://
-                       pages; `*` for any page (dangerous without --token). Requests from other
-                       browser origins get 403; requests without an Origin (editors, tools) are
-                       always allowed.
-  --allow-host NAME    Accept requests whose Host is NAME (any port; repeatable), as behind a
-                       reverse proxy that keeps the public name. IP addresses and localhost are
-                       always accepted, other names get 421 (against DNS rebinding); `*` accepts
-                       any Host.
-  --token TOKEN        Require `Authorization: Bearer TOKEN` on every request (401 without). A
-                       browser WebSocket sends it as a subprotocol: `new WebSocket(url, [\"acp\",
-                       \"acp.bearer.\" + TOKEN])`, which needs a base64url or hex TOKEN. The token
-                       is visible to local users in the process list: prefer a wrapper that
-                       execs with it from a protected file.
-  --client-id-profile  Also serve the client_id profile of older remote agents:
-                       POST /acp/rpc?client_id=ID and GET /acp/sse?client_id=ID.
-  --tls-cert FILE      Serve https:// and wss:// with this certificate chain (PEM, the server's
-  --tls-key FILE       certificate first) and its private key (PEM). Both or neither; needs the
-                       examples built with `--features tls`.";
-
 /// How long the connections get to close after the first signal before the program exits
 /// anyway.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// The listening flags of a command line.
-#[derive(Debug, Clone, Default)]
+/// The listening flags of a command line (`#[command(flatten)]` them into a program's
+/// arguments); each line of a field's comment is a line of the program's `--help`.
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct ListenArgs {
-    /// `--listen ADDR`: where to serve; `None` for stdio.
+    /// Serve over the network instead of stdio: Streamable HTTP (http://ADDR/acp)
+    /// and WebSocket (ws://ADDR/acp) on one endpoint, one agent per connection.
+    /// `127.0.0.1:0` picks a free port; the URL is printed on stderr. Bind to
+    /// 127.0.0.1 unless the agent must be reached from elsewhere (then set
+    /// --token). SIGINT or SIGTERM closes every connection and exits (0).
+    #[arg(long = "listen", value_name = "ADDR", verbatim_doc_comment)]
     pub addr: Option<String>,
-    /// `--allow-origin URL` (repeatable), each checked as it is taken.
+    /// Let web pages of this origin call the endpoint, with credentials
+    /// (repeatable; also sets CORS): `scheme://host[:port]` as browsers send it
+    /// (`http://127.0.0.1:5173`, `https://app.example`: lower case, no path or
+    /// trailing slash, no default port); `null` for sandboxed frames and file://
+    /// pages; `*` for any page (dangerous without --token). Requests from other
+    /// browser origins get 403; requests without an Origin (editors, tools) are
+    /// always allowed.
+    #[arg(long = "allow-origin", value_name = "URL", value_parser = origin, verbatim_doc_comment)]
     pub allowed_origins: Vec<String>,
-    /// `--allow-host NAME` (repeatable), each checked as it is taken.
+    /// Accept requests whose Host is NAME (any port; repeatable), as behind a
+    /// reverse proxy that keeps the public name. IP addresses and localhost are
+    /// always accepted, other names get 421 (against DNS rebinding); `*` accepts
+    /// any Host.
+    #[arg(long = "allow-host", value_name = "NAME", value_parser = host, verbatim_doc_comment)]
     pub allowed_hosts: Vec<String>,
-    /// `--token TOKEN`.
+    /// Require `Authorization: Bearer TOKEN` on every request (401 without). A
+    /// browser WebSocket sends it as a subprotocol: `new WebSocket(url, ["acp",
+    /// "acp.bearer." + TOKEN])`, which needs a base64url or hex TOKEN. The token
+    /// is visible to local users in the process list: prefer a wrapper that
+    /// execs with it from a protected file.
+    #[arg(long, value_name = "TOKEN", value_parser = token, verbatim_doc_comment)]
     pub token: Option<String>,
-    /// `--client-id-profile`.
+    /// Also serve the client_id profile of older remote agents:
+    /// POST /acp/rpc?client_id=ID and GET /acp/sse?client_id=ID.
+    #[arg(long, verbatim_doc_comment)]
     pub client_id_profile: bool,
-    /// `--tls-cert FILE`: the certificate chain (PEM) to serve TLS with.
+    /// Serve https:// and wss:// with this certificate chain (PEM, the server's
+    /// certificate first) and --tls-key's private key. Both or neither; needs the
+    /// demo built with `--features tls`.
+    #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub tls_cert: Option<PathBuf>,
-    /// `--tls-key FILE`: its private key (PEM).
+    /// The private key (PEM) of --tls-cert's certificate.
+    #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub tls_key: Option<PathBuf>,
 }
 
-impl ListenArgs {
-    /// Takes `flag` if it is one of the listening flags, reading its value from `rest`: `true`
-    /// when it was taken, `false` when it is not a listening flag.
-    ///
-    /// # Errors
-    ///
-    /// A message when the flag's value is missing or invalid (an origin no browser sends, a
-    /// host that is not a name).
-    pub fn take(
-        &mut self,
-        flag: &str,
-        rest: &mut impl Iterator<Item = String>,
-    ) -> Result<bool, String> {
-        let mut value = |name: &str| rest.next().ok_or(format!("{name} needs a value"));
-        match flag {
-            "--listen" => self.addr = Some(value(flag)?),
-            "--allow-origin" => {
-                let origin = value(flag)?;
-                ServerOptions::default()
-                    .try_allow_origin(&origin)
-                    .map_err(|e| format!("--allow-origin: {e}"))?;
-                self.allowed_origins.push(origin);
-            }
-            "--allow-host" => {
-                let host = value(flag)?;
-                ServerOptions::default()
-                    .try_allow_host(&host)
-                    .map_err(|e| format!("--allow-host: {e}"))?;
-                self.allowed_hosts.push(host);
-            }
-            "--token" => {
-                let token = value(flag)?;
-                if token.is_empty() || token.chars().any(char::is_control) {
-                    return Err("--token needs a non-empty token without control characters".into());
-                }
-                self.token = Some(token);
-            }
-            "--client-id-profile" => self.client_id_profile = true,
-            "--tls-cert" => self.tls_cert = Some(value(flag)?.into()),
-            "--tls-key" => self.tls_key = Some(value(flag)?.into()),
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
+/// `--allow-origin`: an origin as browsers send it.
+fn origin(origin: &str) -> Result<String, String> {
+    ServerOptions::default()
+        .try_allow_origin(origin)
+        .map_err(|e| e.to_string())?;
+    Ok(origin.to_owned())
+}
 
+/// `--allow-host`: a host name without a port.
+fn host(host: &str) -> Result<String, String> {
+    ServerOptions::default()
+        .try_allow_host(host)
+        .map_err(|e| e.to_string())?;
+    Ok(host.to_owned())
+}
+
+/// `--token`: a non-empty token that fits in a header.
+fn token(token: &str) -> Result<String, String> {
+    if token.is_empty() || token.chars().any(char::is_control) {
+        return Err("a non-empty token without control characters is needed".into());
+    }
+    Ok(token.to_owned())
+}
+
+impl ListenArgs {
     /// Checks that the server's flags come with `--listen`.
     ///
     /// # Errors
@@ -150,7 +129,7 @@ impl ListenArgs {
         }
         if tls && !cfg!(feature = "tls") {
             return Err(
-                "--tls-cert needs the examples built with TLS: `cargo build --examples --features tls`"
+                "--tls-cert needs the demo built with TLS: `cargo build -p acp-demo --features tls`"
                     .into(),
             );
         }
@@ -348,14 +327,19 @@ pub async fn serve_until_signal(program: &str, bound: Bound, server: AcpServer) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser as _;
+
+    /// A command line of the listening flags alone.
+    #[derive(Debug, clap::Parser)]
+    struct Flags {
+        #[command(flatten)]
+        listen: ListenArgs,
+    }
 
     fn parsed(flags: &[&str]) -> Result<ListenArgs, String> {
-        let mut args = ListenArgs::default();
-        let mut rest = flags.iter().map(ToString::to_string);
-        while let Some(flag) = rest.next() {
-            assert!(args.take(&flag, &mut rest)?, "{flag} is a listening flag");
-        }
-        args.check().map(|()| args)
+        let flags = Flags::try_parse_from(std::iter::once("agent").chain(flags.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        flags.listen.check().map(|()| flags.listen)
     }
 
     #[test]
@@ -367,7 +351,7 @@ mod tests {
             "http://a.test/",
         ]);
         let error = slash.unwrap_err();
-        assert!(error.starts_with("--allow-origin: "), "{error}");
+        assert!(error.contains("'--allow-origin <URL>'"), "{error}");
         assert!(error.contains("write `http://a.test`"), "{error}");
         let port = parsed(&["--listen", "127.0.0.1:0", "--allow-host", "a.test:8443"]);
         assert!(port.unwrap_err().contains("write `a.test`"));
@@ -386,6 +370,8 @@ mod tests {
         assert_eq!(options.validate(), Ok(()));
         let alone = parsed(&["--allow-host", "agent.example.com"]);
         assert_eq!(alone.unwrap_err(), "--allow-host needs --listen ADDR");
+        let token = parsed(&["--listen", "127.0.0.1:0", "--token", ""]).unwrap_err();
+        assert!(token.contains("a non-empty token"), "{token}");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The example "coding agent": deterministic, offline, driven by the prompt's text.
+//! The demo "coding agent": deterministic, offline, driven by the prompt's text.
 //!
 //! [`DemoAgent`] implements [`acp_agent::Agent`] and exercises the whole agent side of the
 //! protocol: streamed message and thought chunks, a plan and its updates, tool calls (read,
@@ -7,15 +7,15 @@
 //! session info and usage updates, and every session method (new, load with replay, list,
 //! resume, close, delete). Every await of a turn gives way to `session/cancel`.
 //!
-//! The `agent` example serves it on stdio, or over HTTP and WebSocket with `--listen` (see
-//! [`listen`]); the `client` example runs it in process. The commands it understands are in
+//! The `agent` program serves it on stdio, or over HTTP and WebSocket with `--listen` (see
+//! [`listen`]); the `client` program runs it in process. The commands it understands are in
 //! [`COMMANDS_HELP`]. Its sessions live in [`Sessions`]: one agent's own by default, or shared
 //! by the agents of every connection of a server, each with the view of its owner
 //! ([`DemoAgent::with_sessions`], [`Sessions::owned_by`]).
 //!
 //! ```
 //! use acp_agent::{AgentOptions, serve};
-//! use acp_examples::demo_agent::DemoAgent;
+//! use acp_demo::demo_agent::DemoAgent;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {

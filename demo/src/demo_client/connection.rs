@@ -1,5 +1,5 @@
 //! Connecting to the agent: a spawned command ([`acp_client::spawn`]), a remote agent over
-//! Streamable HTTP or WebSocket ([`acp_http::client::connect`]), or the example agent in this
+//! Streamable HTTP or WebSocket ([`acp_http::client::connect`]), or the demo agent in this
 //! process over an in-memory duplex pipe ([`acp_agent::serve`] on one end,
 //! [`acp_client::connect`] on the other); and closing it again.
 
@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use super::runner::describe_exit;
 use super::{Editor, Options, Shared};
 use crate::demo_agent::DemoAgent;
-use crate::wire_log::{self, Tap};
+use crate::wire_log::{self, WireLog};
 
 /// How long a spawned agent gets at each step of closing it: to exit by itself once its stdin
 /// is closed, then to exit after SIGTERM, before SIGKILL.
@@ -59,11 +59,11 @@ struct Remote {
 /// Connects as the options say.
 pub(crate) async fn open(options: &Options, shared: &Arc<Shared>) -> Result<Connection, String> {
     let editor = Editor::new(shared.clone());
-    let client_options = ClientOptions::default().framing(options.framing);
+    let client_options = ClientOptions::default().framing(options.framing());
     if let Some(url) = &options.url {
         return remote(url, options, editor, client_options).await;
     }
-    let Some((program, args)) = &options.agent else {
+    let Some((program, args)) = options.agent_command() else {
         return in_process(options, editor, client_options);
     };
     let mut client_options = client_options;
@@ -216,7 +216,7 @@ fn in_process(
 ) -> Result<Connection, String> {
     let (client_io, agent_io) = tokio::io::duplex(DUPLEX_BUFFER_BYTES);
     let (reader, writer) = tokio::io::split(agent_io);
-    let agent_options = AgentOptions::default().framing(options.framing);
+    let agent_options = AgentOptions::default().framing(options.framing());
     let (_client, agent_driver) = acp_agent::serve(DemoAgent::new, reader, writer, agent_options);
     let (reader, writer) = tokio::io::split(client_io);
     let log = match &options.wire_log {
@@ -228,8 +228,8 @@ fn in_process(
     let (agent, client_driver) = match log {
         Some((recv, sent)) => acp_client::connect(
             |_agent| editor,
-            Tap::new(reader, recv),
-            Tap::new(writer, sent),
+            WireLog::new(reader, recv),
+            WireLog::new(writer, sent),
             client_options,
         ),
         None => acp_client::connect(|_agent| editor, reader, writer, client_options),

@@ -1,4 +1,4 @@
-//! The example client: a terminal stand-in for an editor.
+//! The demo client: a terminal stand-in for an editor.
 //!
 //! It connects to an agent (a spawned command, a remote agent over Streamable HTTP or WebSocket,
 //! or the [`demo_agent`](crate::demo_agent) in process over `tokio::io::duplex`), then runs prompts and client commands from the command
@@ -6,7 +6,7 @@
 //! (or prints a JSON transcript), answers permission requests by policy or at the keyboard, and
 //! serves the agent's file system and terminal requests confined to its working directory.
 //!
-//! [`run`] is the whole program; the `client` example only parses the command line and calls it.
+//! [`run`] is the whole program; the `client` program only parses the command line and calls it.
 
 mod args;
 mod auth;
@@ -25,7 +25,7 @@ use auth::Login;
 pub use acp_client::{Terminals, Workspace};
 #[cfg(feature = "unstable")]
 pub use args::DRAFT_USAGE;
-pub use args::{DEFAULT_TIMEOUT, Options, Parsed, USAGE, parse};
+pub use args::{CLIENT_COMMANDS, DEFAULT_TIMEOUT, Options, after_help, parse};
 pub use editor::{Editor, Policy, Shared};
 pub use output::Output;
 
@@ -43,7 +43,7 @@ use signals::{Signals, Stop};
 /// likewise; a second signal kills them all at once. The agent and the terminal commands are
 /// closed the same way when the client is done.
 pub async fn run(options: Options) -> u8 {
-    let tour = options.agent.is_none()
+    let tour = options.agent.is_empty()
         && options.url.is_none()
         && options.steps.is_empty()
         && !options.interactive;
@@ -71,7 +71,7 @@ pub async fn run(options: Options) -> u8 {
             return startup_error(&format!("cannot serve {}: {error}", root.display()));
         }
     };
-    let policy = match (tour, options.allow, options.interactive) {
+    let policy = match (tour, options.allow(), options.interactive) {
         (true, _, _) => Policy::Allow("the demo"),
         (false, Some(true), _) => Policy::Allow("--yes"),
         (false, Some(false), _) => Policy::Reject("--no"),

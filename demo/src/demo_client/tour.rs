@@ -1,4 +1,4 @@
-//! The scripted demo: what `cargo run --example client` shows with no arguments.
+//! The scripted demo: what `cargo run --bin client` shows with no arguments.
 //!
 //! It runs in a fresh temporary directory holding a few small files, which it removes at the
 //! end; nothing is written anywhere else.
@@ -103,7 +103,7 @@ pub(crate) fn introduce(shared: &Shared, dir: &Path) {
         shared,
         "ACP demo",
         &format!(
-            "The example client drives the example agent, both in this process, over an in-memory\n\
+            "The demo client drives the demo agent, both in this process, over an in-memory\n\
              pipe. Everything below is real protocol traffic, rendered as an editor would.\n\
              Working directory (temporary, removed at the end): {}",
             dir.display()
@@ -117,7 +117,7 @@ pub(crate) fn conclude(shared: &Shared, dir: DemoDir) {
     narrate(
         shared,
         "Done",
-        "The demo directory was removed. Next: `cargo run --example client -- --help`, \
+        "The demo directory was removed. Next: `cargo run --bin client -- --help`, \
          `--interactive`,\nor `-- <any ACP agent command>`.",
     );
 }

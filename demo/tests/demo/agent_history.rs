@@ -1,4 +1,4 @@
-//! The example agent keeps a bounded history per session for `session/load` replay: past
+//! The demo agent keeps a bounded history per session for `session/load` replay: past
 //! its cap the oldest updates are dropped, so a long session cannot grow the agent's memory
 //! without end.
 
@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use acp_agent::AgentOptions;
 use acp_client::{AgentHandle, Client, ClientOptions};
-use acp_examples::demo_agent::{DemoAgent, HISTORY_MAX_UPDATES};
+use acp_demo::demo_agent::{DemoAgent, HISTORY_MAX_UPDATES};
 use acp_types::*;
 
 /// Bounds the whole test, so that a regression fails instead of hanging.

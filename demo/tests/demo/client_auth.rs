@@ -1,16 +1,14 @@
-//! The example client against an agent that requires signing in: it shows the agent's
+//! The demo client against an agent that requires signing in: it shows the agent's
 //! authentication methods, and a `session/new` refused with `auth_required` (-32000) ends the run
 //! with the methods and a hint; `--auth` signs in first, by `authenticate` (an `agent` method,
 //! an `env_var` one once its variables are checked) or by running the agent's own terminal
 //! login and connecting again (a `terminal` method, never passed to `authenticate`).
 #![cfg(unix)]
 
-mod common;
 
 use std::process::{Command, Stdio};
 
-use acp_testkit::example_binary as example;
-use common::{Run, Workdir, of, stop_reasons, wait};
+use crate::common::{program, Run, Workdir, of, stop_reasons, wait};
 use serde_json::Value;
 
 /// The variable of the fake agent's `env_var` method.
@@ -65,7 +63,7 @@ done
 /// Runs the client with `flags` and `--prompt hi` against the fake agent in `dir`, with
 /// `key` as the value of the `env_var` method's variable (`None`: unset), to the end.
 fn run(dir: &Workdir, flags: &[&str], key: Option<&str>) -> Run {
-    let mut command = Command::new(example("client"));
+    let mut command = Command::new(program("client"));
     command
         .args(flags)
         .args(["--prompt", "hi", "--", "sh", "-c", FAKE_AGENT, "fake-agent"])

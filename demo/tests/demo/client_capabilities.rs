@@ -1,27 +1,27 @@
-//! The example client advertises only what it will serve: `--read-only` takes away
+//! The demo client advertises only what it will serve: `--read-only` takes away
 //! `fs.writeTextFile`, `--no-fs` the whole file system, `--no-terminal` the terminals. Checked
-//! on the wire, in what the example agent received.
+//! on the wire, in what the demo agent received.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use acp_testkit::example_binary as example;
+use crate::common::program;
 use serde_json::Value;
 
 /// How long one client run may take before the test gives up on it.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Runs the client against the example agent with `flags`, and returns the `initialize`
+/// Runs the client against the demo agent with `flags`, and returns the `initialize`
 /// request the agent received.
 fn initialize_sent_with(name: &str, flags: &[&str]) -> Value {
     let dir = std::env::temp_dir().join(format!("acp-caps-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let wire = dir.join("wire");
-    let mut child = Command::new(example("client"))
+    let mut child = Command::new(program("client"))
         .args(flags)
         .args(["--json", "--prompt", "hello", "--"])
-        .arg(example("agent"))
+        .arg(program("agent"))
         .arg("--wire-log")
         .arg(&wire)
         .current_dir(&dir)

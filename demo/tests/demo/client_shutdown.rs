@@ -1,11 +1,11 @@
-//! The example client against agents that misbehave: one that never answers `initialize`, one
+//! The demo client against agents that misbehave: one that never answers `initialize`, one
 //! that never ends a turn, one that ignores its input closing and SIGTERM. The client must give
 //! up with a clear message instead of hanging, stop in order on SIGINT, SIGTERM or SIGHUP
 //! (cancel the turn, close the agent, stop the terminal commands), kill everything on a second
 //! signal, and leave no process behind.
 #![cfg(unix)]
 
-use acp_testkit::example_binary;
+use crate::common::program;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -151,7 +151,7 @@ struct Run {
 
 impl Run {
     fn start(dir: &Workdir, flags: &[&str], agent_mode: &str) -> Self {
-        let mut child = Command::new(example_binary("client"))
+        let mut child = Command::new(program("client"))
             .args(flags)
             .args(["--", "sh", "-c", FAKE_AGENT, "fake-agent", agent_mode])
             .current_dir(&dir.0)

@@ -1,15 +1,26 @@
-//! What the tests that run the example client as a process share: a scratch directory, a run
-//! of the client with a deadline, and queries of its `--json` transcript.
+//! What the tests that run the demo programs as processes share: the programs, a scratch
+//! directory, a run of the client with a deadline, and queries of its `--json` transcript.
 
-#![allow(dead_code)] // Each test binary uses a part.
+#![cfg_attr(not(unix), allow(dead_code))] // The modules that use a part are Unix-only.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use acp_testkit::example_binary as example;
 use serde_json::Value;
+
+/// A program of this package (`agent`, `client`, `bridge`, `acp_relay`), as cargo built it for
+/// the tests.
+pub(crate) fn program(name: &str) -> PathBuf {
+    PathBuf::from(match name {
+        "agent" => env!("CARGO_BIN_EXE_agent"),
+        "client" => env!("CARGO_BIN_EXE_client"),
+        "bridge" => env!("CARGO_BIN_EXE_bridge"),
+        "acp_relay" => env!("CARGO_BIN_EXE_acp_relay"),
+        other => panic!("acp-demo has no program `{other}`"),
+    })
+}
 
 /// How long one client run may take before the test gives up on it.
 pub(crate) const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -19,11 +30,11 @@ pub(crate) const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 pub(crate) struct Workdir(PathBuf);
 
 impl Workdir {
-    /// A new directory under the system's temporary one, named after the test binary's
+    /// A new directory under the system's temporary one, named after the test module's
     /// `suite`, the test's `name` and this process.
     pub(crate) fn new(suite: &str, name: &str) -> Self {
         let dir = std::env::temp_dir().join(format!(
-            "acp-examples-{suite}-{name}-{}",
+            "acp-demo-{suite}-{name}-{}",
             std::process::id()
         ));
         let _ = std::fs::remove_dir_all(&dir);
@@ -81,7 +92,7 @@ impl Run {
 
 /// Starts the client with `args` in `cwd`, its stdin empty and its output piped.
 pub(crate) fn start_client(cwd: &Path, args: &[&str]) -> Child {
-    Command::new(example("client"))
+    Command::new(program("client"))
         .args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())

@@ -1,4 +1,4 @@
-//! The draft (unstable) protocol features of the example agent and client, end to end as real
+//! The draft (unstable) protocol features of the demo agent and client, end to end as real
 //! processes: the client drives the agent through session fork, LLM providers, plan operations,
 //! compaction, notices, token usage and tool call names; the tests assert on the client's
 //! `--json` transcript, and every message on the wire (the agent's `--wire-log`) is checked
@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use acp_testkit::example_binary as example;
+use crate::common::program;
 use serde_json::Value;
 
 /// How long one client run may take before the test gives up on it.
@@ -42,21 +42,21 @@ fn json_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-/// Runs the client with `flags` and the `steps` against the example agent (NDJSON, with a wire
+/// Runs the client with `flags` and the `steps` against the demo agent (NDJSON, with a wire
 /// log), in a fresh directory holding `notes.txt`.
 fn run(name: &str, flags: &[&str], steps: &[&str]) -> Run {
     let dir = std::env::temp_dir().join(format!("acp-draft-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("notes.txt"), "# Notes\n- TODO: one\n").unwrap();
-    let mut command = Command::new(example("client"));
+    let mut command = Command::new(program("client"));
     command.arg("--json").args(flags);
     for step in steps {
         command.args(["--prompt", step]);
     }
     let mut child = command
         .arg("--")
-        .arg(example("agent"))
+        .arg(program("agent"))
         .arg("--wire-log")
         .arg(dir.join("wire"))
         .current_dir(&dir)

@@ -1,21 +1,19 @@
-//! The example programs install a `tracing` subscriber: what the libraries log reaches stderr,
+//! The demo programs install a `tracing` subscriber: what the libraries log reaches stderr,
 //! filtered by `RUST_LOG` (warnings only by default, so that a run's stderr stays readable),
 //! and a `RUST_LOG` that does not parse is said so instead of silently logging nothing.
 
-mod common;
 
 use std::process::{Command, Stdio};
 
-use acp_testkit::example_binary as example;
-use common::{Run, Workdir, wait};
+use crate::common::{program, Run, Workdir, wait};
 
-/// Runs the client with the example agent spawned (`--prompt help`), `RUST_LOG` set to
+/// Runs the client with the demo agent spawned (`--prompt help`), `RUST_LOG` set to
 /// `filter` (`None`: unset), to the end.
 fn run_with(dir: &Workdir, filter: Option<&str>) -> Run {
-    let mut command = Command::new(example("client"));
+    let mut command = Command::new(program("client"));
     command
         .args(["--prompt", "help", "--"])
-        .arg(example("agent"))
+        .arg(program("agent"))
         .current_dir(dir.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

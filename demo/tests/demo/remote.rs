@@ -1,5 +1,5 @@
-//! End-to-end tests of remote ACP with the example programs as real processes, on 127.0.0.1:
-//! `agent --listen` (the example agent over Streamable HTTP and WebSocket) and `bridge --listen
+//! End-to-end tests of remote ACP with the demo programs as real processes, on 127.0.0.1:
+//! `agent --listen` (the demo agent over Streamable HTTP and WebSocket) and `bridge --listen
 //! -- agent` (the stdio agent behind the bridge), driven by `client --url` over `http://` and
 //! `ws://`. The tests assert on the client's `--json` transcript, check every message the
 //! server passed against the official schema, and stop every process (SIGTERM, then SIGKILL
@@ -7,7 +7,6 @@
 
 #![cfg(unix)]
 
-mod common;
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
@@ -16,8 +15,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use acp_testkit::example_binary as example;
-use common::{Run, Workdir, of, run_client, start_client, stop_reasons, updates, wait};
+use crate::common::{program, Run, Workdir, of, run_client, start_client, stop_reasons, updates, wait};
 use serde_json::Value;
 
 /// How long a server has to say where it listens, and to exit after SIGTERM.
@@ -73,10 +71,10 @@ struct Server {
 }
 
 impl Server {
-    /// Starts `program args`, which must add `--listen 127.0.0.1:0` themselves, and waits for
+    /// Starts `name args`, which must add `--listen 127.0.0.1:0` themselves, and waits for
     /// the line saying where it serves.
-    fn start(program: &str, args: &[&str]) -> Self {
-        let mut child = Command::new(example(program))
+    fn start(name: &str, args: &[&str]) -> Self {
+        let mut child = Command::new(program(name))
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -109,7 +107,7 @@ impl Server {
         match url_rx.recv_timeout(SERVER_TIMEOUT) {
             Ok(url) => server.url = url,
             Err(_) => panic!(
-                "{program} did not say where it listens within {SERVER_TIMEOUT:?}; stderr:\n{}",
+                "{name} did not say where it listens within {SERVER_TIMEOUT:?}; stderr:\n{}",
                 server.stderr()
             ),
         }
@@ -251,7 +249,7 @@ fn assert_whole_session(run: &Run, dir: &Workdir, what: &str) {
 }
 
 #[test]
-fn the_example_agent_serves_a_whole_session_over_http_and_websocket() {
+fn the_demo_agent_serves_a_whole_session_over_http_and_websocket() {
     let logs = workdir("agent-logs");
     let wire = logs.path().join("wire");
     let wire_arg = wire.display().to_string();
@@ -290,7 +288,7 @@ fn the_example_agent_serves_a_whole_session_over_http_and_websocket() {
 
 #[cfg(feature = "tls")]
 #[test]
-fn the_example_agent_serves_https_and_wss_with_the_certificate_it_is_given() {
+fn the_demo_agent_serves_https_and_wss_with_the_certificate_it_is_given() {
     let keys = workdir("tls-keys");
     let key = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
     keys.write("cert.pem", key.cert.pem());
@@ -537,7 +535,7 @@ fn a_bearer_token_is_required_and_the_client_id_profile_is_served() {
 
 #[test]
 fn the_bridge_serves_the_stdio_agent_over_http_and_websocket_and_stops_it() {
-    let agent = example("agent").display().to_string();
+    let agent = program("agent").display().to_string();
     let logs = workdir("bridge-logs");
     let wire = logs.path().join("wire");
     let wire_arg = wire.display().to_string();
@@ -577,7 +575,7 @@ fn the_bridge_serves_the_stdio_agent_over_http_and_websocket_and_stops_it() {
 
 #[test]
 fn sigint_cancels_the_remote_turn_and_closes_the_connection() {
-    let agent = example("agent").display().to_string();
+    let agent = program("agent").display().to_string();
     let server = Server::start("bridge", &["--listen", "127.0.0.1:0", "--", &agent]);
     let bridge = server.pid();
     for url in [server.url.clone(), server.ws_url()] {

@@ -1,4 +1,4 @@
-//! End-to-end tests of the `agent` and `client` examples as real processes: the client drives
+//! End-to-end tests of the `agent` and `client` demo programs as real processes: the client drives
 //! the agent through scripted sessions (over NDJSON and Content-Length), the tests assert on the
 //! client's `--json` transcript, and every message on the wire is checked against the official
 //! schema (the whole message, and its params or result against the definition of its method).
@@ -9,16 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use acp_testkit::example_binary as example;
+use crate::common::program;
 use serde_json::Value;
 
-mod common;
 
-use common::{RUN_TIMEOUT, of, run_client, stop_reasons, updates};
+use crate::common::{RUN_TIMEOUT, of, run_client, stop_reasons, updates};
 
 /// A fresh directory with the files the scripts use (text, an image, a sound, binary data).
-fn workdir(name: &str) -> common::Workdir {
-    let dir = common::Workdir::new("demo", name);
+fn workdir(name: &str) -> crate::common::Workdir {
+    let dir = crate::common::Workdir::new("session", name);
     dir.write("pixel.png", [0x89, b'P', b'N', b'G', 0, 1, 2]);
     dir.write("sound.wav", b"RIFF\0\0\0\0WAVE");
     dir.write("blob.bin", [0xff, 0xfe, 0x00, 0x80]);
@@ -145,7 +144,7 @@ fn scripted_session(framing: Framing) {
         Framing::ContentLength => "content-length",
     };
     let wire = dir.path().join("wire");
-    let agent = example("agent");
+    let agent = program("agent");
     let wire_arg = wire.display().to_string();
     let agent_arg = agent.display().to_string();
     let mut args = vec!["--json", "--yes", "--framing", name, "--cancel-after", "3s"];
@@ -411,7 +410,7 @@ fn the_client_refuses_paths_outside_its_directory_and_offers_no_writes_when_read
     let dir = workdir("refusals");
     #[cfg(unix)]
     std::os::unix::fs::symlink("/etc", dir.path().join("etc-link")).unwrap();
-    let agent = example("agent").display().to_string();
+    let agent = program("agent").display().to_string();
     let run = run_client(
         dir.path(),
         &[
@@ -483,7 +482,7 @@ fn the_client_refuses_paths_outside_its_directory_and_offers_no_writes_when_read
 #[test]
 fn the_agent_falls_back_when_the_client_has_no_fs_or_terminal() {
     let dir = workdir("fallbacks");
-    let agent = example("agent").display().to_string();
+    let agent = program("agent").display().to_string();
     let run = run_client(
         dir.path(),
         &[
@@ -526,7 +525,7 @@ fn the_wire_log_of_a_spawned_agent_holds_every_message() {
     let dir = workdir("spawned-log");
     let wire = dir.path().join("wire");
     let wire_arg = wire.display().to_string();
-    let agent = example("agent");
+    let agent = program("agent");
     let agent_arg = agent.display().to_string();
     let run = run_client(
         dir.path(),
@@ -587,7 +586,7 @@ fn the_default_demo_runs_in_process_and_exits_0() {
     let demo_dir = intro.as_str().unwrap().rsplit(": ").next().unwrap();
     assert!(!Path::new(demo_dir).exists(), "{demo_dir} was left behind");
 
-    // The human rendering, as `cargo run --example client` shows it.
+    // The human rendering, as `cargo run --bin client` shows it.
     let human = run_client(dir.path(), &[]);
     assert_eq!(human.code, Some(0), "stderr: {}", human.stderr);
     for expected in [
@@ -612,8 +611,8 @@ fn the_default_demo_runs_in_process_and_exits_0() {
 #[test]
 fn interactive_mode_answers_permissions_at_the_keyboard() {
     let dir = workdir("interactive");
-    let agent = example("agent").display().to_string();
-    let mut child = Command::new(example("client"))
+    let agent = program("agent").display().to_string();
+    let mut child = Command::new(program("client"))
         .args(["--json", "--interactive", "--", &agent])
         .current_dir(dir.path())
         .stdin(Stdio::piped())

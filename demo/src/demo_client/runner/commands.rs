@@ -28,12 +28,7 @@ impl Runner {
         let need = |what: Option<String>| what.or(current.as_ref().map(ToString::to_string));
         let ok = match (name, need(arg.clone())) {
             (":help", _) => {
-                let help = super::super::USAGE
-                    .split_once("Client commands")
-                    .map_or("", |(_, rest)| rest);
-                let help = help
-                    .split_once("\n\n")
-                    .map_or(help, |(commands, _)| commands);
+                let help = super::super::CLIENT_COMMANDS;
                 // The draft commands (`:fork`, `:providers`), after the others.
                 #[cfg(feature = "unstable")]
                 let draft = super::super::DRAFT_USAGE;
@@ -42,10 +37,7 @@ impl Runner {
                     "{help}\n{}",
                     draft.find("  :").map_or("", |start| &draft[start..])
                 );
-                out.event(
-                    json!({ "event": "help" }),
-                    Some(format!("Client commands{help}")),
-                );
+                out.event(json!({ "event": "help" }), Some(help.to_owned()));
                 true
             }
             (":new", _) => self.new_session().await,

@@ -111,7 +111,9 @@ impl Runner {
             input: None,
             auth_methods: Vec::new(),
             auth: options.auth.clone(),
-            agent_command: options.agent.clone(),
+            agent_command: options
+                .agent_command()
+                .map(|(program, args)| (program.clone(), args.to_vec())),
             login: None,
             logged_in: false,
             started: Vec::new(),
@@ -180,7 +182,7 @@ impl Runner {
                 .write_text_file(!options.no_fs && !options.read_only))
             .terminal(!options.no_terminal)
             // A terminal login reruns the agent command: only a spawned agent has one.
-            .auth(AuthCapabilities::new().terminal(options.agent.is_some()))
+            .auth(AuthCapabilities::new().terminal(!options.agent.is_empty()))
             .session(
                 ClientSessionCapabilities::new().config_options(
                     SessionConfigOptionsCapabilities::new()
