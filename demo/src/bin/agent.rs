@@ -66,7 +66,12 @@ struct Args {
     /// How messages are framed on stdio: `ndjson` (the default, as the spec
     /// says), `content-length` (LSP-style headers) or `auto` (detect from the
     /// client's first bytes and answer in kind). Not with --listen.
-    #[arg(long, value_name = "MODE", conflicts_with = "addr", verbatim_doc_comment)]
+    #[arg(
+        long,
+        value_name = "MODE",
+        conflicts_with = "addr",
+        verbatim_doc_comment
+    )]
     framing: Option<FramingMode>,
     /// Hidden, for tests: record the raw traffic to PREFIX.recv and PREFIX.sent (with
     /// --listen: every message of every connection, one per line).

@@ -54,7 +54,12 @@ struct Args {
     #[command(flatten)]
     listen: ListenArgs,
     /// The agent program and its arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "AGENT_COMMAND")]
+    #[arg(
+        last = true,
+        required = true,
+        value_name = "AGENT_COMMAND",
+        verbatim_doc_comment
+    )]
     program: Vec<String>,
 }
 

@@ -94,7 +94,12 @@ pub struct Options {
     /// client command instead (see below). `@PATH` in TEXT attaches a file of the
     /// working directory (embedded text, an image or audio, as the agent
     /// accepts), `@URL` a resource link.
-    #[arg(long = "prompt", short = 'p', value_name = "TEXT", verbatim_doc_comment)]
+    #[arg(
+        long = "prompt",
+        short = 'p',
+        value_name = "TEXT",
+        verbatim_doc_comment
+    )]
     pub steps: Vec<String>,
     /// Read prompts from the keyboard (after any --prompt): output streams as it
     /// arrives, permission questions are answered at the keyboard, `:cancel`
@@ -102,13 +107,13 @@ pub struct Options {
     #[arg(short, long, verbatim_doc_comment)]
     pub interactive: bool,
     /// Allow every permission request (non-interactive).
-    #[arg(short, long, overrides_with = "no")]
+    #[arg(short, long, overrides_with = "no", verbatim_doc_comment)]
     pub yes: bool,
     /// Reject every permission request (the default when not interactive).
-    #[arg(short, long, overrides_with = "yes")]
+    #[arg(short, long, overrides_with = "yes", verbatim_doc_comment)]
     pub no: bool,
     /// Cancel each prompt turn still running after DUR (`500ms`, `2s`, `1.5`).
-    #[arg(long, value_name = "DUR", value_parser = duration)]
+    #[arg(long, value_name = "DUR", value_parser = duration, verbatim_doc_comment)]
     pub cancel_after: Option<Duration>,
     /// How long to wait for the agent (default 30s, `0` for ever): for its
     /// answer to initialize and to every other request but a prompt, and for a
@@ -117,7 +122,7 @@ pub struct Options {
     #[arg(long, value_name = "DUR", value_parser = duration, verbatim_doc_comment)]
     pub timeout: Option<Duration>,
     /// Switch the session to mode ID (session/set_mode) before the prompts.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", verbatim_doc_comment)]
     pub mode: Option<String>,
     /// Sign in with the agent's authentication method ID before the session
     /// starts (the methods are listed on connecting, and when the agent asks for
@@ -129,23 +134,23 @@ pub struct Options {
     #[arg(long, value_name = "ID", value_parser = method_id, verbatim_doc_comment)]
     pub auth: Option<String>,
     /// Print a machine-readable transcript: one JSON object per line.
-    #[arg(long)]
+    #[arg(long, verbatim_doc_comment)]
     pub json: bool,
     /// The working directory served to the agent (default: the current one).
     /// File and terminal requests outside it are refused.
     #[arg(long, value_name = "DIR", verbatim_doc_comment)]
     pub cwd: Option<PathBuf>,
     /// Do not offer fs/write_text_file (and refuse it if asked anyway).
-    #[arg(long)]
+    #[arg(long, verbatim_doc_comment)]
     pub read_only: bool,
     /// Do not offer the file system capability to the agent.
-    #[arg(long)]
+    #[arg(long, verbatim_doc_comment)]
     pub no_fs: bool,
     /// Do not offer the terminal capability to the agent.
-    #[arg(long)]
+    #[arg(long, verbatim_doc_comment)]
     pub no_terminal: bool,
     /// ndjson (default), content-length or auto (stdio only).
-    #[arg(long, value_name = "MODE")]
+    #[arg(long, value_name = "MODE", verbatim_doc_comment)]
     pub framing: Option<FramingMode>,
     /// Record the traffic (hidden, for tests): the raw bytes of the in-process connection, or
     /// the messages (one JSON per line) exchanged with a spawned agent.
@@ -158,7 +163,7 @@ pub struct Options {
     #[arg(long, value_name = "URL", verbatim_doc_comment)]
     pub url: Option<String>,
     /// With --url: send `Authorization: Bearer TOKEN` with every request.
-    #[arg(long, value_name = "TOKEN")]
+    #[arg(long, value_name = "TOKEN", verbatim_doc_comment)]
     pub token: Option<String>,
     /// With --url: speak the client_id profile of older remote agents
     /// (POST URL/acp/rpc?client_id=..., GET URL/acp/sse?client_id=...); URL is
@@ -170,9 +175,9 @@ pub struct Options {
     /// self-signed certificate of `agent --listen --tls-cert`).
     #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub tls_ca: Option<PathBuf>,
-    /// `--draft` (the `unstable` feature, see [`DRAFT_USAGE`]): advertise the draft client
+    /// `--draft` (the `unstable` feature; `DRAFT_USAGE` is its help): advertise the draft client
     /// capabilities (`plan`, `session.compaction`).
-    #[arg(long, hide = !cfg!(feature = "unstable"))]
+    #[arg(long, hide = true)]
     pub draft: bool,
 }
 
@@ -322,7 +327,10 @@ mod tests {
         assert_eq!(rest, ["--framing", "auto"]);
         // Nothing after `--` is an error, not the demo.
         let dangling = args(&["--prompt", "hi", "--"]).unwrap_err().to_string();
-        assert!(dangling.contains("must be followed by the agent command"), "{dangling}");
+        assert!(
+            dangling.contains("must be followed by the agent command"),
+            "{dangling}"
+        );
         // No `--`: an argument that is no flag is refused.
         assert!(args(&["agent"]).is_err());
     }
@@ -349,7 +357,7 @@ mod tests {
             "--auth <ID>",
             "--url <URL>",
             "--tls-ca <FILE>",
-            ":providers" /* draft only */,
+            ":providers", /* draft only */
             ":load ID",
             "Exit status: 0 when every step succeeded",
         ] {

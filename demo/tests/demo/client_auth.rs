@@ -5,10 +5,9 @@
 //! login and connecting again (a `terminal` method, never passed to `authenticate`).
 #![cfg(unix)]
 
-
 use std::process::{Command, Stdio};
 
-use crate::common::{program, Run, Workdir, of, stop_reasons, wait};
+use crate::common::{Run, Workdir, of, program, stop_reasons, wait};
 use serde_json::Value;
 
 /// The variable of the fake agent's `env_var` method.

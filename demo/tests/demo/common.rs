@@ -33,10 +33,8 @@ impl Workdir {
     /// A new directory under the system's temporary one, named after the test module's
     /// `suite`, the test's `name` and this process.
     pub(crate) fn new(suite: &str, name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "acp-demo-{suite}-{name}-{}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("acp-demo-{suite}-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let dir = dir.canonicalize().unwrap();

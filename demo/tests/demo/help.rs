@@ -68,8 +68,14 @@ fn the_help_names_every_flag_and_what_follows_it() {
         assert!(agent.contains(said), "agent --help lacks {said}:\n{agent}");
     }
     let bridge = help("bridge");
-    for said in listening.iter().chain(&["--framing <MODE>", "AGENT_COMMAND"]) {
-        assert!(bridge.contains(said), "bridge --help lacks {said}:\n{bridge}");
+    for said in listening
+        .iter()
+        .chain(&["--framing <MODE>", "AGENT_COMMAND"])
+    {
+        assert!(
+            bridge.contains(said),
+            "bridge --help lacks {said}:\n{bridge}"
+        );
     }
     let client = help("client");
     for said in [
@@ -96,7 +102,10 @@ fn the_help_names_every_flag_and_what_follows_it() {
         ":load ID",
         "Exit status",
     ] {
-        assert!(client.contains(said), "client --help lacks {said}:\n{client}");
+        assert!(
+            client.contains(said),
+            "client --help lacks {said}:\n{client}"
+        );
     }
     for hidden in [&agent, &bridge, &client] {
         assert!(!hidden.contains("--wire-log"), "a test flag in:\n{hidden}");
@@ -106,17 +115,42 @@ fn the_help_names_every_flag_and_what_follows_it() {
 #[test]
 fn a_bad_command_line_is_refused_with_exit_code_2_and_says_why() {
     for (name, args, why) in [
-        ("agent", &["--allow-host", "a.test"][..], "--allow-host needs --listen ADDR"),
+        (
+            "agent",
+            &["--allow-host", "a.test"][..],
+            "--allow-host needs --listen ADDR",
+        ),
         ("agent", &["--framing", "lsp"], "unknown framing mode"),
-        ("agent", &["--listen", "127.0.0.1:0", "--framing", "auto"], "--framing"),
-        ("agent", &["--listen", "127.0.0.1:0", "--allow-origin", "http://a.test/"], "write `http://a.test`"),
+        (
+            "agent",
+            &["--listen", "127.0.0.1:0", "--framing", "auto"],
+            "--framing",
+        ),
+        (
+            "agent",
+            &[
+                "--listen",
+                "127.0.0.1:0",
+                "--allow-origin",
+                "http://a.test/",
+            ],
+            "write `http://a.test`",
+        ),
         ("agent", &["--unknown"], "--unknown"),
         ("bridge", &["--", "agent"], "--listen ADDR is required"),
         ("bridge", &["--listen", "127.0.0.1:0"], "AGENT_COMMAND"),
         ("client", &["--token", "t"], "--token needs --url"),
         ("client", &["--cancel-after", "soon"], "is not a duration"),
-        ("client", &["--prompt", "hi", "--"], "must be followed by the agent command"),
-        ("client", &["--url", "http://127.0.0.1:1/acp", "--", "agent"], "exclude each other"),
+        (
+            "client",
+            &["--prompt", "hi", "--"],
+            "must be followed by the agent command",
+        ),
+        (
+            "client",
+            &["--url", "http://127.0.0.1:1/acp", "--", "agent"],
+            "exclude each other",
+        ),
     ] {
         let refused = Command::new(program(name))
             .args(args)

@@ -2,10 +2,9 @@
 //! filtered by `RUST_LOG` (warnings only by default, so that a run's stderr stays readable),
 //! and a `RUST_LOG` that does not parse is said so instead of silently logging nothing.
 
-
 use std::process::{Command, Stdio};
 
-use crate::common::{program, Run, Workdir, wait};
+use crate::common::{Run, Workdir, program, wait};
 
 /// Runs the client with the demo agent spawned (`--prompt help`), `RUST_LOG` set to
 /// `filter` (`None`: unset), to the end.

@@ -7,7 +7,6 @@
 
 #![cfg(unix)]
 
-
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -15,7 +14,9 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{program, Run, Workdir, of, run_client, start_client, stop_reasons, updates, wait};
+use crate::common::{
+    Run, Workdir, of, program, run_client, start_client, stop_reasons, updates, wait,
+};
 use serde_json::Value;
 
 /// How long a server has to say where it listens, and to exit after SIGTERM.

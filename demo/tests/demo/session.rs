@@ -12,7 +12,6 @@ use std::time::Instant;
 use crate::common::program;
 use serde_json::Value;
 
-
 use crate::common::{RUN_TIMEOUT, of, run_client, stop_reasons, updates};
 
 /// A fresh directory with the files the scripts use (text, an image, a sound, binary data).
