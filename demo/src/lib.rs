@@ -7,6 +7,7 @@
 //! - [`demo_agent`]: the deterministic, offline coding agent of the `agent` program, and the
 //!   `--listen` server ([`demo_agent::listen`]) of `agent` and `bridge`.
 //! - [`demo_client`]: the terminal editor stand-in of the `client` program.
+//! - [`cli`]: what the programs' command lines share.
 //! - [`wire_log`]: a reader/writer wrapper recording a transport's raw bytes, for tests and
 //!   debugging.
 //!
@@ -30,6 +31,7 @@
 //! # Ok::<(), clap::Error>(())
 //! ```
 
+pub mod cli;
 pub mod demo_agent;
 pub mod demo_client;
 pub mod wire_log;

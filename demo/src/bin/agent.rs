@@ -23,11 +23,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use acp_agent::{AgentOptions, FramingMode, serve, serve_stdio};
+use acp_demo::cli;
 use acp_demo::demo_agent::listen::{self, ListenArgs};
 use acp_demo::demo_agent::{COMMANDS_HELP, DemoAgent, Sessions};
 use acp_demo::wire_log::{self, WireLog};
 use acp_http::server::{AcpServer, Peer};
-use clap::{CommandFactory as _, FromArgMatches as _, Parser};
+use clap::{CommandFactory as _, Parser};
 
 const ABOUT: &str = "\
 A demo ACP agent: deterministic, offline, driven by the prompt's text. It speaks on
@@ -92,14 +93,11 @@ impl Args {
             "{AFTER_HELP}{COMMANDS_HELP}\n\n{}",
             acp_demo::demo_agent::DRAFT_COMMANDS_HELP
         );
-        let mut command = Self::command().after_help(after_help);
-        let args = Self::from_arg_matches(&command.get_matches_mut()).unwrap_or_else(|e| e.exit());
-        if let Err(message) = args.listen.check() {
-            command
-                .error(clap::error::ErrorKind::ArgumentConflict, message)
-                .exit();
-        }
-        args
+        let command = Self::command().after_help(after_help);
+        cli::parse(command, std::env::args_os(), |args: &Self| {
+            args.listen.check()
+        })
+        .unwrap_or_else(|e| e.exit())
     }
 }
 

@@ -19,9 +19,10 @@
 use std::process::ExitCode;
 
 use acp_client::{FramingMode, Stderr};
+use acp_demo::cli;
 use acp_demo::demo_agent::listen::{self, ListenArgs};
 use acp_http::server::{AcpServer, BridgeOptions};
-use clap::{CommandFactory as _, FromArgMatches as _, Parser};
+use clap::{CommandFactory as _, Parser};
 
 const ABOUT: &str = "\
 Serves a stdio ACP agent program over Streamable HTTP and WebSocket: every connection gets its
@@ -67,18 +68,11 @@ impl Args {
     /// Parses the command line; prints the help, the version or a usage error (exit code 2)
     /// and exits when that is what it holds.
     fn parse_or_exit() -> Self {
-        let mut command = Self::command();
-        let args = Self::from_arg_matches(&command.get_matches_mut()).unwrap_or_else(|e| e.exit());
-        let problem = match args.listen.check() {
+        let check = |args: &Self| match args.listen.check() {
             Ok(()) if args.listen.addr.is_none() => Err("--listen ADDR is required".to_owned()),
             other => other,
         };
-        if let Err(message) = problem {
-            command
-                .error(clap::error::ErrorKind::MissingRequiredArgument, message)
-                .exit();
-        }
-        args
+        cli::parse(Self::command(), std::env::args_os(), check).unwrap_or_else(|e| e.exit())
     }
 }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use acp_client::FramingMode;
-use clap::{CommandFactory as _, FromArgMatches as _};
+use clap::CommandFactory as _;
 
 /// The first lines of `client --help`.
 const ABOUT: &str = "\
@@ -230,19 +230,15 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    let mut command = Options::command().after_help(after_help());
-    let options = Options::from_arg_matches(&command.try_get_matches_from_mut(&args)?)?;
     // `client --`: clap takes no command at all, which would run the demo instead.
-    let dangling = args.last().is_some_and(|arg| arg == "--") && options.agent.is_empty();
-    let problem = if dangling {
-        Err("`--` must be followed by the agent command".to_owned())
-    } else {
-        check(&options)
-    };
-    match problem {
-        Ok(()) => Ok(options),
-        Err(message) => Err(command.error(clap::error::ErrorKind::ArgumentConflict, message)),
-    }
+    let dangling = args.last().is_some_and(|arg| arg == "--");
+    let command = Options::command().after_help(after_help());
+    crate::cli::parse(command, args, |options: &Options| {
+        if dangling && options.agent.is_empty() {
+            return Err("`--` must be followed by the agent command".to_owned());
+        }
+        check(options)
+    })
 }
 
 /// What clap cannot say per flag: `--url` excludes an agent command and the stdio flags;
