@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the resource attacks of issue 19 against the example programs' `--listen` servers
+# Measures the resource attacks of issue 19 against the demo programs' `--listen` servers
 # (`agent --listen`, `bridge --listen`), before and after the server's hardening.
 #
 # Usage:
@@ -10,7 +10,7 @@
 #       one build; prints its table.
 #
 # Build the binaries in release first:
-#   cargo build --release -p acp-examples --example agent --example bridge
+#   cargo build --release -p acp-demo --bin agent --bin bridge
 #
 # The attacks (attack.py holds the details; `attack.py run --help` lists the knobs):
 #   1 WebSocket pings as fast as possible, never reading: RSS at 10 s, closed or not (75 s)

@@ -9,7 +9,7 @@
 # root), Node.js 18+ with npm, cargo, and the npm registry. Installs into a temporary folder
 # (never into the repository): the SDK, esbuild (bundles page.mjs with the SDK for the browser)
 # and puppeteer-core (drives the system Chromium over the DevTools protocol; it downloads no
-# browser). Builds the `agent` example and starts three of them:
+# browser). Builds the demo `agent` and starts three of them:
 #
 #   - one that allows the page's origin (`--allow-origin`);
 #   - one that allows it and requires a token (`--token`): the page sends it as
@@ -132,9 +132,9 @@ waited env -C "$WORK/node" timeout 60 node_modules/.bin/esbuild page.mjs --bundl
     --platform=browser --target=chrome120 --outfile="$WORK/www/page.js" --log-level=warning ||
     die "esbuild could not bundle page.mjs"
 
-say "building the agent example"
-waited env -C "$ROOT" timeout 1800 cargo build -q -p acp-examples --example agent || die "cargo build failed"
-AGENT="${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/agent"
+say "building the demo agent"
+waited env -C "$ROOT" timeout 1800 cargo build -q -p acp-demo --bin agent || die "cargo build failed"
+AGENT="${CARGO_TARGET_DIR:-$ROOT/target}/debug/agent"
 
 # --- The page, the agents, the browser ---
 

@@ -6,7 +6,7 @@
 #
 # Installs into a temporary folder (never into the repository): @agentclientprotocol/sdk 2.4.0
 # and ws (npm), agent-client-protocol[http] 0.12.1 and hypercorn (PyPI, in a venv). Builds the
-# `agent`, `client` and `bridge` examples. Then:
+# demo `agent`, `client` and `bridge` (package acp-demo). Then:
 #
 #   (a) their clients (ts_side.mjs / py_side.py `client URL`) against our server
 #       (`agent --listen`): initialize, session/new, a prompt with updates, a prompt with
@@ -129,10 +129,10 @@ say "installing the Python SDK ($PY_SDK, $PY_SERVER) into $WORK/venv"
 } >"$WORK/pip.log" 2>&1 || { cat "$WORK/pip.log" >&2; echo "pip install failed" >&2; exit 2; }
 PY="$WORK/venv/bin/python"
 
-say "building the agent, client and bridge examples"
-(cd "$ROOT" && timeout 1800 cargo build -j2 -q -p acp-examples --example agent --example client --example bridge) ||
+say "building the demo agent, client and bridge"
+(cd "$ROOT" && timeout 1800 cargo build -j2 -q -p acp-demo --bin agent --bin client --bin bridge) ||
     { echo "cargo build failed" >&2; exit 2; }
-BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples"
+BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
 
 TS_CLIENT=(timeout 90 node "$WORK/node/ts_side.mjs" client)
 PY_CLIENT=(timeout 90 "$PY" "$HERE/py_side.py" client)

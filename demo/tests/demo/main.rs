@@ -1,0 +1,15 @@
+//! The tests of the demo programs, in one test binary (one link, one executable): each module
+//! runs the `agent`, `client` and `bridge` programs of this package as processes (cargo builds
+//! them for the tests: `CARGO_BIN_EXE_*`), or the demo agent in process.
+
+mod acp_check;
+mod agent_history;
+mod client_auth;
+mod client_capabilities;
+mod client_shutdown;
+mod common;
+mod draft_features;
+mod help;
+mod logging;
+mod remote;
+mod session;
