@@ -1,145 +1,118 @@
-//! The ACP bridge: serves any stdio agent program over Streamable HTTP and WebSocket.
-//!
-//! `bridge --listen ADDR -- CMD ARGS...` serves `http://ADDR/acp` and `ws://ADDR/acp` with
-//! [`acp_http::server::AcpServer::bridge`]: every connection gets its own `CMD ARGS...`
-//! process (in a process group of its own), whose stdio messages are relayed as they are; the
-//! process is stopped when its connection ends, and every process when the bridge gets SIGINT
-//! or SIGTERM. Try it with the example agent:
+//! The bridge: serves any stdio ACP agent program over Streamable HTTP and WebSocket, with
+//! [`AcpServer::bridge`]. Every connection gets a process of the program of its own (in a
+//! process group of its own), whose messages are relayed as they are, without being decoded
+//! into types; the process is stopped when its connection ends, and every process when the
+//! bridge gets ctrl-c or SIGTERM.
 //!
 //! ```text
-//! cargo build --release --examples
-//! target/release/examples/bridge --listen 127.0.0.1:8123 -- target/release/examples/agent &
-//! target/release/examples/client --url http://127.0.0.1:8123/acp --prompt help
+//! cargo build -p acp-examples --examples
+//! target/debug/examples/bridge --listen 127.0.0.1:8124 -- target/debug/examples/toolkit_agent &
+//! target/debug/examples/remote_client ws://127.0.0.1:8124/acp fix the TODOs in notes.txt
 //! ```
 
-// A command-line program: `--help` goes to stdout, messages to stderr.
-#![allow(clippy::print_stderr)]
+// A command-line program: `--help` goes to stdout, where it listens and problems to stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::process::ExitCode;
 
-use acp_client::{FramingMode, Stderr};
-use acp_examples::demo_agent::listen::{self, LISTEN_HELP, ListenArgs};
-use acp_http::server::{AcpServer, BridgeOptions};
+use acp_client::Stderr;
+use acp_http::server::{AcpServer, BridgeOptions, ServerOptions, bind, serve};
+use tokio::process::Command;
 
 const USAGE: &str = "\
-Serves a stdio ACP agent program over Streamable HTTP and WebSocket: every connection gets its
-own process of the program, stopped (with the process group it started) when the connection
-ends.
+Serves a stdio ACP agent program over Streamable HTTP (http://ADDR/acp) and WebSocket
+(ws://ADDR/acp): every connection gets its own process of the program, stopped (with the
+process group it started) when the connection ends. The program's stderr is the bridge's.
 
-Usage: bridge --listen ADDR [OPTIONS] -- AGENT_COMMAND [ARGS...]
+Usage: bridge --listen ADDR -- AGENT_COMMAND [ARGS...]
+       bridge --help | --version";
 
-Options:
-  --framing MODE       How the program frames messages on its stdio: `ndjson` (the default, as
-                       the spec says), `content-length` or `auto`.
-";
-
-const USAGE_END: &str = "
-  -h, --help           Show this help.
-  -V, --version        Show the version.
-
-The program's stderr is the bridge's. Example:
-  bridge --listen 127.0.0.1:8123 -- agent
-  client --url ws://127.0.0.1:8123/acp --prompt help";
-
-struct Args {
-    listen: ListenArgs,
-    framing: FramingMode,
-    wire_log: Option<std::path::PathBuf>,
-    program: String,
-    program_args: Vec<String>,
-}
-
-fn parse_args() -> Result<Option<Args>, String> {
-    let mut listen = ListenArgs::default();
-    let mut framing = FramingMode::Ndjson;
-    let mut wire_log = None;
-    let mut argv = std::env::args().skip(1);
-    while let Some(arg) = argv.next() {
-        if listen.take(&arg, &mut argv)? {
-            continue;
-        }
-        let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
+/// The address and the agent command of the command line; `None` when `--help` or
+/// `--version` was answered.
+fn parse_args() -> Result<Option<(String, Vec<String>)>, String> {
+    let mut args = std::env::args().skip(1);
+    let mut listen = None;
+    while let Some(arg) = args.next() {
         match arg.as_str() {
-            "-h" | "--help" => {
-                acp_examples::print_text(&format!("{USAGE}{LISTEN_HELP}{USAGE_END}"));
-                return Ok(None);
-            }
-            "-V" | "--version" => {
-                acp_examples::print_text(concat!(
-                    "bridge (acp-examples) ",
-                    env!("CARGO_PKG_VERSION")
-                ));
-                return Ok(None);
-            }
-            "--framing" => {
-                let mode = value("--framing")?;
-                framing = mode
-                    .parse()
-                    .map_err(|_| format!("unknown framing `{mode}`"))?;
-            }
-            // Hidden, for tests: every message relayed, one per line, to PREFIX.recv (to the
-            // program) and PREFIX.sent (to the clients).
-            "--wire-log" => wire_log = Some(value("--wire-log")?.into()),
+            "-h" | "--help" => return print(USAGE),
+            "-V" | "--version" => return print(concat!("bridge ", env!("CARGO_PKG_VERSION"))),
+            "--listen" => listen = Some(args.next().ok_or("--listen needs an address")?),
             "--" => {
-                let Some(program) = argv.next() else {
-                    return Err("`--` must be followed by the agent command".into());
+                let command: Vec<String> = args.collect();
+                return match (listen, command.is_empty()) {
+                    (Some(addr), false) => Ok(Some((addr, command))),
+                    (None, _) => Err("--listen ADDR is required".into()),
+                    (_, true) => Err("`--` must be followed by the agent command".into()),
                 };
-                if listen.addr.is_none() {
-                    return Err("--listen ADDR is required (see --help)".into());
-                }
-                return Ok(Some(Args {
-                    listen,
-                    framing,
-                    wire_log,
-                    program,
-                    program_args: argv.collect(),
-                }));
             }
-            other => return Err(format!("unexpected argument `{other}` (see --help)")),
+            other => return Err(format!("unexpected argument `{other}`")),
         }
     }
     Err("no agent command: `bridge --listen ADDR -- AGENT_COMMAND [ARGS...]`".into())
 }
 
+/// Prints `text` on stdout; a reader that went away (`bridge --help | head -1`) is no error.
+fn print(text: &str) -> Result<Option<(String, Vec<String>)>, String> {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout(), "{text}");
+    Ok(None)
+}
+
+/// Resolves on ctrl-c, or on SIGTERM (what service managers and `kill` send).
+async fn stop_signal() {
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => drop(terminate.recv().await),
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     acp_examples::init_tracing();
-    let args = match parse_args() {
-        Ok(Some(args)) => args,
+    let (addr, command) = match parse_args() {
+        Ok(Some(parsed)) => parsed,
         Ok(None) => return ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("bridge: {message}");
+        Err(problem) => {
+            eprintln!("bridge: {problem}\n\n{USAGE}");
             return ExitCode::from(2);
         }
     };
-    let mut options = args.listen.server_options();
-    if let Some(prefix) = &args.wire_log {
-        match listen::wire_tap(prefix) {
-            Ok(tap) => options = options.tap(tap),
-            Err(error) => {
-                eprintln!("bridge: cannot create the wire log: {error}");
-                return ExitCode::FAILURE;
-            }
+    let listener = match bind(addr.as_str())
+        .await
+        .and_then(|l| Ok((l.local_addr()?, l)))
+    {
+        Ok((local, listener)) => {
+            eprintln!("listening on http://{local}/acp and ws://{local}/acp");
+            listener
+        }
+        Err(error) => {
+            eprintln!("bridge: cannot listen on {addr}: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let program = move || {
+        let mut program = Command::new(&command[0]);
+        program.args(&command[1..]);
+        program
+    };
+    let bridge = BridgeOptions::default().stderr(Stderr::Inherit);
+    let server = AcpServer::bridge(program, ServerOptions::default(), bridge);
+    // `serve` returns once every connection closed and every program stopped.
+    match serve(listener, server, stop_signal()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("bridge: {error}");
+            ExitCode::FAILURE
         }
     }
-    let (program, program_args) = (args.program.clone(), args.program_args.clone());
-    let server = AcpServer::bridge(
-        move || {
-            let mut command = tokio::process::Command::new(&program);
-            command.args(&program_args);
-            command
-        },
-        options,
-        BridgeOptions::default()
-            .framing(args.framing)
-            .stderr(Stderr::Inherit),
-    );
-    let listener = match listen::bind("bridge", &args.listen).await {
-        Ok(listener) => listener,
-        Err(message) => {
-            eprintln!("bridge: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    ExitCode::from(listen::serve_until_signal("bridge", listener, server).await)
 }

@@ -1,7 +1,5 @@
 //! Support code shared by the example programs of the workspace (not published).
 //!
-//! - [`bench`](mod@bench): what the benchmark agents and clients of `BENCH.md` (scenarios S1-S3) share: the
-//!   prompt commands, the chunk texts, latency summaries, `/proc` figures and the report line.
 //! - [`demo_agent`]: the example coding agent served by the `agent` example.
 //! - [`demo_client`]: the terminal editor stand-in of the `client` example.
 //! - [`wire_log`]: a tap recording a transport's raw bytes, for tests and debugging.
@@ -9,7 +7,6 @@
 //! Every example program calls [`init_tracing`] first, so that what the libraries log (a peer
 //! refused, a connection closed after an error, a stalled reader) reaches stderr.
 
-pub mod bench;
 pub mod demo_agent;
 pub mod demo_client;
 pub mod wire_log;

@@ -22,7 +22,7 @@ use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::Instant;
 
-use acp_examples::bench::{self, ClientArgs, ProcStats, Report, Seen};
+use acp_bench::scenarios::{self, ClientArgs, ProcStats, Report, Seen};
 use acp_rpc::{Config, Router, connect};
 use acp_types::methods::{
     Initialize, SessionNew, SessionPrompt, SessionRequestPermission, SessionUpdate,
@@ -34,7 +34,7 @@ use acp_types::{
 use futures::future::join_all;
 
 fn main() -> ExitCode {
-    bench::client_main("bench_client", |args, started| async move {
+    scenarios::client_main("bench_client", |args, started| async move {
         run(&args, started).await
     })
 }

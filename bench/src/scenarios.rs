@@ -1,4 +1,5 @@
-//! The benchmark protocol of `BENCH.md`, scenarios S1-S3: what its agents and clients share.
+//! The benchmark protocol of `BENCH.md`, scenarios S1-S3: what its agents and clients share
+//! (and the S5 load client: chunk texts, `/proc` figures).
 //!
 //! The RPC programs (`bench_agent`, `bench_client`), the trait programs (`bench_trait_agent`,
 //! `bench_trait_client`, on `acp-agent` / `acp-client`) and the hand-written "physical limit"
@@ -24,9 +25,9 @@ pub const CHUNK_LEN: usize = 64;
 /// The text of chunk `i`: `i` as 10 zero-padded digits, a space, then [`CHUNK_TAIL`].
 ///
 /// ```
-/// let text = acp_examples::bench::chunk_text(42);
-/// assert_eq!(text.len(), acp_examples::bench::CHUNK_LEN);
-/// assert_eq!(acp_examples::bench::chunk_number(&text), Some(42));
+/// let text = acp_bench::scenarios::chunk_text(42);
+/// assert_eq!(text.len(), acp_bench::scenarios::CHUNK_LEN);
+/// assert_eq!(acp_bench::scenarios::chunk_number(&text), Some(42));
 /// ```
 pub fn chunk_text(i: u64) -> String {
     let mut text = String::with_capacity(CHUNK_LEN);
@@ -81,7 +82,7 @@ impl Command {
     /// Parses a prompt text such as `stream 200000`.
     ///
     /// ```
-    /// use acp_examples::bench::Command;
+    /// use acp_bench::scenarios::Command;
     /// assert_eq!(Command::parse("mixed 25000 1000"), Some(Command::Mixed { chunks: 25000, requests: 1000 }));
     /// assert_eq!(Command::parse("dance"), None);
     /// ```
