@@ -641,14 +641,24 @@ pub fn agent_main<E: fmt::Display>(
     }
 }
 
-/// The `main` of a bench client: parses the command line, runs `run`, prints the report line,
-/// and exits 0 when every check passed, 1 when one failed, 2 on a bad command line.
+/// The `main` of a bench client on tokio: parses the command line, runs `run` on [`runtime`],
+/// prints the report line, and exits 0 when every check passed, 1 when one failed, 2 on a bad
+/// command line.
 pub fn client_main<F, Fut, E>(name: &str, run: F) -> std::process::ExitCode
 where
     F: FnOnce(ClientArgs, std::time::Instant) -> Fut,
     Fut: std::future::Future<Output = Result<Report, E>>,
     E: fmt::Display,
 {
+    blocking_client_main(name, |args, started| runtime().block_on(run(args, started)))
+}
+
+/// [`client_main`] for a client that runs on the calling thread (the hand-written limit
+/// client): `run` returns the report itself.
+pub fn blocking_client_main<E: fmt::Display>(
+    name: &str,
+    run: impl FnOnce(ClientArgs, std::time::Instant) -> Result<Report, E>,
+) -> std::process::ExitCode {
     let started = std::time::Instant::now();
     let args = match ClientArgs::parse(std::env::args().skip(1)) {
         Ok(args) => args,
@@ -661,7 +671,7 @@ where
         }
     };
     #[allow(clippy::print_stdout, clippy::print_stderr)] // The report is the program's output.
-    match runtime().block_on(run(args, started)) {
+    match run(args, started) {
         Ok(mut report) => {
             report.total = started.elapsed();
             println!("{report}");

@@ -21,29 +21,7 @@ use acp_bench::scenarios::{self, ChunkCheck, ClientArgs, ProcStats, Report};
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {
-    let started = Instant::now();
-    let args = match ClientArgs::parse(std::env::args().skip(1)) {
-        Ok(args) => args,
-        Err(problem) => {
-            eprintln!("bench_limit_client: {problem}\n{}", scenarios::CLIENT_USAGE);
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
-        Ok(mut report) => {
-            report.total = started.elapsed();
-            println!("{report}");
-            if report.ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Err(error) => {
-            eprintln!("bench_limit_client: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    scenarios::blocking_client_main("bench_limit_client", |args, _| run(&args))
 }
 
 const UPDATE_HEAD: &[u8] = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":""#;
