@@ -8,8 +8,8 @@
 //!
 //! It shows the client side of the library: a [`Router`] that handles `session/update`
 //! notifications and answers `session/request_permission`, and typed calls with
-//! [`Peer::request`]; the ordering contract means a prompt's answer arrives only after its
-//! updates were handled. It relies on nothing but the wire protocol, so it can measure other
+//! [`Peer::request`](acp_rpc::Peer::request); the ordering contract means a prompt's answer
+//! arrives only after its updates were handled. It relies on nothing but the wire protocol, so it can measure other
 //! implementations' agents too. Exit status 0 when every check passed.
 //!
 //! It runs on tokio's current-thread runtime, which measured faster than the multi-thread one
