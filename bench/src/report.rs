@@ -1,5 +1,5 @@
-//! What every benchmark program shares: reading its S4 input, the `IgnoredAny` floor, and
-//! reporting memory.
+//! What the S4 programs share: reading their input, the `IgnoredAny` floor, and reporting
+//! memory.
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -22,12 +22,12 @@ pub struct Floor {
     pub error: Option<IgnoredAny>,
 }
 
-/// The peak resident set size of this process so far (`VmHWM`), in KiB.
+/// The peak resident set size of this process so far (`VmHWM`), in KiB; `None` where `/proc`
+/// does not tell.
 #[must_use]
 pub fn peak_rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    let stats = crate::scenarios::ProcStats::read(None).ok()?;
+    (stats.peak_rss_kb > 0).then_some(stats.peak_rss_kb)
 }
 
 /// The command line of the S4 programs: `[--file PATH | --bytes N] [--seed S]`.

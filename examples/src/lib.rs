@@ -1,12 +1,7 @@
 //! Support code shared by the example programs of the workspace (not published).
 //!
-//! - [`bench`](mod@bench): what the benchmark agents and clients of `BENCH.md` (scenarios S1-S3) share: the
-//!   prompt commands, the chunk texts, latency summaries, `/proc` figures and the report line.
-//!
 //! Every example program calls [`init_tracing`] first, so that what the libraries log (a peer
 //! refused, a connection closed after an error, a stalled reader) reaches stderr.
-
-pub mod bench;
 
 /// The log filter when `RUST_LOG` is unset or empty: warnings and errors only, so that the
 /// programs' own stderr (and the tests reading it) is not flooded.

@@ -90,6 +90,126 @@ pub fn wait_with_deadline(
     }
 }
 
+/// Runs `command` to its end with its output captured (stdin empty), as
+/// [`std::process::Command::output`] does, but for at most `limit`: past it the process is
+/// killed and the test fails instead of hanging.
+///
+/// # Panics
+///
+/// When the program cannot be started, or runs past `limit`.
+pub fn output_with_deadline(
+    command: &mut std::process::Command,
+    limit: std::time::Duration,
+) -> std::process::Output {
+    use std::io::Read;
+    use std::process::Stdio;
+
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+    // Both pipes are drained while the program runs, so that a full pipe cannot stall it.
+    fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    }
+    let stdout = drain(child.stdout.take().expect("a piped stdout"));
+    let stderr = drain(child.stderr.take().expect("a piped stderr"));
+    let status = wait_with_deadline(&mut child, limit);
+    std::process::Output {
+        status,
+        stdout: stdout.join().expect("the stdout reader"),
+        stderr: stderr.join().expect("the stderr reader"),
+    }
+}
+
+/// A server program started by a test, on a free port of 127.0.0.1: it says where it listens
+/// on stderr, in a line `listening on URL …`. It is killed when dropped; [`Self::wait`] waits
+/// for its exit after the test signalled it.
+#[derive(Debug)]
+pub struct ListeningProgram {
+    child: Option<std::process::Child>,
+    url: String,
+}
+
+impl ListeningProgram {
+    /// Starts `command` (stdin and stdout closed, stderr read to its end in the background)
+    /// and waits, for at most `limit`, for its `listening on URL` line.
+    ///
+    /// # Panics
+    ///
+    /// When the program cannot be started, or says nothing of the kind within `limit`.
+    pub fn start(command: &mut std::process::Command, limit: std::time::Duration) -> Self {
+        use std::io::BufRead;
+        use std::process::Stdio;
+
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
+        let stderr = std::io::BufReader::new(child.stderr.take().expect("a piped stderr"));
+        let (url_tx, url_rx) = std::sync::mpsc::channel();
+        // Read to the end, so that the program never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if let Some(rest) = line.strip_prefix("listening on ") {
+                    let url = rest.split_whitespace().next().unwrap_or_default();
+                    let _ = url_tx.send(url.to_owned());
+                }
+            }
+        });
+        let mut program = Self {
+            child: Some(child),
+            url: String::new(),
+        };
+        program.url = url_rx.recv_timeout(limit).unwrap_or_else(|_| {
+            panic!("{command:?} did not say where it listens within {limit:?}")
+        });
+        program
+    }
+
+    /// Where it listens, as it said: `http://127.0.0.1:PORT/acp`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The same endpoint's WebSocket URL: `ws://127.0.0.1:PORT/acp`.
+    pub fn ws_url(&self) -> String {
+        self.url.replacen("http", "ws", 1)
+    }
+
+    /// The process id, to signal it.
+    pub fn id(&self) -> u32 {
+        self.child.as_ref().map_or(0, std::process::Child::id)
+    }
+
+    /// Waits for the program to exit, for at most `limit` (see [`wait_with_deadline`]).
+    ///
+    /// # Panics
+    ///
+    /// When it still runs after `limit`.
+    pub fn wait(mut self, limit: std::time::Duration) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("the program runs");
+        wait_with_deadline(&mut child, limit)
+    }
+}
+
+impl Drop for ListeningProgram {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// True when running under CI, where a missing specification fails instead of skipping.
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")

@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use acp_bench::scenarios::{self, ClientArgs, ProcStats, Report, Seen};
 use acp_client::{AgentHandle, Client, SpawnOptions, Stderr, async_trait, spawn};
-use acp_examples::bench::{self, ClientArgs, ProcStats, Report, Seen};
 use acp_types::{
     ClientCapabilities, ContentBlock, ErrorObject, FileSystemCapabilities, InitializeRequest,
     NewSessionRequest, PromptRequest, RequestPermissionRequest, RequestPermissionResponse,
@@ -29,7 +29,7 @@ use acp_types::{
 use futures::future::join_all;
 
 fn main() -> ExitCode {
-    bench::client_main("bench_trait_client", |args, started| async move {
+    scenarios::client_main("bench_trait_client", |args, started| async move {
         run(&args, started).await
     })
 }

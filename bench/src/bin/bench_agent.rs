@@ -7,8 +7,8 @@
 //! asks with [`Peer::request`]. Run it under `bench_client` (or any client of `BENCH.md`):
 //!
 //! ```text
-//! cargo build --release --examples
-//! target/release/examples/bench_client s1 -- target/release/examples/bench_agent
+//! cargo build --release -p acp-bench
+//! target/release/bench_client s1 -- target/release/bench_agent
 //! ```
 //!
 //! It runs on tokio's current-thread runtime, which measured faster than the multi-thread one
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use acp_examples::bench::{self, Command};
+use acp_bench::scenarios::{self, Command};
 use acp_rpc::{Config, Peer, Router, connect};
 use acp_types::methods::{
     Initialize, SessionNew, SessionPrompt, SessionRequestPermission, SessionUpdate,
@@ -32,7 +32,7 @@ use acp_types::{
 };
 
 fn main() -> std::process::ExitCode {
-    acp_examples::bench::agent_main("bench_agent", serve())
+    acp_bench::scenarios::agent_main("bench_agent", serve())
 }
 
 /// Serves one client on stdin/stdout until it closes stdin.
@@ -48,7 +48,7 @@ async fn serve() -> Result<(), acp_rpc::Error> {
 /// [`Config::max_burst_bytes`] (to compare settings with one binary).
 fn config() -> Config {
     let config = Config::default();
-    match bench::burst_from_env() {
+    match scenarios::burst_from_env() {
         Some(bytes) => config.max_burst_bytes(bytes),
         None => config,
     }
@@ -106,7 +106,7 @@ async fn prompt(client: &Peer, req: PromptRequest) -> Result<PromptResponse, Err
             }
         }
     }
-    let figures = bench::latency_meta(&latencies, matches!(command, Command::Mixed { .. }));
+    let figures = scenarios::latency_meta(&latencies, matches!(command, Command::Mixed { .. }));
     let mut meta = acp_types::Meta::new();
     meta.insert("bench".into(), figures);
     Ok(PromptResponse::new(StopReason::EndTurn).meta(meta))
@@ -114,7 +114,7 @@ async fn prompt(client: &Peer, req: PromptRequest) -> Result<PromptResponse, Err
 
 /// Sends chunk `i` of `session`.
 async fn send_chunk(client: &Peer, session: &SessionId, i: u64) -> Result<(), ErrorObject> {
-    let chunk = ContentChunk::new(bench::chunk_text(i));
+    let chunk = ContentChunk::new(scenarios::chunk_text(i));
     let update = SessionNotification::new(
         session.clone(),
         acp_types::SessionUpdate::AgentMessageChunk(chunk),
@@ -130,7 +130,7 @@ async fn ask(client: &Peer, session: &SessionId, j: u64) -> Result<u64, ErrorObj
     let tool_call = ToolCallUpdate::new(format!("call-{j}"))
         .kind(ToolKind::Edit)
         .status(ToolCallStatus::Pending)
-        .title(bench::PERMISSION_TITLE);
+        .title(scenarios::PERMISSION_TITLE);
     let options = vec![
         PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
         PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),

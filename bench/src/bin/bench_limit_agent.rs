@@ -7,8 +7,8 @@
 //! well-formed messages. It exists to put the RPC layer's figures in proportion:
 //!
 //! ```text
-//! target/release/examples/bench_limit_client s1 -- target/release/examples/bench_limit_agent
-//! target/release/examples/bench_client s1 -- target/release/examples/bench_agent
+//! target/release/bench_limit_client s1 -- target/release/bench_limit_agent
+//! target/release/bench_client s1 -- target/release/bench_agent
 //! ```
 
 use std::fs::File;
@@ -16,7 +16,7 @@ use std::io::{self, BufRead, BufWriter, Write};
 use std::os::fd::AsFd;
 use std::time::Instant;
 
-use acp_examples::bench::{self, Command};
+use acp_bench::scenarios::{self, Command};
 use serde_json::{Value, json};
 
 fn main() -> std::process::ExitCode {
@@ -184,7 +184,7 @@ impl Agent {
         }
         let turn = self.turns.swap_remove(k);
         let figures =
-            bench::latency_meta(&turn.latencies, matches!(command, Command::Mixed { .. }));
+            scenarios::latency_meta(&turn.latencies, matches!(command, Command::Mixed { .. }));
         let result = match turn.problem {
             None => json!({"stopReason": "end_turn", "_meta": {"bench": figures}}),
             Some(problem) => json!({"stopReason": "refusal", "_meta": {"problem": problem}}),
@@ -210,7 +210,7 @@ fn write_chunk(out: &mut impl Write, session: &str, i: u64) -> io::Result<()> {
     out.write_all(session.as_bytes())?;
     out.write_all(UPDATE_MID)?;
     out.write_all(&digits)?;
-    out.write_all(bench::CHUNK_TAIL.as_bytes())?;
+    out.write_all(scenarios::CHUNK_TAIL.as_bytes())?;
     out.write_all(UPDATE_TAIL)
 }
 

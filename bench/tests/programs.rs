@@ -4,18 +4,36 @@
 //! pair, the hand-written limit pair and the `acp-agent`/`acp-client` trait pair.
 
 use std::process::Command;
+use std::time::Duration;
 
-use acp_testkit::example_binary as example;
+use acp_testkit::output_with_deadline;
 use serde_json::Value;
+
+/// How long one client run may take (the sizes below take well under a second).
+const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// The path of a bench program of this package (cargo builds them for its tests).
+fn program(name: &str) -> &'static str {
+    match name {
+        "bench_client" => env!("CARGO_BIN_EXE_bench_client"),
+        "bench_limit_client" => env!("CARGO_BIN_EXE_bench_limit_client"),
+        "bench_trait_client" => env!("CARGO_BIN_EXE_bench_trait_client"),
+        "bench_agent" => env!("CARGO_BIN_EXE_bench_agent"),
+        "bench_limit_agent" => env!("CARGO_BIN_EXE_bench_limit_agent"),
+        "bench_trait_agent" => env!("CARGO_BIN_EXE_bench_trait_agent"),
+        other => panic!("no bench program {other}"),
+    }
+}
 
 /// Runs a client against an agent and returns its report line.
 fn run(client: &str, args: &[&str], agent: &str) -> Value {
-    let output = Command::new(example(client))
-        .args(args)
-        .arg("--")
-        .arg(example(agent))
-        .output()
-        .expect("running the bench client");
+    let output = output_with_deadline(
+        Command::new(program(client))
+            .args(args)
+            .arg("--")
+            .arg(program(agent)),
+        RUN_LIMIT,
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -86,10 +104,10 @@ fn s3_runs_sessions_in_parallel_with_every_pair() {
 #[test]
 fn a_bad_command_line_is_refused_with_the_usage() {
     for client in ["bench_client", "bench_trait_client"] {
-        let output = Command::new(example(client))
-            .args(["s9", "--", "true"])
-            .output()
-            .unwrap();
+        let output = output_with_deadline(
+            Command::new(program(client)).args(["s9", "--", "true"]),
+            RUN_LIMIT,
+        );
         assert_eq!(output.status.code(), Some(2), "{client}");
         assert!(String::from_utf8_lossy(&output.stderr).contains("usage:"));
     }
@@ -99,10 +117,10 @@ fn a_bad_command_line_is_refused_with_the_usage() {
 fn a_failing_agent_makes_the_client_fail() {
     // An agent that exits at once: the client reports the failure instead of hanging.
     for client in ["bench_client", "bench_trait_client"] {
-        let output = Command::new(example(client))
-            .args(["s1", "10", "--", "true"])
-            .output()
-            .unwrap();
+        let output = output_with_deadline(
+            Command::new(program(client)).args(["s1", "10", "--", "true"]),
+            RUN_LIMIT,
+        );
         assert!(!output.status.success(), "{client}");
     }
 }
@@ -120,5 +138,45 @@ fn the_trait_programs_report_what_the_rpc_programs_report() {
         };
         assert_eq!(keys(&rpc), keys(&traits), "{rpc}\n{traits}");
         assert_eq!(rpc["scenario"], traits["scenario"]);
+    }
+}
+
+#[test]
+fn s5_streams_to_every_remote_connection_over_both_transports() {
+    // The S5 pair at a small size: the trait agent served over HTTP, a few connections.
+    let server = acp_testkit::ListeningProgram::start(
+        Command::new(program("bench_trait_agent")).args(["--listen", "127.0.0.1:0"]),
+        RUN_LIMIT,
+    );
+    let pid = server.id().to_string();
+    for (transport, extra) in [("sse", &[][..]), ("sse", &["--http2"]), ("ws", &[])] {
+        let output = output_with_deadline(
+            Command::new(env!("CARGO_BIN_EXE_bench_s5_client"))
+                .args(["s5", "--url", server.url(), "--conns", "4", "--n", "200"])
+                .args([
+                    "--transport",
+                    transport,
+                    "--server-pid",
+                    &pid,
+                    "--timeout",
+                    "30",
+                ])
+                .args(extra),
+            RUN_LIMIT,
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "{transport} {extra:?}: {stdout}\n{stderr}"
+        );
+        let report: Value = serde_json::from_str(stdout.trim())
+            .unwrap_or_else(|e| panic!("not one JSON line ({e}): {stdout}"));
+        assert_eq!(report["ok"], true, "{report}");
+        assert_eq!(report["transport"], transport, "{report}");
+        assert_eq!(report["conns"], 4, "{report}");
+        assert_eq!(report["errors"], 0, "{report}");
+        assert_count(&report, "notif_per_s", 800.0);
+        assert!(report["server_rss_kb"].as_u64() > Some(0), "{report}");
     }
 }

@@ -8,8 +8,8 @@
 //! It is served on stdin/stdout through [`acp_agent::serve`] with the `acp_rpc::stdio()` pair.
 //!
 //! ```text
-//! cargo build --release --examples
-//! target/release/examples/bench_trait_client s1 -- target/release/examples/bench_trait_agent
+//! cargo build --release -p acp-bench
+//! target/release/bench_trait_client s1 -- target/release/bench_trait_agent
 //! ```
 //!
 //! Like `bench_agent`, it runs on tokio's current-thread runtime (`ACP_BENCH_RUNTIME=multi`
@@ -24,14 +24,14 @@
 //! sets `ServerOptions::max_burst_bytes` instead of its default.
 //!
 //! ```text
-//! target/release/examples/bench_trait_agent --listen 127.0.0.1:0
+//! target/release/bench_trait_agent --listen 127.0.0.1:0
 //! ```
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use acp_agent::{Agent, AgentOptions, ClientHandle, PromptContext, async_trait, serve};
-use acp_examples::bench::{self, Command};
+use acp_bench::scenarios::{self, Command};
 use acp_http::server::{AcpServer, ServerOptions};
 use acp_types::{
     AgentCapabilities, ContentBlock, ContentChunk, ErrorObject, InitializeRequest,
@@ -43,7 +43,7 @@ use acp_types::{
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [] => acp_examples::bench::agent_main("bench_trait_agent", serve_stdio()),
+        [] => acp_bench::scenarios::agent_main("bench_trait_agent", serve_stdio()),
         [flag, addr] if flag == "--listen" => listen(addr),
         _ => {
             #[allow(clippy::print_stderr)] // A command-line program's usage message.
@@ -66,7 +66,7 @@ async fn serve_stdio() -> Result<(), acp_rpc::Error> {
 /// [`ServerOptions::max_burst_bytes`] (to compare settings with one binary).
 fn server_options() -> ServerOptions {
     let options = ServerOptions::default();
-    match bench::burst_from_env() {
+    match scenarios::burst_from_env() {
         Some(bytes) => options.max_burst_bytes(bytes),
         None => options,
     }
@@ -163,14 +163,14 @@ impl Agent for BenchAgent {
         let command = Command::parse(text)
             .ok_or_else(|| ErrorObject::invalid_params(format_args!("unknown command {text:?}")))?;
         let mut latencies = Vec::with_capacity(command.requests() as usize);
-        let entered = self.stamps.then(bench::unix_us);
+        let entered = self.stamps.then(scenarios::unix_us);
         let mut first_sent = None;
         match command {
             Command::Stream { chunks } => {
                 for i in 0..chunks {
                     send_chunk(&cx, i).await?;
                     if i == 0 && self.stamps {
-                        first_sent = Some(bench::unix_us());
+                        first_sent = Some(scenarios::unix_us());
                     }
                 }
             }
@@ -190,7 +190,8 @@ impl Agent for BenchAgent {
                 }
             }
         }
-        let mut figures = bench::latency_meta(&latencies, matches!(command, Command::Mixed { .. }));
+        let mut figures =
+            scenarios::latency_meta(&latencies, matches!(command, Command::Mixed { .. }));
         if let (Some(entered), Some(first_sent)) = (entered, first_sent) {
             figures["entered_unix_us"] = entered.into();
             figures["first_sent_unix_us"] = first_sent.into();
@@ -203,7 +204,7 @@ impl Agent for BenchAgent {
 
 /// Sends chunk `i` of the turn's session.
 async fn send_chunk(cx: &PromptContext, i: u64) -> Result<(), ErrorObject> {
-    let chunk = ContentChunk::new(bench::chunk_text(i));
+    let chunk = ContentChunk::new(scenarios::chunk_text(i));
     Ok(cx.update(SessionUpdate::AgentMessageChunk(chunk)).await?)
 }
 
@@ -222,7 +223,7 @@ impl BenchAgent {
         let tool_call = ToolCallUpdate::new(format!("call-{j}"))
             .kind(ToolKind::Edit)
             .status(ToolCallStatus::Pending)
-            .title(bench::PERMISSION_TITLE);
+            .title(scenarios::PERMISSION_TITLE);
         let options = vec![
             PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
             PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),

@@ -46,7 +46,7 @@ use std::borrow::Cow;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use acp_examples::bench::{self, ChunkCheck, ProcStats};
+use acp_bench::scenarios::{self, ChunkCheck, ProcStats};
 use futures::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -215,7 +215,7 @@ impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut sorted = self.first_update_us.clone();
         sorted.sort_unstable();
-        let ms = |p: f64| bench::percentile(&sorted, p) as f64 / 1000.0;
+        let ms = |p: f64| scenarios::percentile(&sorted, p) as f64 / 1000.0;
         let secs = self.elapsed.as_secs_f64().max(1e-9);
         write!(
             f,
@@ -253,7 +253,7 @@ impl std::fmt::Display for Report {
             }
             let mut sorted = leg.clone();
             sorted.sort_unstable();
-            let ms = |p: f64| bench::percentile(&sorted, p) as f64 / 1000.0;
+            let ms = |p: f64| scenarios::percentile(&sorted, p) as f64 / 1000.0;
             write!(
                 f,
                 r#","first_{name}_p50_ms":{:.2},"first_{name}_p99_ms":{:.2}"#,
@@ -575,7 +575,7 @@ impl SseConn {
             .header("acp-session-id", &self.session)
             .body(prompt_request(&self.session, n));
         turn.sent = Instant::now();
-        turn.sent_unix_us = bench::unix_us();
+        turn.sent_unix_us = scenarios::unix_us();
         let post = async {
             match post.send().await {
                 Ok(answer) if answer.status() == 202 => {
@@ -755,7 +755,7 @@ impl WsConn {
         let mut turn = Turn::new(&self.session, n);
         let request = prompt_request(&self.session, n);
         turn.sent = Instant::now();
-        turn.sent_unix_us = bench::unix_us();
+        turn.sent_unix_us = scenarios::unix_us();
         if let Err(problem) = send_text(&mut self.socket, request).await {
             return turn.outcome(Some(problem));
         }
@@ -857,7 +857,7 @@ struct AnswerMeta {
     bench: Option<Stamps>,
 }
 
-/// When the agent's turn began and when it sent its first chunk (`bench::unix_us`).
+/// When the agent's turn began and when it sent its first chunk (`scenarios::unix_us`).
 #[derive(Deserialize, Clone, Copy)]
 struct Stamps {
     entered_unix_us: Option<u64>,
@@ -943,7 +943,7 @@ impl<'s> Turn<'s> {
             Some("session/update") => {
                 if self.first_update.is_none() {
                     self.first_update = Some(Instant::now());
-                    self.first_update_unix_us = bench::unix_us();
+                    self.first_update_unix_us = scenarios::unix_us();
                 }
                 let params = message.params.as_ref();
                 if params.and_then(|p| p.session_id.as_deref()) != Some(self.session) {

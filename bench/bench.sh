@@ -5,12 +5,12 @@
 #   rpc    the acp-rpc programs (bench_client + bench_agent)
 #   trait  the acp-agent / acp-client trait programs (bench_trait_client + bench_trait_agent)
 #
-#   examples/bench.sh                # builds the examples in release mode first
-#   RUNS=5 SCENARIOS="s2" examples/bench.sh
-#   PAIRS="rpc trait" examples/bench.sh   # default: "limit rpc" (ratios are to the first pair)
-#   SKIP_BUILD=1 CARGO_TARGET_DIR=... examples/bench.sh
-#   PIN=same examples/bench.sh       # client and agent on CPU 0 (taskset)
-#   PIN=split examples/bench.sh      # client on CPU 0, agent on CPU 1
+#   bench/bench.sh                # builds the programs in release mode first
+#   RUNS=5 SCENARIOS="s2" bench/bench.sh
+#   PAIRS="rpc trait" bench/bench.sh   # default: "limit rpc" (ratios are to the first pair)
+#   SKIP_BUILD=1 CARGO_TARGET_DIR=... bench/bench.sh
+#   PIN=same bench/bench.sh       # client and agent on CPU 0 (taskset)
+#   PIN=split bench/bench.sh      # client on CPU 0, agent on CPU 1
 #
 # Round-trip latency depends on where the scheduler puts the two processes: on one CPU a
 # round trip costs two context switches; on two CPUs, two cross-CPU wake-ups, which cost tens
@@ -32,7 +32,7 @@ for pair in $pairs; do
     esac
 done
 target="${CARGO_TARGET_DIR:-target}"
-bin="$target/release/examples"
+bin="$target/release"
 case "${PIN:-none}" in
     none) pin_client=() pin_agent=() ;;
     same) pin_client=(taskset -c 0) pin_agent=() ;;
@@ -41,10 +41,10 @@ case "${PIN:-none}" in
 esac
 
 if [ -z "${SKIP_BUILD:-}" ]; then
-    cargo build --release -p acp-examples \
-        --example bench_agent --example bench_client \
-        --example bench_limit_agent --example bench_limit_client \
-        --example bench_trait_agent --example bench_trait_client >&2
+    cargo build --release -p acp-bench \
+        --bin bench_agent --bin bench_client \
+        --bin bench_limit_agent --bin bench_limit_client \
+        --bin bench_trait_agent --bin bench_trait_client >&2
 fi
 
 results="$(mktemp)"

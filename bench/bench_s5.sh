@@ -5,11 +5,11 @@
 # then prints the medians. Every run gets a fresh server (so that the idle figure starts from a
 # clean process), stopped with SIGTERM afterwards. Loopback only.
 #
-#   examples/bench_s5.sh                      # builds the two examples in release mode first
-#   RUNS=5 CONNS="1000" TRANSPORTS="ws" examples/bench_s5.sh
-#   TRANSPORTS="sse sse-h2 ws" examples/bench_s5.sh   # sse-h2: SSE over h2c (--http2)
-#   N=1000 TIMEOUT=120 SKIP_BUILD=1 CARGO_TARGET_DIR=... examples/bench_s5.sh
-#   ACP_BENCH_RUNTIME=current examples/bench_s5.sh   # the server on one thread (default: multi)
+#   bench/bench_s5.sh                      # builds the two programs in release mode first
+#   RUNS=5 CONNS="1000" TRANSPORTS="ws" bench/bench_s5.sh
+#   TRANSPORTS="sse sse-h2 ws" bench/bench_s5.sh   # sse-h2: SSE over h2c (--http2)
+#   N=1000 TIMEOUT=120 SKIP_BUILD=1 CARGO_TARGET_DIR=... bench/bench_s5.sh
+#   ACP_BENCH_RUNTIME=current bench/bench_s5.sh   # the server on one thread (default: multi)
 #
 # 1,000 connections need more than 1,024 descriptors on both sides (an SSE connection is three
 # TCP connections): the script raises its own limit to 8192 where it may. Runs that are not `ok`
@@ -25,14 +25,14 @@ transports="${TRANSPORTS:-sse ws}"
 n="${N:-1000}"
 timeout_s="${TIMEOUT:-120}"
 target="${CARGO_TARGET_DIR:-target}"
-bin="$target/release/examples"
+bin="$target/release"
 
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 8192 ]; then
     ulimit -n 8192 || echo "warning: could not raise the descriptor limit ($(ulimit -n))" >&2
 fi
 
 if [ -z "${SKIP_BUILD:-}" ]; then
-    cargo build --release -p acp-examples --example bench_trait_agent --example bench_s5_client >&2
+    cargo build --release -p acp-bench --bin bench_trait_agent --bin bench_s5_client >&2
 fi
 
 results="$(mktemp)"

@@ -8,8 +8,8 @@
 //!
 //! It shows the client side of the library: a [`Router`] that handles `session/update`
 //! notifications and answers `session/request_permission`, and typed calls with
-//! [`Peer::request`]; the ordering contract means a prompt's answer arrives only after its
-//! updates were handled. It relies on nothing but the wire protocol, so it can measure other
+//! [`Peer::request`](acp_rpc::Peer::request); the ordering contract means a prompt's answer
+//! arrives only after its updates were handled. It relies on nothing but the wire protocol, so it can measure other
 //! implementations' agents too. Exit status 0 when every check passed.
 //!
 //! It runs on tokio's current-thread runtime, which measured faster than the multi-thread one
@@ -22,7 +22,7 @@ use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::Instant;
 
-use acp_examples::bench::{self, ClientArgs, ProcStats, Report, Seen};
+use acp_bench::scenarios::{self, ClientArgs, ProcStats, Report, Seen};
 use acp_rpc::{Config, Router, connect};
 use acp_types::methods::{
     Initialize, SessionNew, SessionPrompt, SessionRequestPermission, SessionUpdate,
@@ -34,7 +34,7 @@ use acp_types::{
 use futures::future::join_all;
 
 fn main() -> ExitCode {
-    bench::client_main("bench_client", |args, started| async move {
+    scenarios::client_main("bench_client", |args, started| async move {
         run(&args, started).await
     })
 }

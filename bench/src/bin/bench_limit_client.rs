@@ -17,33 +17,11 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::process::{ChildStdin, ExitCode, Stdio};
 use std::time::Instant;
 
-use acp_examples::bench::{self, ChunkCheck, ClientArgs, ProcStats, Report};
+use acp_bench::scenarios::{self, ChunkCheck, ClientArgs, ProcStats, Report};
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {
-    let started = Instant::now();
-    let args = match ClientArgs::parse(std::env::args().skip(1)) {
-        Ok(args) => args,
-        Err(problem) => {
-            eprintln!("bench_limit_client: {problem}\n{}", bench::CLIENT_USAGE);
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
-        Ok(mut report) => {
-            report.total = started.elapsed();
-            println!("{report}");
-            if report.ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Err(error) => {
-            eprintln!("bench_limit_client: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    scenarios::blocking_client_main("bench_limit_client", |args, _| run(&args))
 }
 
 const UPDATE_HEAD: &[u8] = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":""#;
@@ -81,7 +59,7 @@ impl Client {
             return false;
         };
         let Some(text) = text
-            .get(..bench::CHUNK_LEN)
+            .get(..scenarios::CHUNK_LEN)
             .and_then(|t| std::str::from_utf8(t).ok())
         else {
             return false;
@@ -324,8 +302,8 @@ fn run(args: &ClientArgs) -> io::Result<Report> {
         agent_percentiles
     } else {
         Some((
-            bench::percentile(&latencies, 50.0),
-            bench::percentile(&latencies, 99.0),
+            scenarios::percentile(&latencies, 50.0),
+            scenarios::percentile(&latencies, 99.0),
         ))
     };
     let expected_chunks = scenario.command().chunks();

@@ -1,4 +1,5 @@
-//! The benchmark protocol of `BENCH.md`, scenarios S1-S3: what its agents and clients share.
+//! The benchmark protocol of `BENCH.md`, scenarios S1-S3: what its agents and clients share
+//! (and the S5 load client: chunk texts, `/proc` figures).
 //!
 //! The RPC programs (`bench_agent`, `bench_client`), the trait programs (`bench_trait_agent`,
 //! `bench_trait_client`, on `acp-agent` / `acp-client`) and the hand-written "physical limit"
@@ -24,9 +25,9 @@ pub const CHUNK_LEN: usize = 64;
 /// The text of chunk `i`: `i` as 10 zero-padded digits, a space, then [`CHUNK_TAIL`].
 ///
 /// ```
-/// let text = acp_examples::bench::chunk_text(42);
-/// assert_eq!(text.len(), acp_examples::bench::CHUNK_LEN);
-/// assert_eq!(acp_examples::bench::chunk_number(&text), Some(42));
+/// let text = acp_bench::scenarios::chunk_text(42);
+/// assert_eq!(text.len(), acp_bench::scenarios::CHUNK_LEN);
+/// assert_eq!(acp_bench::scenarios::chunk_number(&text), Some(42));
 /// ```
 pub fn chunk_text(i: u64) -> String {
     let mut text = String::with_capacity(CHUNK_LEN);
@@ -81,7 +82,7 @@ impl Command {
     /// Parses a prompt text such as `stream 200000`.
     ///
     /// ```
-    /// use acp_examples::bench::Command;
+    /// use acp_bench::scenarios::Command;
     /// assert_eq!(Command::parse("mixed 25000 1000"), Some(Command::Mixed { chunks: 25000, requests: 1000 }));
     /// assert_eq!(Command::parse("dance"), None);
     /// ```
@@ -640,14 +641,24 @@ pub fn agent_main<E: fmt::Display>(
     }
 }
 
-/// The `main` of a bench client: parses the command line, runs `run`, prints the report line,
-/// and exits 0 when every check passed, 1 when one failed, 2 on a bad command line.
+/// The `main` of a bench client on tokio: parses the command line, runs `run` on [`runtime`],
+/// prints the report line, and exits 0 when every check passed, 1 when one failed, 2 on a bad
+/// command line.
 pub fn client_main<F, Fut, E>(name: &str, run: F) -> std::process::ExitCode
 where
     F: FnOnce(ClientArgs, std::time::Instant) -> Fut,
     Fut: std::future::Future<Output = Result<Report, E>>,
     E: fmt::Display,
 {
+    blocking_client_main(name, |args, started| runtime().block_on(run(args, started)))
+}
+
+/// [`client_main`] for a client that runs on the calling thread (the hand-written limit
+/// client): `run` returns the report itself.
+pub fn blocking_client_main<E: fmt::Display>(
+    name: &str,
+    run: impl FnOnce(ClientArgs, std::time::Instant) -> Result<Report, E>,
+) -> std::process::ExitCode {
     let started = std::time::Instant::now();
     let args = match ClientArgs::parse(std::env::args().skip(1)) {
         Ok(args) => args,
@@ -660,7 +671,7 @@ where
         }
     };
     #[allow(clippy::print_stdout, clippy::print_stderr)] // The report is the program's output.
-    match runtime().block_on(run(args, started)) {
+    match run(args, started) {
         Ok(mut report) => {
             report.total = started.elapsed();
             println!("{report}");
