@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use acp_rpc::{Config, Driver, Handler, Peer};
+use acp_types::capabilities::{client_allows, elicitation_mode_allowed};
 use acp_types::methods::{self, client as cm};
 use acp_types::*;
 use futures::FutureExt;
@@ -180,7 +181,7 @@ impl std::fmt::Debug for ClientHandle {
 }
 
 macro_rules! client_requests {
-    ($( $(#[doc = $doc:literal])* $name:ident: $marker:ident($req:ty) -> $res:ty, gate = $gate:expr; )*) => {
+    ($( $(#[doc = $doc:literal])* $name:ident: $marker:ident($req:ty) -> $res:ty; )*) => {
         $(
             $(#[doc = $doc])*
             ///
@@ -189,23 +190,11 @@ macro_rules! client_requests {
             /// [`Error::CapabilityNotAdvertised`] when the client did not advertise the method;
             /// [`Error::Rpc`] when the client answers with an error or the connection closes.
             pub async fn $name(&self, request: $req) -> Result<$res, Error> {
-                self.check(methods::$marker::METHOD_NAME, $gate)?;
+                self.check(methods::$marker::METHOD_NAME)?;
                 Ok(self.peer.request::<methods::$marker>(&request).await?)
             }
         )*
     };
-}
-
-/// What a client method needs to have been advertised.
-#[derive(Clone, Copy)]
-enum Needs {
-    Nothing,
-    ReadTextFile,
-    WriteTextFile,
-    Terminal,
-    Elicitation,
-    ElicitationForm,
-    ElicitationUrl,
 }
 
 trait MethodName {
@@ -220,35 +209,27 @@ impl ClientHandle {
     client_requests! {
         /// `session/request_permission` (spec chapter "Tool Calls", requesting permission):
         /// asks the user to approve a tool call.
-        request_permission: SessionRequestPermission(RequestPermissionRequest) -> RequestPermissionResponse,
-            gate = Needs::Nothing;
+        request_permission: SessionRequestPermission(RequestPermissionRequest) -> RequestPermissionResponse;
         /// `fs/read_text_file` (spec chapter "File System"): reads a text file through the client,
         /// which sees unsaved editor state. Needs `fs.readTextFile`.
-        read_text_file: FsReadTextFile(ReadTextFileRequest) -> ReadTextFileResponse,
-            gate = Needs::ReadTextFile;
+        read_text_file: FsReadTextFile(ReadTextFileRequest) -> ReadTextFileResponse;
         /// `fs/write_text_file` (spec chapter "File System"): writes a text file through the
         /// client. Needs `fs.writeTextFile`.
-        write_text_file: FsWriteTextFile(WriteTextFileRequest) -> WriteTextFileResponse,
-            gate = Needs::WriteTextFile;
+        write_text_file: FsWriteTextFile(WriteTextFileRequest) -> WriteTextFileResponse;
         /// `terminal/create` (spec chapter "Terminals"): runs a command in a new terminal.
         /// Needs `terminal`.
-        create_terminal: TerminalCreate(CreateTerminalRequest) -> CreateTerminalResponse,
-            gate = Needs::Terminal;
+        create_terminal: TerminalCreate(CreateTerminalRequest) -> CreateTerminalResponse;
         /// `terminal/output` (spec chapter "Terminals"): the output so far. Needs `terminal`.
-        terminal_output: TerminalOutput(TerminalOutputRequest) -> TerminalOutputResponse,
-            gate = Needs::Terminal;
+        terminal_output: TerminalOutput(TerminalOutputRequest) -> TerminalOutputResponse;
         /// `terminal/wait_for_exit` (spec chapter "Terminals"): waits for the command to exit.
         /// Needs `terminal`.
-        wait_for_terminal_exit: TerminalWaitForExit(WaitForTerminalExitRequest) -> WaitForTerminalExitResponse,
-            gate = Needs::Terminal;
+        wait_for_terminal_exit: TerminalWaitForExit(WaitForTerminalExitRequest) -> WaitForTerminalExitResponse;
         /// `terminal/kill` (spec chapter "Terminals"): kills the command, keeping the terminal.
         /// Needs `terminal`.
-        kill_terminal: TerminalKill(KillTerminalRequest) -> KillTerminalResponse,
-            gate = Needs::Terminal;
+        kill_terminal: TerminalKill(KillTerminalRequest) -> KillTerminalResponse;
         /// `terminal/release` (spec chapter "Terminals"): releases the terminal (killing the
         /// command if still running). Needs `terminal`.
-        release_terminal: TerminalRelease(ReleaseTerminalRequest) -> ReleaseTerminalResponse,
-            gate = Needs::Terminal;
+        release_terminal: TerminalRelease(ReleaseTerminalRequest) -> ReleaseTerminalResponse;
     }
 
     /// `elicitation/create` (spec chapter "Elicitation"): asks the user for structured
@@ -264,14 +245,15 @@ impl ClientHandle {
         &self,
         request: CreateElicitationRequest,
     ) -> Result<CreateElicitationResponse, Error> {
-        let needs = match &request.mode {
-            ElicitationMode::Form(_) => Needs::ElicitationForm,
-            ElicitationMode::Url(_) => Needs::ElicitationUrl,
-            // A mode this library does not know: the client can only have advertised it in
-            // fields we cannot read, so just require elicitation support.
-            _ => Needs::Elicitation,
-        };
-        self.check(cm::ELICITATION_CREATE, needs)?;
+        if self.gate {
+            let elicitation = self.advertised().and_then(|c| c.elicitation.as_ref());
+            elicitation_mode_allowed(elicitation, &request.mode).map_err(|capability| {
+                Error::CapabilityNotAdvertised {
+                    method: cm::ELICITATION_CREATE,
+                    capability,
+                }
+            })?;
+        }
         Ok(self
             .peer
             .request::<methods::ElicitationCreate>(&request)
@@ -302,7 +284,7 @@ impl ClientHandle {
         &self,
         notification: CompleteElicitationNotification,
     ) -> Result<(), Error> {
-        self.check(cm::ELICITATION_COMPLETE, Needs::ElicitationUrl)?;
+        self.check(cm::ELICITATION_COMPLETE)?;
         Ok(self
             .peer
             .notify::<methods::ElicitationComplete>(&notification)
@@ -417,42 +399,20 @@ impl ClientHandle {
         self.gate
     }
 
-    fn check(&self, method: &'static str, needs: Needs) -> Result<(), Error> {
+    /// Refuses `method` when gating is on and the client did not advertise its capability
+    /// (nothing is advertised before `initialize`).
+    fn check(&self, method: &'static str) -> Result<(), Error> {
         if !self.gate {
             return Ok(());
         }
+        client_allows(self.advertised(), method)
+            .map_err(|capability| Error::CapabilityNotAdvertised { method, capability })
+    }
+
+    /// The capabilities the client advertised in `initialize` (none before it).
+    fn advertised(&self) -> Option<&ClientCapabilities> {
         let init = self.state.initialized.get();
-        let caps = init.and_then(|i| i.client_capabilities.as_ref());
-        let elicitation = caps.and_then(|c| c.elicitation.as_ref());
-        let (ok, capability) = match needs {
-            Needs::Nothing => return Ok(()),
-            Needs::ReadTextFile => (
-                init.is_some_and(InitializeRequest::can_read_text_file),
-                "fs.readTextFile",
-            ),
-            Needs::WriteTextFile => (
-                init.is_some_and(InitializeRequest::can_write_text_file),
-                "fs.writeTextFile",
-            ),
-            Needs::Terminal => (
-                init.is_some_and(InitializeRequest::can_use_terminal),
-                "terminal",
-            ),
-            Needs::Elicitation => (caps.is_some_and(|c| c.elicitation.is_some()), "elicitation"),
-            Needs::ElicitationForm => (
-                elicitation.is_some_and(|e| e.form.is_some()),
-                "elicitation.form",
-            ),
-            Needs::ElicitationUrl => (
-                elicitation.is_some_and(|e| e.url.is_some()),
-                "elicitation.url",
-            ),
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::CapabilityNotAdvertised { method, capability })
-        }
+        init.and_then(|i| i.client_capabilities.as_ref())
     }
 }
 

@@ -13,6 +13,7 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
+use acp_types::capabilities::{client_allows, elicitation_mode_allowed};
 use acp_types::methods::client as cm;
 use acp_types::*;
 
@@ -132,37 +133,8 @@ impl Admission {
         if !self.refuse_unadvertised {
             return Ok(());
         }
-        let caps = self.advertised.get();
-        let fs = caps.and_then(|c| c.fs.as_ref());
-        let (ok, capability) = match method {
-            cm::FS_READ_TEXT_FILE => (
-                fs.and_then(|f| f.read_text_file) == Some(true),
-                "fs.readTextFile",
-            ),
-            cm::FS_WRITE_TEXT_FILE => (
-                fs.and_then(|f| f.write_text_file) == Some(true),
-                "fs.writeTextFile",
-            ),
-            cm::TERMINAL_CREATE
-            | cm::TERMINAL_OUTPUT
-            | cm::TERMINAL_WAIT_FOR_EXIT
-            | cm::TERMINAL_KILL
-            | cm::TERMINAL_RELEASE => (caps.and_then(|c| c.terminal) == Some(true), "terminal"),
-            cm::ELICITATION_CREATE => {
-                (caps.is_some_and(|c| c.elicitation.is_some()), "elicitation")
-            }
-            cm::ELICITATION_COMPLETE => (
-                caps.and_then(|c| c.elicitation.as_ref())
-                    .is_some_and(|e| e.url.is_some()),
-                "elicitation.url",
-            ),
-            _ => return Ok(()),
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(ErrorObject::capability_not_advertised(method, capability))
-        }
+        client_allows(self.advertised.get(), method)
+            .map_err(|capability| ErrorObject::capability_not_advertised(method, capability))
     }
 
     /// Refuses a decoded agent request that needs more than its method's capability (an
@@ -222,26 +194,9 @@ impl Admission {
             return Ok(());
         }
         let elicitation = self.advertised.get().and_then(|c| c.elicitation.as_ref());
-        let (ok, capability) = match &request.mode {
-            ElicitationMode::Form(_) => (
-                elicitation.is_some_and(|e| e.form.is_some()),
-                "elicitation.form",
-            ),
-            ElicitationMode::Url(_) => (
-                elicitation.is_some_and(|e| e.url.is_some()),
-                "elicitation.url",
-            ),
-            // A mode this library does not know: elicitation itself was checked by method.
-            _ => (true, ""),
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(ErrorObject::capability_not_advertised(
-                cm::ELICITATION_CREATE,
-                capability,
-            ))
-        }
+        elicitation_mode_allowed(elicitation, &request.mode).map_err(|capability| {
+            ErrorObject::capability_not_advertised(cm::ELICITATION_CREATE, capability)
+        })
     }
 }
 

@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use acp_rpc::{Config, Driver, Handler, Peer};
+use acp_types::capabilities::{agent_allows, prompt_block_allowed};
 use acp_types::methods::{self, agent as am};
 use acp_types::*;
 use futures::future::BoxFuture;
@@ -208,20 +209,8 @@ impl std::fmt::Debug for AgentHandle {
     }
 }
 
-/// What an agent method needs to have been advertised.
-#[derive(Clone, Copy)]
-enum Needs {
-    Nothing,
-    LoadSession,
-    List,
-    Resume,
-    Close,
-    Delete,
-    Logout,
-}
-
 macro_rules! agent_requests {
-    ($( $(#[doc = $doc:literal])* $name:ident: $marker:ident($req:ty) -> $res:ty, gate = $gate:expr; )*) => {
+    ($( $(#[doc = $doc:literal])* $name:ident: $marker:ident($req:ty) -> $res:ty; )*) => {
         $(
             $(#[doc = $doc])*
             ///
@@ -230,7 +219,7 @@ macro_rules! agent_requests {
             /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise the method;
             /// [`Error::Rpc`] when the agent answers with an error or the connection closes.
             pub async fn $name(&self, request: $req) -> Result<$res, Error> {
-                self.check(<methods::$marker as methods::Request>::METHOD, $gate)?;
+                self.check(<methods::$marker as methods::Request>::METHOD)?;
                 Ok(self.peer.request::<methods::$marker>(&request).await?)
             }
         )*
@@ -264,18 +253,18 @@ impl AgentHandle {
     agent_requests! {
         /// `authenticate` (spec chapter "Initialization"): authenticates with one of the
         /// agent's `authMethods`.
-        authenticate: Authenticate(AuthenticateRequest) -> AuthenticateResponse, gate = Needs::Nothing;
+        authenticate: Authenticate(AuthenticateRequest) -> AuthenticateResponse;
         /// `logout`: signs the user out. Needs `auth.logout`.
-        logout: Logout(LogoutRequest) -> LogoutResponse, gate = Needs::Logout;
+        logout: Logout(LogoutRequest) -> LogoutResponse;
         /// `session/list` (spec chapter "Session List"): lists sessions. Needs
         /// `sessionCapabilities.list`.
-        list_sessions: SessionList(ListSessionsRequest) -> ListSessionsResponse, gate = Needs::List;
+        list_sessions: SessionList(ListSessionsRequest) -> ListSessionsResponse;
         /// `session/set_mode` (spec chapter "Session Modes"): switches the session's mode.
-        set_session_mode: SessionSetMode(SetSessionModeRequest) -> SetSessionModeResponse, gate = Needs::Nothing;
+        set_session_mode: SessionSetMode(SetSessionModeRequest) -> SetSessionModeResponse;
         /// `session/set_config_option` (spec chapter "Session Config Options"): changes an
         /// option.
         set_session_config_option: SessionSetConfigOption(SetSessionConfigOptionRequest)
-            -> SetSessionConfigOptionResponse, gate = Needs::Nothing;
+            -> SetSessionConfigOptionResponse;
     }
 
     /// `session/new` (spec chapter "Session Setup"): creates a session. With MCP over ACP
@@ -305,7 +294,7 @@ impl AgentHandle {
         &self,
         request: LoadSessionRequest,
     ) -> Result<LoadSessionResponse, Error> {
-        self.check(am::SESSION_LOAD, Needs::LoadSession)?;
+        self.check(am::SESSION_LOAD)?;
         self.offer_mcp_servers(&request.mcp_servers);
         self.adopt_session(&request.session_id, || {
             self.peer.request::<methods::SessionLoad>(&request)
@@ -325,7 +314,7 @@ impl AgentHandle {
         &self,
         request: ResumeSessionRequest,
     ) -> Result<ResumeSessionResponse, Error> {
-        self.check(am::SESSION_RESUME, Needs::Resume)?;
+        self.check(am::SESSION_RESUME)?;
         self.offer_mcp_servers(request.mcp_servers.as_deref().unwrap_or_default());
         self.adopt_session(&request.session_id, || {
             self.peer.request::<methods::SessionResume>(&request)
@@ -345,7 +334,7 @@ impl AgentHandle {
         &self,
         request: DeleteSessionRequest,
     ) -> Result<DeleteSessionResponse, Error> {
-        self.check(am::SESSION_DELETE, Needs::Delete)?;
+        self.check(am::SESSION_DELETE)?;
         let response = self
             .peer
             .request::<methods::SessionDelete>(&request)
@@ -470,7 +459,7 @@ impl AgentHandle {
         &self,
         request: CloseSessionRequest,
     ) -> Result<CloseSessionResponse, Error> {
-        self.check(am::SESSION_CLOSE, Needs::Close)?;
+        self.check(am::SESSION_CLOSE)?;
         self.cancel_permissions(&request.session_id);
         let response = self.peer.request::<methods::SessionClose>(&request).await?;
         self.state.admission.remove_session(&request.session_id);
@@ -542,115 +531,41 @@ impl AgentHandle {
         &self.peer
     }
 
-    /// Fails with [`Error::CapabilityNotAdvertised`] when the agent's capabilities do not pass
-    /// `advertised` (a draft feature's capability), unless gating is off or the connection is
-    /// not initialized yet.
-    #[cfg(any(
-        feature = "unstable_session_fork",
-        feature = "unstable_llm_providers",
-        feature = "unstable_mcp_over_acp",
-        feature = "unstable_nes"
-    ))]
-    pub(crate) fn require(
-        &self,
-        method: &'static str,
-        capability: &'static str,
-        advertised: impl FnOnce(&AgentCapabilities) -> bool,
-    ) -> Result<(), Error> {
-        if !self.options.gate_agent_capabilities {
-            return Ok(());
-        }
-        let Some(init) = self.state.initialized.get() else {
-            return Ok(());
-        };
-        if init.agent_capabilities.as_ref().is_some_and(advertised) {
-            Ok(())
-        } else {
-            Err(Error::CapabilityNotAdvertised { method, capability })
+    /// Refuses `method` when gating is on and the agent's `initialize` response did not
+    /// advertise its capability (draft methods included). Before `initialize` nothing is
+    /// known: the agent answers.
+    pub(crate) fn check(&self, method: &'static str) -> Result<(), Error> {
+        match self.gating() {
+            Some(init) => agent_allows(init.agent_capabilities.as_ref(), method)
+                .map_err(|capability| Error::CapabilityNotAdvertised { method, capability }),
+            None => Ok(()),
         }
     }
 
-    fn check(&self, method: &'static str, needs: Needs) -> Result<(), Error> {
-        if !self.options.gate_agent_capabilities {
-            return Ok(());
-        }
-        // Before `initialize` nothing is known; let the agent answer.
-        let Some(init) = self.state.initialized.get() else {
-            return Ok(());
-        };
-        let caps = init.agent_capabilities.as_ref();
-        let session = caps.and_then(|c| c.session_capabilities.as_ref());
-        let (ok, capability) = match needs {
-            Needs::Nothing => return Ok(()),
-            Needs::LoadSession => (
-                caps.and_then(|c| c.load_session) == Some(true),
-                "loadSession",
-            ),
-            Needs::List => (
-                session.is_some_and(|s| s.list.is_some()),
-                "sessionCapabilities.list",
-            ),
-            Needs::Resume => (
-                session.is_some_and(|s| s.resume.is_some()),
-                "sessionCapabilities.resume",
-            ),
-            Needs::Close => (
-                session.is_some_and(|s| s.close.is_some()),
-                "sessionCapabilities.close",
-            ),
-            Needs::Delete => (
-                session.is_some_and(|s| s.delete.is_some()),
-                "sessionCapabilities.delete",
-            ),
-            Needs::Logout => (
-                caps.and_then(|c| c.auth.as_ref())
-                    .is_some_and(|a| a.logout.is_some()),
-                "auth.logout",
-            ),
-        };
-        if ok {
-            Ok(())
+    /// The agent's `initialize` response when gating is on and it was answered: what the
+    /// checks go by.
+    fn gating(&self) -> Option<&InitializeResponse> {
+        if self.options.gate_agent_capabilities {
+            self.state.initialized.get()
         } else {
-            Err(Error::CapabilityNotAdvertised { method, capability })
+            None
         }
     }
 
     fn check_prompt(&self, request: &PromptRequest) -> Result<(), Error> {
-        if !self.options.gate_agent_capabilities {
-            return Ok(());
-        }
-        let Some(init) = self.state.initialized.get() else {
+        let Some(init) = self.gating() else {
             return Ok(());
         };
-        let prompt = init
-            .agent_capabilities
-            .as_ref()
-            .and_then(|c| c.prompt_capabilities.as_ref());
-        let allowed = |flag: Option<bool>| flag == Some(true);
-        for block in &request.prompt {
-            let (ok, capability) = match block {
-                ContentBlock::Image(_) => (
-                    allowed(prompt.and_then(|p| p.image)),
-                    "promptCapabilities.image",
-                ),
-                ContentBlock::Audio(_) => (
-                    allowed(prompt.and_then(|p| p.audio)),
-                    "promptCapabilities.audio",
-                ),
-                ContentBlock::Resource(_) => (
-                    allowed(prompt.and_then(|p| p.embedded_context)),
-                    "promptCapabilities.embeddedContext",
-                ),
-                _ => (true, ""),
-            };
-            if !ok {
-                return Err(Error::CapabilityNotAdvertised {
-                    method: am::SESSION_PROMPT,
-                    capability,
-                });
-            }
-        }
-        Ok(())
+        let caps = init.agent_capabilities.as_ref();
+        let prompt = caps.and_then(|c| c.prompt_capabilities.as_ref());
+        request
+            .prompt
+            .iter()
+            .try_for_each(|block| prompt_block_allowed(prompt, block))
+            .map_err(|capability| Error::CapabilityNotAdvertised {
+                method: am::SESSION_PROMPT,
+                capability,
+            })
     }
 }
 

@@ -11,7 +11,7 @@ macro_rules! draft_calls {
         $(#[doc = $doc:literal])*
         #[cfg($cfg:meta)]
         $kind:ident $name:ident: $marker:ident($params:ty) -> $result:ty,
-            needs $capability:literal if $advertised:expr;
+            needs $capability:literal;
     )*) => {
         $(
             $(#[doc = $doc])*
@@ -25,11 +25,7 @@ macro_rules! draft_calls {
             )]
             #[cfg($cfg)]
             pub async fn $name(&self, params: $params) -> Result<$result, Error> {
-                self.require(
-                    draft_calls!(@method $kind $marker),
-                    $capability,
-                    $advertised,
-                )?;
+                self.check(draft_calls!(@method $kind $marker))?;
                 Ok(draft_calls!(@send $kind self $marker params))
             }
         )*
@@ -61,11 +57,7 @@ impl AgentHandle {
         &self,
         params: ForkSessionRequest,
     ) -> Result<ForkSessionResponse, Error> {
-        self.require(
-            methods::agent::SESSION_FORK,
-            "sessionCapabilities.fork",
-            can_fork,
-        )?;
+        self.check(methods::agent::SESSION_FORK)?;
         self.offer_mcp_servers(params.mcp_servers.as_deref().unwrap_or_default());
         Ok(self.peer().request::<methods::SessionFork>(&params).await?)
     }
@@ -74,98 +66,66 @@ impl AgentHandle {
         /// `providers/list` (draft): the agent's LLM providers. Needs `providers`.
         #[cfg(feature = "unstable_llm_providers")]
         request list_providers: ProvidersList(ListProvidersRequest) -> ListProvidersResponse,
-            needs "providers" if |c| c.providers.is_some();
+            needs "providers";
         /// `providers/set` (draft): points a provider at an endpoint. Needs `providers`.
         #[cfg(feature = "unstable_llm_providers")]
         request set_provider: ProvidersSet(SetProviderRequest) -> SetProviderResponse,
-            needs "providers" if |c| c.providers.is_some();
+            needs "providers";
         /// `providers/disable` (draft): disables a provider. Needs `providers`.
         #[cfg(feature = "unstable_llm_providers")]
         request disable_provider: ProvidersDisable(DisableProviderRequest) -> DisableProviderResponse,
-            needs "providers" if |c| { c.providers.is_some() };
+            needs "providers";
         /// `nes/start` (draft): starts a next-edit-suggestion session. Needs `nes`.
         #[cfg(feature = "unstable_nes")]
         request start_nes: NesStart(StartNesRequest) -> StartNesResponse,
-            needs "nes" if |c| c.nes.is_some();
+            needs "nes";
         /// `nes/suggest` (draft): asks for next-edit suggestions. Needs `nes`.
         #[cfg(feature = "unstable_nes")]
         request suggest_nes: NesSuggest(SuggestNesRequest) -> SuggestNesResponse,
-            needs "nes" if |c| c.nes.is_some();
+            needs "nes";
         /// `nes/close` (draft): ends an NES session. Needs `nes`.
         #[cfg(feature = "unstable_nes")]
         request close_nes: NesClose(CloseNesRequest) -> CloseNesResponse,
-            needs "nes" if |c| c.nes.is_some();
+            needs "nes";
         /// `mcp/message` as a request (draft): sends an MCP request on an MCP-over-ACP connection the
         /// agent opened. Needs `mcpCapabilities.acp`.
         #[cfg(feature = "unstable_mcp_over_acp")]
         request message_mcp: McpMessage(MessageMcpRequest) -> MessageMcpResponse,
-            needs "mcpCapabilities.acp" if has_mcp_over_acp;
+            needs "mcpCapabilities.acp";
         /// `nes/accept` (draft): the user accepted a suggestion. Needs `nes`.
         #[cfg(feature = "unstable_nes")]
         notification accept_nes: NesAccept(AcceptNesNotification) -> (),
-            needs "nes" if |c| c.nes.is_some();
+            needs "nes";
         /// `nes/reject` (draft): the user did not take a suggestion. Needs `nes`.
         #[cfg(feature = "unstable_nes")]
         notification reject_nes: NesReject(RejectNesNotification) -> (),
-            needs "nes" if |c| c.nes.is_some();
+            needs "nes";
         /// `document/didOpen` (draft): a document was opened. Needs `nes.events.document.didOpen`.
         #[cfg(feature = "unstable_nes")]
         notification did_open_document: DocumentDidOpen(DidOpenDocumentNotification) -> (),
-            needs "nes.events.document.didOpen"
-            if |c| wants_document_event(c, |d| d.did_open.is_some());
+            needs "nes.events.document.didOpen";
         /// `document/didChange` (draft): a document changed, sent as the agent's `syncKind` asks.
         /// Needs `nes.events.document.didChange`.
         #[cfg(feature = "unstable_nes")]
         notification did_change_document: DocumentDidChange(DidChangeDocumentNotification) -> (),
-            needs "nes.events.document.didChange"
-            if |c| wants_document_event(c, |d| d.did_change.is_some());
+            needs "nes.events.document.didChange";
         /// `document/didClose` (draft): a document was closed. Needs `nes.events.document.didClose`.
         #[cfg(feature = "unstable_nes")]
         notification did_close_document: DocumentDidClose(DidCloseDocumentNotification) -> (),
-            needs "nes.events.document.didClose"
-            if |c| wants_document_event(c, |d| d.did_close.is_some());
+            needs "nes.events.document.didClose";
         /// `document/didSave` (draft): a document was saved. Needs `nes.events.document.didSave`.
         #[cfg(feature = "unstable_nes")]
         notification did_save_document: DocumentDidSave(DidSaveDocumentNotification) -> (),
-            needs "nes.events.document.didSave"
-            if |c| wants_document_event(c, |d| d.did_save.is_some());
+            needs "nes.events.document.didSave";
         /// `document/didFocus` (draft): the user focused a document or moved in it. Needs
         /// `nes.events.document.didFocus`.
         #[cfg(feature = "unstable_nes")]
         notification did_focus_document: DocumentDidFocus(DidFocusDocumentNotification) -> (),
-            needs "nes.events.document.didFocus"
-            if |c| wants_document_event(c, |d| d.did_focus.is_some());
+            needs "nes.events.document.didFocus";
         /// `mcp/message` as a notification (draft): sends an MCP notification on an MCP-over-ACP
         /// connection. Needs `mcpCapabilities.acp`.
         #[cfg(feature = "unstable_mcp_over_acp")]
         notification message_mcp_notification: McpMessageNotification(MessageMcpNotification) -> (),
-            needs "mcpCapabilities.acp" if has_mcp_over_acp;
+            needs "mcpCapabilities.acp";
     }
-}
-
-/// True when the agent advertised `sessionCapabilities.fork`.
-#[cfg(feature = "unstable_session_fork")]
-fn can_fork(caps: &AgentCapabilities) -> bool {
-    caps.session_capabilities
-        .as_ref()
-        .is_some_and(|s| s.fork.is_some())
-}
-
-/// True when the agent advertised `mcpCapabilities.acp`.
-#[cfg(feature = "unstable_mcp_over_acp")]
-fn has_mcp_over_acp(caps: &AgentCapabilities) -> bool {
-    caps.mcp_capabilities.as_ref().and_then(|m| m.acp) == Some(true)
-}
-
-/// True when the agent asked for the `document/*` event that `wanted` picks.
-#[cfg(feature = "unstable_nes")]
-fn wants_document_event(
-    caps: &AgentCapabilities,
-    wanted: impl FnOnce(&NesDocumentEventCapabilities) -> bool,
-) -> bool {
-    caps.nes
-        .as_ref()
-        .and_then(|n| n.events.as_ref())
-        .and_then(|e| e.document.as_ref())
-        .is_some_and(wanted)
 }

@@ -11,9 +11,11 @@
 //! and says so once, so that a fresh clone's `cargo test` still checks every message; under
 //! CI (`CI=true`) the official specification is required. Tests that need the official
 //! documents themselves (the chapters' examples, the comparison of the two schemas) use
-//! [`Spec::official_or_skip`].
+//! [`Spec::official`]; they are `#[ignore]`d, so that a fresh clone's `cargo test` reports them
+//! as ignored instead of passing without checking anything, and CI runs them with
+//! `--include-ignored`.
 
-#![allow(clippy::print_stderr)] // Skip notices go to the test output on purpose.
+#![allow(clippy::print_stderr)] // The fallback notice goes to the test output on purpose.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -215,6 +217,16 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
+/// Fails a test that needs the official specification's `file`, saying where it was looked for.
+fn missing(file: &str) -> ! {
+    panic!(
+        "this test needs the official ACP specification, but {} is missing: put the \
+         specification at ../shared/spec beside the repository or set {SPEC_DIR_ENV} to its \
+         directory (CI runs these tests with `--include-ignored`)",
+        spec_dir().join(file).display()
+    )
+}
+
 /// The loaded specification: the official one, or the repository's generated schema.
 #[derive(Debug)]
 pub struct Spec {
@@ -239,7 +251,7 @@ impl Spec {
     pub fn load() -> &'static Spec {
         static SPEC: OnceLock<Spec> = OnceLock::new();
         SPEC.get_or_init(|| {
-            if let Some(official) = Self::official_or_skip() {
+            if let Some(official) = Self::official_if_present() {
                 return Self::read(official.dir.clone(), "schema.json", "meta.json", true);
             }
             let dir = workspace_root().join("schema");
@@ -262,28 +274,38 @@ impl Spec {
         Some(Self::load())
     }
 
-    /// The official specification only, for tests about the official documents themselves;
-    /// `None` (after printing why, once) when it is absent outside CI.
+    /// The official specification only, for tests about the official documents themselves
+    /// (mark them `#[ignore = "needs the official ACP specification ..."]`: CI runs them).
     ///
     /// # Panics
     ///
-    /// Under CI when the specification is missing, and whenever its files are not valid JSON.
-    pub fn official_or_skip() -> Option<&'static Spec> {
-        static SPEC: OnceLock<Option<Spec>> = OnceLock::new();
-        SPEC.get_or_init(|| Self::official("schema.json", "meta.json"))
-            .as_ref()
+    /// When the specification is missing, saying where it was looked for; and whenever its
+    /// files are not valid JSON.
+    pub fn official() -> &'static Spec {
+        Self::official_if_present().unwrap_or_else(|| missing("schema.json"))
     }
 
     /// The official draft specification (`schema.unstable.json`, `meta.unstable.json`), for
-    /// the tests of the draft features; `None` (after printing why, once) when it is absent
-    /// outside CI.
+    /// the tests of the draft features about the official documents.
     ///
     /// # Panics
     ///
-    /// As [`official_or_skip`](Self::official_or_skip).
-    pub fn official_unstable_or_skip() -> Option<&'static Spec> {
+    /// As [`official`](Self::official).
+    pub fn official_unstable() -> &'static Spec {
+        Self::official_unstable_if_present().unwrap_or_else(|| missing("schema.unstable.json"))
+    }
+
+    /// The official specification, `None` when it is absent outside CI.
+    fn official_if_present() -> Option<&'static Spec> {
         static SPEC: OnceLock<Option<Spec>> = OnceLock::new();
-        SPEC.get_or_init(|| Self::official("schema.unstable.json", "meta.unstable.json"))
+        SPEC.get_or_init(|| Self::official_files("schema.json", "meta.json"))
+            .as_ref()
+    }
+
+    /// The official draft specification, `None` when it is absent outside CI.
+    fn official_unstable_if_present() -> Option<&'static Spec> {
+        static SPEC: OnceLock<Option<Spec>> = OnceLock::new();
+        SPEC.get_or_init(|| Self::official_files("schema.unstable.json", "meta.unstable.json"))
             .as_ref()
     }
 
@@ -296,7 +318,7 @@ impl Spec {
     /// As [`load`](Self::load).
     pub fn load_unstable() -> &'static Spec {
         static FALLBACK: OnceLock<Spec> = OnceLock::new();
-        if let Some(official) = Self::official_unstable_or_skip() {
+        if let Some(official) = Self::official_unstable_if_present() {
             return official;
         }
         FALLBACK.get_or_init(|| {
@@ -310,9 +332,9 @@ impl Spec {
         })
     }
 
-    /// Reads the official files `schema` and `meta` from [`spec_dir`], or explains their
-    /// absence (fatal under CI).
-    fn official(schema: &str, meta: &str) -> Option<Spec> {
+    /// Reads the official files `schema` and `meta` from [`spec_dir`]; `None` when they are
+    /// absent (fatal under CI).
+    fn official_files(schema: &str, meta: &str) -> Option<Spec> {
         let dir = spec_dir();
         let schema_path = dir.join(schema);
         if !schema_path.is_file() {
@@ -320,11 +342,6 @@ impl Spec {
                 !in_ci(),
                 "the ACP specification is required under CI but {} is missing \
                  (set {SPEC_DIR_ENV} to its directory)",
-                schema_path.display()
-            );
-            eprintln!(
-                "notice: skipping checks against the official specification documents: {} \
-                 not found (set {SPEC_DIR_ENV})",
                 schema_path.display()
             );
             return None;

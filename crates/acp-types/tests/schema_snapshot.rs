@@ -82,13 +82,13 @@ fn first_difference(at: &str, committed: &Value, generated: &Value) -> String {
 const STABLE: bool = acp_types::schema::UNSTABLE_FEATURES.is_empty();
 
 /// The committed schema and meta files of this build, with the official files they mirror and
-/// the number of definitions; `None` for a build with only some draft features.
+/// the number of definitions; `None` for a build with only some draft features (no official
+/// file describes it). Fails when the official specification is missing.
 fn files() -> Option<(&'static str, &'static str, &'static Spec, usize)> {
     if STABLE {
-        let spec = Spec::official_or_skip()?;
-        Some(("acp.schema.json", "meta.json", spec, 170))
+        Some(("acp.schema.json", "meta.json", Spec::official(), 170))
     } else if cfg!(feature = "unstable") {
-        let spec = Spec::official_unstable_or_skip()?;
+        let spec = Spec::official_unstable();
         Some(("acp.unstable.schema.json", "meta.unstable.json", spec, 267))
     } else {
         None
@@ -110,6 +110,7 @@ fn committed_schema_and_meta_are_what_the_types_generate() {
 }
 
 #[test]
+#[ignore = "needs the official ACP specification (../shared/spec, or ACP_SPEC_DIR); CI runs it"]
 fn method_names_are_the_official_ones() {
     let Some((_, meta, spec, _)) = files() else {
         return;
@@ -122,6 +123,7 @@ fn method_names_are_the_official_ones() {
 }
 
 #[test]
+#[ignore = "needs the official ACP specification (../shared/spec, or ACP_SPEC_DIR); CI runs it"]
 fn generated_schema_has_every_official_definition() {
     let Some((_, _, spec, count)) = files() else {
         return;
@@ -143,6 +145,7 @@ fn generated_schema_has_every_official_definition() {
 }
 
 #[test]
+#[ignore = "needs the official ACP specification (../shared/spec, or ACP_SPEC_DIR); CI runs it"]
 fn method_annotations_are_the_official_ones() {
     let Some((_, _, spec, _)) = files() else {
         return;
