@@ -112,10 +112,16 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut options = args.listen.server_options();
+    let mut options = match args.listen.server_options() {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("bridge: {error}");
+            return ExitCode::from(2);
+        }
+    };
     if let Some(prefix) = &args.wire_log {
         match listen::wire_tap(prefix) {
-            Ok(tap) => options = options.tap(tap),
+            Ok(tap) => options = options.observe(tap),
             Err(error) => {
                 eprintln!("bridge: cannot create the wire log: {error}");
                 return ExitCode::FAILURE;

@@ -88,11 +88,13 @@ pub(crate) fn shape(bytes: &[u8]) -> Result<Shape, NotAMessage> {
 /// Anything else in that prefix (escapes, a `sessionId` that is not the first member, another
 /// layout) falls back to [`shape`]. Only for messages of that writer: a foreign program may put
 /// `id` after `params`.
+#[cfg(feature = "server")]
 pub(crate) fn shape_of_ours(bytes: &[u8]) -> Result<Shape, NotAMessage> {
     prefix_shape(bytes).map_or_else(|| shape(bytes), Ok)
 }
 
 /// The shape read from the envelope's prefix, or `None` when the prefix does not settle it.
+#[cfg(feature = "server")]
 fn prefix_shape(bytes: &[u8]) -> Option<Shape> {
     let mut rest = bytes.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
     let mut shape = Shape::default();
@@ -119,6 +121,7 @@ fn prefix_shape(bytes: &[u8]) -> Option<Shape> {
 
 /// The text of an id (an integer, `null`, or a string without escapes, quotes included) and
 /// what follows it.
+#[cfg(feature = "server")]
 fn id_text(bytes: &[u8]) -> Option<(&str, &[u8])> {
     let len = match bytes.first()? {
         b'"' => plain_string(bytes)?.0.len() + 2,
@@ -139,6 +142,7 @@ fn id_text(bytes: &[u8]) -> Option<(&str, &[u8])> {
 }
 
 /// A JSON string without escapes at the start of `bytes` (its text, and what follows it).
+#[cfg(feature = "server")]
 fn plain_string(bytes: &[u8]) -> Option<(&str, &[u8])> {
     let body = bytes.strip_prefix(b"\"")?;
     let end = body.iter().position(|&b| b == b'"' || b == b'\\')?;
@@ -151,6 +155,7 @@ fn plain_string(bytes: &[u8]) -> Option<(&str, &[u8])> {
 /// The session of a payload, if its start settles it: `Some(Some(id))` for an object whose
 /// first member is a string `sessionId`, `Some(None)` for a value that is not an object or an
 /// empty object, `None` when only reading further would tell.
+#[cfg(feature = "server")]
 fn leading_session(value: &[u8]) -> Option<Option<String>> {
     match value.first()? {
         b'{' => {
@@ -289,6 +294,7 @@ mod tests {
 
     /// Messages in acp-rpc's layout, and near misses of it: wherever the prefix read answers,
     /// it answers as the full read does.
+    #[cfg(feature = "server")]
     #[test]
     fn the_prefix_read_agrees_with_the_full_read() {
         let ids = [
@@ -371,7 +377,7 @@ mod tests {
 /// result that starts otherwise, `{"protocolVersion":1}`, could still name a session later on:
 /// only the full read tells). A change of acp-rpc's envelope layout, or of the order of a
 /// type's members, fails here instead of silently sending every message the slow way.
-#[cfg(test)]
+#[cfg(all(test, feature = "server"))]
 mod acp_rpc_layout {
     use std::time::Duration;
 

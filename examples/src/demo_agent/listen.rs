@@ -21,7 +21,7 @@
 //! let sessions = Sessions::default();
 //! let server = AcpServer::new(
 //!     move |client| DemoAgent::with_sessions(client, sessions.clone()),
-//!     args.server_options(),
+//!     args.server_options().unwrap(),
 //! );
 //! let listener = listen::bind("agent", &args).await.unwrap();
 //! std::process::exit(listen::serve_until_signal("agent", listener, server).await.into());
@@ -174,7 +174,11 @@ impl ListenArgs {
     }
 
     /// The server's options: the defaults of [`ServerOptions`] (every limit) with these flags.
-    pub fn server_options(&self) -> ServerOptions {
+    ///
+    /// # Errors
+    ///
+    /// A message saying why the `--token` cannot be used.
+    pub fn server_options(&self) -> Result<ServerOptions, String> {
         let mut options = ServerOptions::default().client_id_profile(self.client_id_profile);
         for origin in &self.allowed_origins {
             options = options.allow_origin(origin.clone());
@@ -183,9 +187,11 @@ impl ListenArgs {
             options = options.allow_host(host.clone());
         }
         if let Some(token) = &self.token {
-            options = options.bearer_token(token.clone());
+            options = options
+                .bearer_token(token)
+                .map_err(|error| format!("--token: {error}"))?;
         }
-        options
+        Ok(options)
     }
 }
 
@@ -219,7 +225,7 @@ pub fn wire_tap(prefix: &Path) -> io::Result<impl Fn(Direction, &[u8]) + Send + 
         };
         let mut files = files.lock().unwrap_or_else(PoisonError::into_inner);
         let file: &mut File = match direction {
-            Direction::ToAgent => &mut files.0,
+            Direction::Received => &mut files.0,
             _ => &mut files.1,
         };
         // A small local file: a blocking write is fine for a debugging aid.
@@ -380,7 +386,7 @@ mod tests {
             "agent.example.com",
         ])
         .unwrap();
-        let options = ok.server_options();
+        let options = ok.server_options().unwrap();
         assert_eq!(options.allowed_origins, ["*"]);
         assert_eq!(options.allowed_hosts, ["agent.example.com"]);
         assert_eq!(options.validate(), Ok(()));
