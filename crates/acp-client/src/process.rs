@@ -190,10 +190,11 @@ impl AgentProcess {
     /// Closes the agent gracefully and reports how it ended:
     ///
     /// 1. closes its stdin ([`close_stdin`](Self::close_stdin)) and waits up to `grace` for
-    ///    it to exit ([`StopStage::Exited`]);
+    ///    it to exit ([`StopStage::Exited`](crate::StopStage::Exited));
     /// 2. then sends `SIGTERM` to its process group and waits up to `grace` again
-    ///    ([`StopStage::Terminated`]);
-    /// 3. then kills the group with `SIGKILL` and waits ([`StopStage::Killed`]).
+    ///    ([`StopStage::Terminated`](crate::StopStage::Terminated));
+    /// 3. then kills the group with `SIGKILL` and waits
+    ///    ([`StopStage::Killed`](crate::StopStage::Killed)).
     ///
     /// Whatever is left of the agent's process group once the agent ended is killed. The
     /// connection ends when the agent exits: await the answers you need (a cancelled turn's
