@@ -76,7 +76,7 @@ impl fmt::Debug for RemoteServer {
 
 fn tap(log: &Arc<Mutex<TapLog>>, check: &Checker, way: Way, bytes: &[u8]) {
     let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
-    let side = usize::from(way == Way::ToClient);
+    let side = usize::from(way == Way::Sent);
     log.checked[side] += 1;
     let message: Value = match serde_json::from_slice(bytes) {
         Ok(message) => message,
@@ -113,7 +113,7 @@ impl RemoteServer {
         let shared = SharedState::default();
         let log = Arc::new(Mutex::new(TapLog::default()));
         let tapped = log.clone();
-        let options = options.tap(move |way, bytes| tap(&tapped, &check, way, bytes));
+        let options = options.observe(move |way, bytes| tap(&tapped, &check, way, bytes));
         let server = AcpServer::new(
             move |client| ScriptedAgent::with_state(client, config.clone(), shared.clone()),
             options,

@@ -85,8 +85,6 @@ mod connection;
 mod error;
 pub mod local;
 mod process;
-mod process_group;
-mod stderr;
 pub mod terminals;
 pub mod workspace;
 // The draft features that add calls to the agent.
@@ -98,6 +96,9 @@ pub mod workspace;
 ))]
 mod unstable;
 
+// Process groups and stderr handling live in `acp-process` (which `acp-http`'s bridge uses too);
+// they are part of this crate's API as they always were.
+pub use acp_process::{MAX_STDERR_LINE, ProcessGroup, Stderr, StopStage, Stopped, forward_stderr};
 pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
 pub use async_trait::async_trait;
@@ -108,8 +109,6 @@ pub use connection::{
 pub use error::Error;
 pub use local::{Local, LocalCall, WithLocal};
 pub use process::{AgentDriver, AgentProcess, SpawnOptions, SpawnedAgent, spawn};
-pub use process_group::{ProcessGroup, StopStage, Stopped};
-pub use stderr::{MAX_STDERR_LINE, Stderr, forward_stderr};
 pub use terminals::Terminals;
 pub use workspace::Workspace;
 

@@ -8,13 +8,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
+use acp_process::{ProcessGroup, Stderr, Stopped, forward_stderr};
 use acp_rpc::Driver;
 use futures::future::BoxFuture;
 use tokio::io::AsyncWrite;
 use tokio::process::{ChildStdin, Command};
 
-use crate::process_group::{ProcessGroup, StopStage, Stopped};
-use crate::stderr::{self, Stderr};
 use crate::{AgentHandle, Client, ClientOptions, Error, connect};
 
 /// How to start an agent.
@@ -191,10 +190,11 @@ impl AgentProcess {
     /// Closes the agent gracefully and reports how it ended:
     ///
     /// 1. closes its stdin ([`close_stdin`](Self::close_stdin)) and waits up to `grace` for
-    ///    it to exit ([`StopStage::Exited`]);
+    ///    it to exit ([`StopStage::Exited`](crate::StopStage::Exited));
     /// 2. then sends `SIGTERM` to its process group and waits up to `grace` again
-    ///    ([`StopStage::Terminated`]);
-    /// 3. then kills the group with `SIGKILL` and waits ([`StopStage::Killed`]).
+    ///    ([`StopStage::Terminated`](crate::StopStage::Terminated));
+    /// 3. then kills the group with `SIGKILL` and waits
+    ///    ([`StopStage::Killed`](crate::StopStage::Killed)).
     ///
     /// Whatever is left of the agent's process group once the agent ended is killed. The
     /// connection ends when the agent exits: await the answers you need (a cancelled turn's
@@ -221,17 +221,8 @@ impl AgentProcess {
     /// Not cancel safe: dropped half way, the later steps do not happen (dropping the
     /// `AgentProcess` still kills the group).
     pub async fn shutdown(&mut self, grace: Duration) -> io::Result<Stopped> {
-        if let Some(status) = self.process.try_wait()? {
-            self.stdin.close();
-            return Ok(self.process.ended(status, StopStage::Exited));
-        }
         self.stdin.close();
-        if let Some(status) = self.process.exited_within(grace).await {
-            return Ok(self.process.ended(status?, StopStage::Exited));
-        }
-        tracing::debug!("the agent did not exit when its stdin closed: SIGTERM");
-        self.process.terminate()?;
-        self.process.stop_after_terminate(grace).await
+        self.process.wait_or_stop(grace).await
     }
 }
 
@@ -374,11 +365,7 @@ pub fn spawn<C: Client>(
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(match options.stderr {
-            Stderr::Inherit => Stdio::inherit(),
-            Stderr::Discard => Stdio::null(),
-            Stderr::Tracing | Stderr::Lines(_) => Stdio::piped(),
-        });
+        .stderr(options.stderr.stdio());
     let mut process = ProcessGroup::spawn(&mut command).map_err(Error::Spawn)?;
     let child = process.child();
     let missing = || Error::Spawn(io::Error::other("the child's stdio was not piped"));
@@ -392,7 +379,7 @@ pub fn spawn<C: Client>(
         StdinWriter(stdin.clone()),
         options.client,
     );
-    let stderr = stderr.map(|pipe| stderr::forward_stderr(pipe, options.stderr));
+    let stderr = stderr.map(|pipe| forward_stderr(pipe, options.stderr));
     Ok(SpawnedAgent {
         agent,
         driver: AgentDriver {

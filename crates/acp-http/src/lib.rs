@@ -90,17 +90,20 @@
 //!   HTTP), `ws(s)://` (WebSocket) or `client_id`-profile URL and gives the same
 //!   [`acp_client::AgentHandle`] as over stdio.
 //!
-//! Features: `server` and `client` (both default), and `tls` (opt-in): `https://` and
-//! `wss://` for the client, with rustls (its `ring` provider), verifying agents against the
-//! platform's trust store or a `rustls::ClientConfig` of your own
-//! (`ConnectOptions::tls_config`); and for the server, `server::serve_tls` and
+//! Features: `server` and `client` (both default), and TLS (opt-in): `client-tls` for
+//! `https://` and `wss://` in the client, with rustls (its `ring` provider), verifying agents
+//! against the platform's trust store or a `rustls::ClientConfig` of your own
+//! (`ConnectOptions::tls_config`); `server-tls` for the server's `server::serve_tls` and
 //! `server::TlsListener` (concurrent handshakes, each bounded in time; HTTP/2 by ALPN), with
-//! `server::tls_config_from_pem` to read a certificate and its key. Without the feature the
-//! client refuses those URLs with a clear error, and the server speaks plain HTTP (behind a
+//! `server::tls_config_from_pem` to read a certificate and its key; `tls` for both. A
+//! server-only build (`default-features = false, features = ["server-tls"]`) builds no HTTP
+//! client. Without them the client refuses those URLs with a clear error, and the server
+//! speaks plain HTTP (behind a
 //! TLS-terminating proxy, or through a TLS listener of your own).
 
 #![doc(test(attr(deny(warnings))))]
 
+#[cfg_attr(not(any(feature = "server", feature = "client")), allow(dead_code))]
 mod headers;
 mod message;
 #[cfg(feature = "client")]

@@ -88,11 +88,13 @@ pub(crate) fn shape(bytes: &[u8]) -> Result<Shape, NotAMessage> {
 /// Anything else in that prefix (escapes, a `sessionId` that is not the first member, another
 /// layout) falls back to [`shape`]. Only for messages of that writer: a foreign program may put
 /// `id` after `params`.
+#[cfg(feature = "server")]
 pub(crate) fn shape_of_ours(bytes: &[u8]) -> Result<Shape, NotAMessage> {
     prefix_shape(bytes).map_or_else(|| shape(bytes), Ok)
 }
 
 /// The shape read from the envelope's prefix, or `None` when the prefix does not settle it.
+#[cfg(feature = "server")]
 fn prefix_shape(bytes: &[u8]) -> Option<Shape> {
     let mut rest = bytes.strip_prefix(br#"{"jsonrpc":"2.0","#)?;
     let mut shape = Shape::default();
@@ -119,6 +121,7 @@ fn prefix_shape(bytes: &[u8]) -> Option<Shape> {
 
 /// The text of an id (an integer, `null`, or a string without escapes, quotes included) and
 /// what follows it.
+#[cfg(feature = "server")]
 fn id_text(bytes: &[u8]) -> Option<(&str, &[u8])> {
     let len = match bytes.first()? {
         b'"' => plain_string(bytes)?.0.len() + 2,
@@ -139,6 +142,7 @@ fn id_text(bytes: &[u8]) -> Option<(&str, &[u8])> {
 }
 
 /// A JSON string without escapes at the start of `bytes` (its text, and what follows it).
+#[cfg(feature = "server")]
 fn plain_string(bytes: &[u8]) -> Option<(&str, &[u8])> {
     let body = bytes.strip_prefix(b"\"")?;
     let end = body.iter().position(|&b| b == b'"' || b == b'\\')?;
@@ -151,6 +155,7 @@ fn plain_string(bytes: &[u8]) -> Option<(&str, &[u8])> {
 /// The session of a payload, if its start settles it: `Some(Some(id))` for an object whose
 /// first member is a string `sessionId`, `Some(None)` for a value that is not an object or an
 /// empty object, `None` when only reading further would tell.
+#[cfg(feature = "server")]
 fn leading_session(value: &[u8]) -> Option<Option<String>> {
     match value.first()? {
         b'{' => {
@@ -289,6 +294,7 @@ mod tests {
 
     /// Messages in acp-rpc's layout, and near misses of it: wherever the prefix read answers,
     /// it answers as the full read does.
+    #[cfg(feature = "server")]
     #[test]
     fn the_prefix_read_agrees_with_the_full_read() {
         let ids = [
@@ -361,5 +367,137 @@ mod tests {
         assert_eq!(shape(b"\"x\""), Err(NotAMessage::NotObject));
         assert_eq!(shape(b"{nope"), Err(NotAMessage::NotJson));
         assert_eq!(shape(b""), Err(NotAMessage::NotJson));
+    }
+}
+
+/// The fast path and the writer it relies on: every kind of message an agent served in process
+/// sends, written by acp-rpc's own writer from acp-types' own types, is read as the full read
+/// reads it, and by the prefix read (not the fallback) wherever its prefix settles it: every
+/// request, notification and error, and every result that starts with its `sessionId` (a
+/// result that starts otherwise, `{"protocolVersion":1}`, could still name a session later on:
+/// only the full read tells). A change of acp-rpc's envelope layout, or of the order of a
+/// type's members, fails here instead of silently sending every message the slow way.
+#[cfg(all(test, feature = "server"))]
+mod acp_rpc_layout {
+    use std::time::Duration;
+
+    use acp_rpc::{Config, Router, connect_messages};
+    use acp_types::ErrorObject;
+    use acp_types::methods::{
+        FsReadTextFile, Initialize, SessionNew, SessionPrompt, SessionRequestPermission,
+        SessionUpdate,
+    };
+    use bytes::Bytes;
+    use serde::de::DeserializeOwned;
+    use tokio::sync::mpsc;
+
+    use super::{Shape, prefix_shape, shape};
+
+    /// A typed value from JSON text: the test writes members in an order of its own (`sessionId`
+    /// last), so that only the types' own order can put it first on the wire.
+    fn typed<T: DeserializeOwned>(json: &str) -> T {
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"))
+    }
+
+    /// What routing reads of a message: id (requests' own ids are acp-rpc's to choose, so only
+    /// their presence), method, sessions, error.
+    fn routing(shape: &Shape) -> String {
+        let id = match (&shape.method, &shape.id) {
+            (Some(_), Some(_)) => "its id",
+            (_, Some(id)) => id,
+            (_, None) => "no id",
+        };
+        format!(
+            "{id} {:?} params:{:?} result:{:?} error:{}",
+            shape.method, shape.params_session, shape.result_session, shape.error
+        )
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn acp_rpc_writes_what_the_fast_path_reads() {
+        let (to_agent, from_client) = mpsc::channel::<Bytes>(16);
+        let (to_client, mut written) = mpsc::channel::<Bytes>(64);
+        let incoming = Box::pin(futures::stream::unfold(from_client, |mut rx| async move {
+            rx.recv().await.map(|message| (Ok(message), rx))
+        }));
+        let outgoing = Box::pin(futures::sink::unfold(
+            to_client,
+            |tx, message: Bytes| async move {
+                tx.send(message)
+                    .await
+                    .map_err(|_| std::io::Error::other("the test stopped reading"))?;
+                Ok::<_, std::io::Error>(tx)
+            },
+        ));
+        let router = Router::new()
+            .request::<Initialize, _, _>(|_| async { Ok(typed(r#"{"protocolVersion":1}"#)) })
+            .request::<SessionNew, _, _>(|_| async {
+                Ok(typed(r#"{"modes":null,"sessionId":"s-1"}"#))
+            })
+            .request::<SessionPrompt, _, _>(|_| async {
+                Err(ErrorObject::internal_error("no model"))
+            });
+        let (agent, driver) =
+            connect_messages(move |_| router, incoming, outgoing, Config::default());
+        let driver = tokio::spawn(driver);
+
+        // The client's requests (ids of both kinds), answered by acp-rpc: results with and
+        // without a session, a handler's error, an unknown method's error.
+        for request in [
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#,
+            r#"{"jsonrpc":"2.0","id":"n-1","method":"session/new","params":{"cwd":"/","mcpServers":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s-1","prompt":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":"u","method":"no/such/method","params":{}}"#,
+        ] {
+            to_agent
+                .send(Bytes::from_static(request.as_bytes()))
+                .await
+                .expect("the connection reads");
+        }
+        // The agent's own messages: a notification and requests of a session.
+        agent
+            .notify::<SessionUpdate>(&typed(
+                r#"{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}},"sessionId":"s-1"}"#,
+            ))
+            .await
+            .expect("the notification is sent");
+        agent
+            .request_detached::<FsReadTextFile>(&typed(r#"{"path":"/a","sessionId":"s-1"}"#))
+            .expect("the request is sent");
+        agent
+            .request_detached::<SessionRequestPermission>(&typed(
+                r#"{"toolCall":{"toolCallId":"t-1"},"options":[],"sessionId":"s-1"}"#,
+            ))
+            .expect("the request is sent");
+
+        let mut read = Vec::new();
+        while read.len() < 7 {
+            let message = tokio::time::timeout(Duration::from_secs(10), written.recv())
+                .await
+                .expect("acp-rpc writes every message within the deadline")
+                .expect("the connection lives");
+            let text = String::from_utf8_lossy(&message).into_owned();
+            let full = shape(&message).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let fast = prefix_shape(&message);
+            if let Some(fast) = &fast {
+                assert_eq!(fast, &full, "{text}");
+            }
+            let path = if fast.is_some() { "fast" } else { "full" };
+            read.push(format!("{path} {}", routing(&full)));
+        }
+        driver.abort();
+        // Answers come as their handlers finish: in any order.
+        read.sort();
+        let mut expected = [
+            r#"fast "n-1" None params:None result:Some("s-1") error:false"#,
+            r#"fast "u" None params:None result:None error:true"#,
+            r#"full 0 None params:None result:None error:false"#,
+            r#"fast 2 None params:None result:None error:true"#,
+            r#"fast its id Some("fs/read_text_file") params:Some("s-1") result:None error:false"#,
+            r#"fast its id Some("session/request_permission") params:Some("s-1") result:None error:false"#,
+            r#"fast no id Some("session/update") params:Some("s-1") result:None error:false"#,
+        ];
+        expected.sort_unstable();
+        assert_eq!(read, expected);
     }
 }

@@ -19,7 +19,7 @@ use echo::EchoAgent;
 
 /// A server on 127.0.0.1 whose every message, both ways, is checked against the schema.
 async fn start(options: ServerOptions) -> (AcpServer, String) {
-    let options = options.tap(|_, bytes| {
+    let options = options.observe(|_, bytes| {
         if let Ok(message) = serde_json::from_slice::<Value>(bytes) {
             check(&message);
         }
@@ -94,7 +94,7 @@ async fn the_client_id_profile() {
 
 #[tokio::test]
 async fn a_bearer_token_on_every_request_and_the_handshake() {
-    let (server, addr) = start(ServerOptions::default().bearer_token("s3cret")).await;
+    let (server, addr) = start(ServerOptions::default().bearer_token("s3cret").unwrap()).await;
     let with_token = || ConnectOptions::default().bearer_token("s3cret").unwrap();
     a_full_session(&format!("http://{addr}/acp"), with_token(), &server).await;
     a_full_session(&format!("ws://{addr}/acp"), with_token(), &server).await;

@@ -380,7 +380,7 @@ async fn an_answer_to_an_agent_request_from_the_connection_stream_has_no_session
 #[tokio::test]
 async fn connect_refuses_urls_it_cannot_use() {
     // Without TLS, `https` and `wss` too (with it, see `client_tls.rs`).
-    let secure: &[_] = if cfg!(feature = "tls") {
+    let secure: &[_] = if cfg!(feature = "client-tls") {
         &[]
     } else {
         &[

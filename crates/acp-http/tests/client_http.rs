@@ -398,7 +398,7 @@ async fn an_event_over_the_message_limit_is_skipped() {
     }))
     .await;
     let editor = Editor::default();
-    let options = ConnectOptions::default().max_message_len(1024);
+    let options = ConnectOptions::default().max_message_bytes(1024);
     let (agent, driver) = connect(&fake.url(), editor.factory(), options)
         .await
         .unwrap();

@@ -1,9 +1,9 @@
-//! The client over TLS (feature `tls`): `https://` (HTTP/2 chosen by ALPN) and `wss://`
+//! The client over TLS (features `client-tls` and `server-tls`): `https://` (HTTP/2 chosen by ALPN) and `wss://`
 //! against this crate's server behind a TLS listener with a self-signed certificate, trusted
 //! through `ConnectOptions::tls_config`; and the same server refused, with the reason, by the
 //! default configuration, which trusts only the platform's roots.
 
-#![cfg(all(feature = "tls", feature = "server"))]
+#![cfg(all(feature = "client-tls", feature = "server-tls"))]
 
 mod client_support;
 #[path = "common/echo.rs"]
@@ -49,7 +49,7 @@ fn certificate() -> (
 
 /// The echo agent, every message both ways checked against the schema.
 fn echo_server() -> AcpServer {
-    let options = ServerOptions::default().tap(|_, bytes| {
+    let options = ServerOptions::default().observe(|_, bytes| {
         if let Ok(message) = serde_json::from_slice::<Value>(bytes) {
             check(&message);
         }

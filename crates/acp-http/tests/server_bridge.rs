@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use acp_client::Stderr;
-use acp_http::server::{AcpServer, BridgeOptions, ServerOptions, serve};
+use acp_http::server::{AcpServer, BridgeOptions, ServerOptions, Stderr, serve};
 use common::{Raw, check, request, within};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -202,7 +201,7 @@ impl Bridge {
             },
             ServerOptions::default(),
             BridgeOptions::default()
-                .grace(grace)
+                .exit_timeout(grace)
                 .stderr(Stderr::Inherit),
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -180,7 +180,8 @@ async fn allowed_origins_get_cors_with_credentials() {
     let options = ServerOptions::default()
         .try_allow_origin(page)
         .unwrap()
-        .bearer_token("s3cret");
+        .bearer_token("s3cret")
+        .unwrap();
     let t = TestServer::start(options).await;
     // The preflight of the official TypeScript SDK's POSTs (no credentials in a preflight).
     let preflight = send(
@@ -305,7 +306,8 @@ async fn a_browser_websocket_carries_its_token_in_a_subprotocol() {
     let options = ServerOptions::default()
         .try_allow_origin("http://127.0.0.1:5173")
         .unwrap()
-        .bearer_token(token);
+        .bearer_token(token)
+        .unwrap();
     let t = TestServer::start(options).await;
     let offered = format!("{SUBPROTOCOL}, {BEARER_SUBPROTOCOL_PREFIX}{token}");
     let (mut socket, selected) = open(&t, &offered).await.unwrap();

@@ -334,7 +334,8 @@ async fn unconfirmed_session_streams_are_bounded() {
 async fn origins_and_credentials_are_checked_before_anything_else() {
     let options = ServerOptions::default()
         .allow_origin("https://editor.example")
-        .bearer_token("s3cret");
+        .bearer_token("s3cret")
+        .unwrap();
     let t = TestServer::start(options).await;
     let raw = Raw::new(&t.url);
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}});

@@ -326,7 +326,7 @@ time.sleep(120)
 async fn posts_beyond_the_queue_are_refused_at_once_with_429() {
     let served = served(deaf_bridge(
         ServerOptions::default().max_queued_posts(2),
-        BridgeOptions::default().grace(Duration::from_millis(200)),
+        BridgeOptions::default().exit_timeout(Duration::from_millis(200)),
     ))
     .await;
     let url = served.url.clone();
@@ -380,7 +380,7 @@ async fn bodies_beyond_the_server_wide_budget_get_503_with_retry_after() {
             .max_total_body_bytes(1024 * 1024)
             .max_queued_posts(100)
             .body_timeout(Duration::from_millis(500)),
-        BridgeOptions::default().grace(Duration::from_millis(200)),
+        BridgeOptions::default().exit_timeout(Duration::from_millis(200)),
     ))
     .await;
     let url = served.url.clone();
@@ -425,7 +425,7 @@ async fn one_connection_cannot_take_the_whole_body_budget() {
             .max_total_body_bytes(16 * 1024 * 1024)
             .max_queued_posts(100)
             .body_timeout(Duration::from_secs(1)),
-        BridgeOptions::default().grace(Duration::from_millis(100)),
+        BridgeOptions::default().exit_timeout(Duration::from_millis(100)),
     ))
     .await;
     let mut greedy = Raw::new(&served.url);
@@ -467,7 +467,7 @@ async fn the_bridge_starts_at_most_max_programs() {
     let served = served(deaf_bridge(
         ServerOptions::default(),
         BridgeOptions::default()
-            .grace(Duration::from_millis(100))
+            .exit_timeout(Duration::from_millis(100))
             .max_programs(2),
     ))
     .await;

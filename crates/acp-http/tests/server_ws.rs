@@ -160,7 +160,8 @@ async fn shutdown_closes_sockets_with_1001() {
 async fn upgrades_pass_the_origin_and_auth_checks_first() {
     let options = ServerOptions::default()
         .allow_origin("https://editor.example")
-        .bearer_token("s3cret");
+        .bearer_token("s3cret")
+        .unwrap();
     let t = TestServer::start(options).await;
     assert_eq!(
         open(

@@ -408,7 +408,7 @@ async fn malformed_frames_get_their_close_code() {
 
 #[tokio::test]
 async fn an_agent_message_over_the_write_buffer_cap_is_closed_with_1009() {
-    let options = ServerOptions::default().ws_max_write_buffer_bytes(64);
+    let options = ServerOptions::default().max_ws_write_buffer_bytes(64);
     let t = TestServer::start(options).await;
     let mut raw = Raw::open(&t).await;
     raw.write(&masked(TEXT, initialize().to_string().as_bytes()))

@@ -136,10 +136,16 @@ async fn main() -> ExitCode {
 /// `--listen`: an agent per connection, each with the view of the sessions its connection owns,
 /// until SIGINT or SIGTERM.
 async fn listen_mode(args: &Args) -> u8 {
-    let mut options = args.listen.server_options();
+    let mut options = match args.listen.server_options() {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("agent: {error}");
+            return 2;
+        }
+    };
     if let Some(prefix) = &args.wire_log {
         match listen::wire_tap(prefix) {
-            Ok(tap) => options = options.tap(tap),
+            Ok(observer) => options.observer = Some(observer),
             Err(error) => {
                 eprintln!("agent: cannot create the wire log: {error}");
                 return 1;

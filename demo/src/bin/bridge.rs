@@ -80,10 +80,16 @@ impl Args {
 async fn main() -> ExitCode {
     acp_demo::init_tracing();
     let args = Args::parse_or_exit();
-    let mut options = args.listen.server_options();
+    let mut options = match args.listen.server_options() {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("bridge: {error}");
+            return ExitCode::from(2);
+        }
+    };
     if let Some(prefix) = &args.wire_log {
         match listen::wire_tap(prefix) {
-            Ok(tap) => options = options.tap(tap),
+            Ok(observer) => options.observer = Some(observer),
             Err(error) => {
                 eprintln!("bridge: cannot create the wire log: {error}");
                 return ExitCode::FAILURE;

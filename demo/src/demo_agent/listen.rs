@@ -21,7 +21,7 @@
 //! let sessions = Sessions::default();
 //! let server = AcpServer::new(
 //!     move |client| DemoAgent::with_sessions(client, sessions.clone()),
-//!     args.server_options(),
+//!     args.server_options().unwrap(),
 //! );
 //! let listener = listen::bind("agent", &args).await.unwrap();
 //! std::process::exit(listen::serve_until_signal("agent", listener, server).await.into());
@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use acp_http::server::{AcpServer, Direction, ServerOptions, serve};
+use acp_http::server::{AcpServer, Observer, ServerOptions, serve};
 use tokio::net::TcpListener;
 
 use crate::demo_client::signals::Signals;
@@ -153,7 +153,11 @@ impl ListenArgs {
     }
 
     /// The server's options: the defaults of [`ServerOptions`] (every limit) with these flags.
-    pub fn server_options(&self) -> ServerOptions {
+    ///
+    /// # Errors
+    ///
+    /// A message saying why the `--token` cannot be used.
+    pub fn server_options(&self) -> Result<ServerOptions, String> {
         let mut options = ServerOptions::default().client_id_profile(self.client_id_profile);
         for origin in &self.allowed_origins {
             options = options.allow_origin(origin.clone());
@@ -162,48 +166,25 @@ impl ListenArgs {
             options = options.allow_host(host.clone());
         }
         if let Some(token) = &self.token {
-            options = options.bearer_token(token.clone());
+            options = options
+                .bearer_token(token)
+                .map_err(|error| format!("--token: {error}"))?;
         }
-        options
+        Ok(options)
     }
 }
 
 /// Records every message the server passes, one JSON text per line: those to the agents in
-/// `PREFIX.recv`, those to the clients in `PREFIX.sent` (the files of
-/// [`wire_log::open`]). The messages of all connections go to the same two files, in the order
-/// they passed.
+/// `PREFIX.recv`, those to the clients in `PREFIX.sent` (the files of [`wire_log::open`]), with
+/// acp-rpc's [`Observer::write_lines`]. The messages of all connections go to the same two
+/// files, in the order they passed.
 ///
 /// # Errors
 ///
 /// When a file cannot be created.
-pub fn wire_tap(prefix: &Path) -> io::Result<impl Fn(Direction, &[u8]) + Send + Sync + 'static> {
+pub fn wire_tap(prefix: &Path) -> io::Result<Observer> {
     let (recv, sent) = wire_log::open(prefix)?;
-    let files = Mutex::new((recv, sent));
-    Ok(move |direction: Direction, message: &[u8]| {
-        // A message with line breaks (pretty-printed by a client) is made compact, so that the
-        // log stays one message per line.
-        let compact;
-        let line = if message.contains(&b'\n') {
-            compact = serde_json::from_slice::<serde_json::Value>(message)
-                .and_then(|value| serde_json::to_vec(&value))
-                .unwrap_or_else(|_| {
-                    message
-                        .iter()
-                        .map(|&b| if b == b'\n' { b' ' } else { b })
-                        .collect()
-                });
-            &compact[..]
-        } else {
-            message
-        };
-        let mut files = files.lock().unwrap_or_else(PoisonError::into_inner);
-        let file: &mut File = match direction {
-            Direction::ToAgent => &mut files.0,
-            _ => &mut files.1,
-        };
-        // A small local file: a blocking write is fine for a debugging aid.
-        let _ = file.write_all(line).and_then(|()| file.write_all(b"\n"));
-    })
+    Ok(Observer::write_lines(recv, sent))
 }
 
 /// The bound `--listen` socket, and the TLS configuration to serve it with (`--tls-cert`).
@@ -364,7 +345,7 @@ mod tests {
             "agent.example.com",
         ])
         .unwrap();
-        let options = ok.server_options();
+        let options = ok.server_options().unwrap();
         assert_eq!(options.allowed_origins, ["*"]);
         assert_eq!(options.allowed_hosts, ["agent.example.com"]);
         assert_eq!(options.validate(), Ok(()));

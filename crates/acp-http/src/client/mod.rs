@@ -82,7 +82,7 @@ mod http;
 mod link;
 mod options;
 mod pipe;
-#[cfg(feature = "tls")]
+#[cfg(feature = "client-tls")]
 mod tls;
 mod ws;
 
@@ -98,11 +98,11 @@ use reqwest::cookie::Jar;
 pub use self::driver::RemoteDriver;
 pub use self::error::{Error, MAX_BODY_EXCERPT};
 pub use self::link::Connection;
-pub use self::options::{ConnectOptions, DEFAULT_MAX_MESSAGE_LEN, Profile};
+pub use self::options::{ConnectOptions, DEFAULT_MAX_MESSAGE_BYTES, Profile};
 /// The header types of [`ConnectOptions::header`] (from the `http` crate, through reqwest).
 pub use reqwest::header;
-/// The TLS library of `https://` and `wss://` (feature `tls`), for [`ConnectOptions::tls_config`].
-#[cfg(feature = "tls")]
+/// The TLS library of `https://` and `wss://` (feature `client-tls`), for [`ConnectOptions::tls_config`].
+#[cfg(feature = "client-tls")]
 pub use rustls;
 
 use self::driver::Goodbye;
@@ -117,7 +117,7 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(30);
 ///
 /// The profile comes from [`ConnectOptions::profile`], or else from the URL's scheme:
 /// `http(s)://` for Streamable HTTP, `ws(s)://` for WebSocket (`https://` and `wss://` need the
-/// `tls` feature; without it they are refused). What is checked before this returns: the URL and the
+/// `client-tls` feature; without it they are refused). What is checked before this returns: the URL and the
 /// options; for WebSocket, the handshake; for the `client_id` profile, the opening of its
 /// event stream. Over Streamable HTTP nothing is sent before the first call,
 /// [`AgentHandle::initialize`].
@@ -166,9 +166,9 @@ pub async fn connect<C: Client>(
     let secure = matches!(parsed.scheme(), "https" | "wss");
     // No TLS in this build (see the crate's features): say so now, not as an obscure error of
     // the first request.
-    if secure && !cfg!(feature = "tls") {
+    if secure && !cfg!(feature = "client-tls") {
         return Err(invalid(
-            "https:// and wss:// need TLS: build acp-http with its `tls` feature",
+            "https:// and wss:// need TLS: build acp-http with its `client-tls` feature",
         ));
     }
     let jar = options.cookie_jar.clone().unwrap_or_default();
@@ -180,9 +180,9 @@ pub async fn connect<C: Client>(
                 url: &parsed,
                 headers: &options.headers,
                 jar: &jar,
-                max_message_len: options.max_message_len,
+                max_message_bytes: options.max_message_bytes,
                 timeout: options.connect_timeout,
-                #[cfg(feature = "tls")]
+                #[cfg(feature = "client-tls")]
                 tls: secure.then(|| tls::config(&options, &[])).transpose()?,
             })
             .await?;
@@ -222,7 +222,7 @@ pub async fn connect<C: Client>(
 fn settings(options: &ConnectOptions) -> Settings {
     Settings {
         headers: options.headers.clone(),
-        max_message_len: options.max_message_len,
+        max_message_bytes: options.max_message_bytes,
         connect_timeout: options.connect_timeout,
         post_timeout: options.post_timeout,
         stream_idle_timeout: options.stream_idle_timeout,
@@ -231,7 +231,7 @@ fn settings(options: &ConnectOptions) -> Settings {
 }
 
 /// The connection's HTTP client: its own cookie jar (or the one given), no redirects (a `3xx`
-/// is an answer like any other), TCP keep-alive; TLS when `secure` (feature `tls`).
+/// is an answer like any other), TCP keep-alive; TLS when `secure` (feature `client-tls`).
 fn http_client(
     options: &ConnectOptions,
     jar: Arc<Jar>,
@@ -249,7 +249,7 @@ fn http_client(
         builder = builder.http2_prior_knowledge();
     }
     // Always a configuration of ours: reqwest has no crypto provider of its own here.
-    #[cfg(feature = "tls")]
+    #[cfg(feature = "client-tls")]
     {
         builder = builder.tls_backend_preconfigured(if secure {
             tls::config(options, tls::HTTP_ALPN)?
@@ -257,7 +257,7 @@ fn http_client(
             tls::plain()?
         });
     }
-    #[cfg(not(feature = "tls"))]
+    #[cfg(not(feature = "client-tls"))]
     let _ = secure;
     builder
         .build()

@@ -12,7 +12,7 @@ use super::Error;
 
 /// The largest message taken from the agent by default: 32 MiB (an SSE event, a POST answer's
 /// body, a WebSocket message), the size of the largest stdio frame.
-pub const DEFAULT_MAX_MESSAGE_LEN: usize = 32 * 1024 * 1024;
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
 
 /// How the client talks to the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,9 +70,9 @@ pub struct ConnectOptions {
     /// Streamable HTTP, `ws`/`wss` for WebSocket. The `client_id` profile is only ever chosen
     /// here.
     pub profile: Option<Profile>,
-    /// The largest message taken from the agent ([`DEFAULT_MAX_MESSAGE_LEN`]): a larger SSE
+    /// The largest message taken from the agent ([`DEFAULT_MAX_MESSAGE_BYTES`]): a larger SSE
     /// event is skipped with a warning; a larger WebSocket message ends the connection.
-    pub max_message_len: usize,
+    pub max_message_bytes: usize,
     /// How long to wait for a TCP (and TLS) connection, for the WebSocket handshake, and for
     /// the headers of an event stream. 30 seconds by default.
     pub connect_timeout: Option<Duration>,
@@ -95,12 +95,12 @@ pub struct ConnectOptions {
     /// `None` (the default) gives each connection a jar of its own; share one to keep cookies
     /// across connections.
     pub cookie_jar: Option<Arc<Jar>>,
-    /// The TLS settings of `https://` and `wss://` connections (feature `tls`). `None` (the
+    /// The TLS settings of `https://` and `wss://` connections (feature `client-tls`). `None` (the
     /// default) verifies the agent's certificate against the platform's trust store, with
     /// rustls and its `ring` provider. Give a configuration of your own for a private
     /// certificate authority, pinned roots or a client certificate. Its ALPN protocols are set
     /// per transport (`h2` and `http/1.1` for HTTP, none for WebSocket), whatever it says.
-    #[cfg(feature = "tls")]
+    #[cfg(feature = "client-tls")]
     pub tls_config: Option<Arc<rustls::ClientConfig>>,
 }
 
@@ -111,14 +111,14 @@ impl fmt::Debug for ConnectOptions {
         f.field("client", &self.client)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("profile", &self.profile)
-            .field("max_message_len", &self.max_message_len)
+            .field("max_message_bytes", &self.max_message_bytes)
             .field("connect_timeout", &self.connect_timeout)
             .field("post_timeout", &self.post_timeout)
             .field("stream_idle_timeout", &self.stream_idle_timeout)
             .field("close_timeout", &self.close_timeout)
             .field("http2_prior_knowledge", &self.http2_prior_knowledge)
             .field("cookie_jar", &self.cookie_jar.is_some());
-        #[cfg(feature = "tls")]
+        #[cfg(feature = "client-tls")]
         f.field("tls_config", &self.tls_config.is_some());
         f.finish()
     }
@@ -130,14 +130,14 @@ impl Default for ConnectOptions {
             client: ClientOptions::default(),
             headers: HeaderMap::new(),
             profile: None,
-            max_message_len: DEFAULT_MAX_MESSAGE_LEN,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             connect_timeout: Some(Duration::from_secs(30)),
             post_timeout: Some(Duration::from_secs(60)),
             stream_idle_timeout: None,
             close_timeout: Duration::from_secs(5),
             http2_prior_knowledge: false,
             cookie_jar: None,
-            #[cfg(feature = "tls")]
+            #[cfg(feature = "client-tls")]
             tls_config: None,
         }
     }
@@ -160,13 +160,17 @@ impl ConnectOptions {
     }
 
     /// Sends `Authorization: Bearer <token>` with every request and with the WebSocket
-    /// handshake. The value is marked sensitive (kept out of logs).
+    /// handshake. The value is marked sensitive (kept out of logs). The same shape as the
+    /// server's `ServerOptions::bearer_token`, which expects it.
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidOption`] when the token cannot be an HTTP header value (control
-    /// characters).
+    /// [`Error::InvalidOption`] when the token cannot be sent as it is: empty, spaces around
+    /// it, or characters other than visible ASCII (the message does not show the token).
     pub fn bearer_token(self, token: &str) -> Result<Self, Error> {
+        if let Some(problem) = crate::headers::bearer_token_problem(token) {
+            return Err(Error::InvalidOption(problem.into()));
+        }
         let mut value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
             Error::InvalidOption("the bearer token is not a valid header value".into())
         })?;
@@ -174,7 +178,7 @@ impl ConnectOptions {
         Ok(self.header(AUTHORIZATION, value))
     }
 
-    /// Uses this TLS configuration for `https://` and `wss://` (feature `tls`), instead of
+    /// Uses this TLS configuration for `https://` and `wss://` (feature `client-tls`), instead of
     /// the platform's trust store. See [`ConnectOptions::tls_config`].
     ///
     /// ```no_run
@@ -194,7 +198,7 @@ impl ConnectOptions {
     /// assert!(options.tls_config.is_some());
     /// # Ok(()) }
     /// ```
-    #[cfg(feature = "tls")]
+    #[cfg(feature = "client-tls")]
     #[must_use]
     pub fn tls_config(mut self, config: rustls::ClientConfig) -> Self {
         self.tls_config = Some(Arc::new(config));
@@ -210,8 +214,8 @@ impl ConnectOptions {
 
     /// Sets the largest message taken from the agent.
     #[must_use]
-    pub fn max_message_len(mut self, max_message_len: usize) -> Self {
-        self.max_message_len = max_message_len;
+    pub fn max_message_bytes(mut self, max_message_bytes: usize) -> Self {
+        self.max_message_bytes = max_message_bytes;
         self
     }
 

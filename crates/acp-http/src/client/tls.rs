@@ -1,4 +1,4 @@
-//! TLS for `https://` and `wss://` (feature `tls`): rustls with the `ring` provider.
+//! TLS for `https://` and `wss://` (feature `client-tls`): rustls with the `ring` provider.
 
 use std::sync::{Arc, OnceLock};
 

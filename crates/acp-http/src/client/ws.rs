@@ -28,10 +28,10 @@ pub(crate) struct Handshake<'a> {
     pub(crate) url: &'a Url,
     pub(crate) headers: &'a HeaderMap,
     pub(crate) jar: &'a Arc<Jar>,
-    pub(crate) max_message_len: usize,
+    pub(crate) max_message_bytes: usize,
     pub(crate) timeout: Option<Duration>,
     /// The TLS configuration of a `wss://` URL.
-    #[cfg(feature = "tls")]
+    #[cfg(feature = "client-tls")]
     pub(crate) tls: Option<rustls::ClientConfig>,
 }
 
@@ -72,9 +72,9 @@ pub(crate) async fn handshake(h: Handshake<'_>) -> Result<(Socket, Option<String
         }
     }
     let config = WebSocketConfig::default()
-        .max_message_size(Some(h.max_message_len))
-        .max_frame_size(Some(h.max_message_len));
-    #[cfg(feature = "tls")]
+        .max_message_size(Some(h.max_message_bytes))
+        .max_frame_size(Some(h.max_message_bytes));
+    #[cfg(feature = "client-tls")]
     let connecting = tokio_tungstenite::connect_async_tls_with_config(
         request,
         Some(config),
@@ -82,7 +82,7 @@ pub(crate) async fn handshake(h: Handshake<'_>) -> Result<(Socket, Option<String
         h.tls
             .map(|tls| tokio_tungstenite::Connector::Rustls(Arc::new(tls))),
     );
-    #[cfg(not(feature = "tls"))]
+    #[cfg(not(feature = "client-tls"))]
     let connecting = tokio_tungstenite::connect_async_with_config(request, Some(config), true);
     let connected = match h.timeout {
         Some(after) => {

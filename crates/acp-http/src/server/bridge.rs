@@ -2,15 +2,15 @@
 //! the messages are relayed between the connection and the child's stdio as they are, without
 //! being decoded into types, so that any existing stdio agent becomes a remote one.
 //!
-//! The child runs in a process group of its own ([`acp_client::ProcessGroup`]). When the
+//! The child runs in a process group of its own ([`acp_process::ProcessGroup`]). When the
 //! connection ends (DELETE, the WebSocket closing, a stall, an idle timeout, the server
 //! shutting down) the child is stopped the way `acp_client` stops a spawned agent, in the
-//! background: its stdin is closed, it has [`BridgeOptions::grace`] to exit, then its process
-//! group gets `SIGTERM`, and `SIGKILL` after another grace; whatever is left of the group once
+//! background: its stdin is closed, it has [`BridgeOptions::exit_timeout`] to exit, then its process
+//! group gets `SIGTERM`, and `SIGKILL` after as long again; whatever is left of the group once
 //! the child ended is killed. So an agent that saves its sessions on exit can, and a wrapper
 //! (`acp tap -- agent`) can stop its own child. Messages the client sent that the child had
 //! not read yet when the connection ended are dropped. At server shutdown [`serve`] waits for
-//! the children to be stopped (at most twice the grace and a few seconds) before it returns;
+//! the children to be stopped (at most twice the exit timeout and a few seconds) before it returns;
 //! a child still running after that, or when the runtime is dropped first, is killed with its
 //! group. When the child exits, the connection ends. Its stderr goes to `tracing` (or where
 //! [`BridgeOptions::stderr`] says), bounded per line and drained to the end.
@@ -28,8 +28,8 @@ use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use acp_client::{ProcessGroup, Stderr, Stopped, forward_stderr};
 use acp_codec::{AnyCodec, Frame, FramingMode};
+use acp_process::{ProcessGroup, Stderr, Stopped, forward_stderr};
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -69,13 +69,14 @@ pub struct BridgeOptions {
     /// How the program frames messages on its stdio: NDJSON, as the ACP specification says,
     /// unless told otherwise.
     pub framing: FramingMode,
-    /// The largest message relayed, either way.
-    pub max_frame_len: usize,
+    /// The largest message relayed, either way, in bytes (a larger one is skipped and
+    /// logged). `acp_codec::DEFAULT_MAX_FRAME_LEN`, 32 MiB, by default.
+    pub max_message_bytes: usize,
     /// What happens to the program's stderr.
     pub stderr: Stderr,
     /// How long the program has to exit once its connection ended and its stdin closed,
     /// before its process group is terminated (and killed after as long again).
-    pub grace: Duration,
+    pub exit_timeout: Duration,
     /// The most programs running at once, counting those still stopping: a new connection
     /// beyond it is refused (`503` with `Retry-After`), so that clients cannot start programs
     /// until memory or descriptors run out. 64 by default; each client's share is bounded by
@@ -87,9 +88,9 @@ impl Default for BridgeOptions {
     fn default() -> Self {
         Self {
             framing: FramingMode::Ndjson,
-            max_frame_len: acp_codec::DEFAULT_MAX_FRAME_LEN,
+            max_message_bytes: acp_codec::DEFAULT_MAX_FRAME_LEN,
             stderr: Stderr::Tracing,
-            grace: Duration::from_secs(2),
+            exit_timeout: Duration::from_secs(2),
             max_programs: 64,
         }
     }
@@ -112,8 +113,8 @@ impl BridgeOptions {
 
     /// Sets the largest message relayed, either way (a larger one is skipped and logged).
     #[must_use]
-    pub fn max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max;
+    pub fn max_message_bytes(mut self, max: usize) -> Self {
+        self.max_message_bytes = max;
         self
     }
 
@@ -125,10 +126,10 @@ impl BridgeOptions {
     }
 
     /// Sets how long the program has to exit once its stdin closed, and again after
-    /// `SIGTERM`, before it is killed (see [`grace`](Self::grace)).
+    /// `SIGTERM`, before it is killed (see [`exit_timeout`](Self::exit_timeout)).
     #[must_use]
-    pub fn grace(mut self, grace: Duration) -> Self {
-        self.grace = grace;
+    pub fn exit_timeout(mut self, timeout: Duration) -> Self {
+        self.exit_timeout = timeout;
         self
     }
 }
@@ -187,10 +188,10 @@ impl AcpServer {
     /// Each program runs in a process group of its own. When its connection ends (DELETE, the
     /// WebSocket closing, a stall, an idle timeout, [`shutdown`](Self::shutdown)) it is
     /// stopped in the background as `acp_client` stops a spawned agent: its stdin is closed, it
-    /// has [`BridgeOptions::grace`] to exit, then its group gets `SIGTERM`, then `SIGKILL` after
-    /// another grace; whatever is left of the group is killed. Messages it had not read yet
+    /// has [`BridgeOptions::exit_timeout`] to exit, then its group gets `SIGTERM`, then
+    /// `SIGKILL` after as long again; whatever is left of the group is killed. Messages it had not read yet
     /// are dropped. [`serve`](crate::server::serve) waits for the programs to be stopped (at
-    /// most twice the grace and a few seconds) before it returns; a program still running when
+    /// most twice the exit timeout and a few seconds) before it returns; a program still running when
     /// the runtime is dropped is killed with its group. When a program exits, its connection
     /// ends.
     ///
@@ -231,11 +232,7 @@ impl Backend for Programs {
         command
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
-            .stderr(match self.options.stderr {
-                Stderr::Inherit => std::process::Stdio::inherit(),
-                Stderr::Discard => std::process::Stdio::null(),
-                _ => std::process::Stdio::piped(),
-            });
+            .stderr(self.options.stderr.stdio());
         let mut group = ProcessGroup::spawn(&mut command)?;
         let child = group.child();
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
@@ -249,13 +246,13 @@ impl Backend for Programs {
         tracing::debug!(pid = ?group.id(), "started a bridged agent program");
         let (to_agent, to_agent_rx) = mpsc::channel::<Inbound>(CHANNEL_MESSAGES);
         let (from_agent_tx, from_agent) = mpsc::channel::<Bytes>(CHANNEL_MESSAGES);
-        let codec = || AnyCodec::with_max_len(self.options.framing, self.options.max_frame_len);
+        let codec = || AnyCodec::with_max_len(self.options.framing, self.options.max_message_bytes);
         let stop = self.stopping.child_token();
         let program = Program {
             group,
             writer: FramedWrite::new(stdin, codec()),
             reader: FramedRead::new(stdout, codec()),
-            grace: self.options.grace,
+            grace: self.options.exit_timeout,
             stop: stop.clone(),
             _running: Running::enter(&self.running),
         };
@@ -281,7 +278,7 @@ impl Backend for Programs {
             // Each program: a grace with its stdin closed, a grace after SIGTERM, then SIGKILL.
             let bound = self
                 .options
-                .grace
+                .exit_timeout
                 .saturating_mul(2)
                 .saturating_add(KILL_WAIT);
             let mut running = self.running.subscribe();
@@ -355,19 +352,16 @@ impl Program {
     }
 }
 
-/// Stops a program whose stdin was closed, as `acp_client` stops a spawned agent: `grace` to
-/// exit by itself, then `SIGTERM` to its group and `grace` more, then `SIGKILL`; what is left of
-/// its group once it ended is killed. `Err` when even the kill did not end it in time.
+/// Stops a program whose stdin was closed, as `acp_client` stops a spawned agent
+/// ([`ProcessGroup::wait_or_stop`]): `grace` to exit by itself, then `SIGTERM` to its group and
+/// `grace` more, then `SIGKILL`; what is left of its group once it ended is killed. `Err` when
+/// even the kill did not end it in time.
 async fn stop_program(
     group: &mut ProcessGroup,
     grace: Duration,
 ) -> Result<io::Result<Stopped>, tokio::time::error::Elapsed> {
-    if let Ok(Err(error)) = tokio::time::timeout(grace, group.wait()).await {
-        return Ok(Err(error));
-    }
-    // Exited (reported as such, its group's leftovers killed) or still running (terminated).
-    let bound = grace.saturating_add(KILL_WAIT);
-    tokio::time::timeout(bound, group.stop(grace)).await
+    let bound = grace.saturating_mul(2).saturating_add(KILL_WAIT);
+    tokio::time::timeout(bound, group.wait_or_stop(grace)).await
 }
 
 /// Writes the client's messages to the program until the connection drops its sender or the

@@ -67,7 +67,7 @@ impl fmt::Display for Ended {
     }
 }
 
-/// The bounds of one connection, its tap, and who its client is.
+/// The bounds of one connection, its observer, and who its client is.
 #[derive(Clone)]
 pub(crate) struct Limits {
     /// The server's output budget, shared by every connection.
@@ -80,7 +80,7 @@ pub(crate) struct Limits {
     pub(crate) max_queued_posts: usize,
     /// The most request bodies one connection may hold (its share of the server's budget).
     pub(crate) max_held_body_bytes: usize,
-    pub(crate) tap: Option<crate::server::Tap>,
+    pub(crate) observer: Option<acp_rpc::Observer>,
     pub(crate) max_buffered_bytes: usize,
     pub(crate) stall_timeout: Duration,
     pub(crate) idle_timeout: Duration,
@@ -450,7 +450,7 @@ impl Connection {
         if held > 0 && held + body.len() > self.limits.max_held_body_bytes {
             return Err(Refusal::TooManyQueued);
         }
-        self.tap(crate::server::Direction::ToAgent, &body);
+        self.observe(acp_rpc::Direction::Received, &body);
         let held = HeldBodies::count(&self.held_bodies, body.len());
         let inbound = Inbound {
             message: body,
@@ -484,10 +484,14 @@ impl Connection {
         }
     }
 
-    /// Shows a message to the tap, if there is one.
-    pub(crate) fn tap(&self, direction: crate::server::Direction, message: &[u8]) {
-        if let Some(tap) = &self.limits.tap {
-            tap(direction, message);
+    /// Shows a message to the server's observer, if there is one: [`Direction::Received`] for
+    /// the client's messages to the agent, [`Direction::Sent`] for the agent's.
+    ///
+    /// [`Direction::Received`]: acp_rpc::Direction::Received
+    /// [`Direction::Sent`]: acp_rpc::Direction::Sent
+    pub(crate) fn observe(&self, direction: acp_rpc::Direction, message: &[u8]) {
+        if let Some(observer) = &self.limits.observer {
+            observer.observe(direction, message);
         }
     }
 
@@ -495,7 +499,7 @@ impl Connection {
     /// waiting for room: the socket is not read meanwhile.
     pub(crate) async fn forward(&self, body: Bytes, share: BodyShare) -> Result<(), Refusal> {
         self.touch();
-        self.tap(crate::server::Direction::ToAgent, &body);
+        self.observe(acp_rpc::Direction::Received, &body);
         let inbound = Inbound {
             message: body,
             _share: Some(share),
@@ -507,7 +511,7 @@ impl Connection {
     /// Puts one of the agent's messages where it belongs, waiting while the buffer is full.
     /// `false` once the connection has ended (the message is dropped with it).
     pub(crate) async fn route(&self, message: Bytes) -> bool {
-        self.tap(crate::server::Direction::ToClient, &message);
+        self.observe(acp_rpc::Direction::Sent, &message);
         let shape = if self.ours {
             message::shape_of_ours(&message)
         } else {

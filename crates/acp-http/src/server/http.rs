@@ -409,8 +409,8 @@ async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Respon
     };
     // The messages waiting for the stream leave together: one frame of events (one chunk, one
     // write) per burst rather than one per message. A keep-alive comment when nothing was sent
-    // for `keep_alive`.
-    let keep_alive = inner.options.keep_alive;
+    // for `keep_alive_interval`.
+    let keep_alive = inner.options.keep_alive_interval;
     let quiet = Box::pin(tokio::time::sleep(keep_alive));
     let frames = futures::stream::unfold((lease, quiet), move |(lease, mut quiet)| async move {
         let frame = tokio::select! {

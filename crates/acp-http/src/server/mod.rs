@@ -25,7 +25,7 @@
 //! A WebSocket is bounded and closes cleanly: while a write waits for a client that does not
 //! read, nothing more is read from it (its pings queue no pongs), and after the stall timeout
 //! it is closed with `1008`; the write buffer is capped by
-//! [`ServerOptions::ws_max_write_buffer_bytes`]. A client's close is answered with its code;
+//! [`ServerOptions::max_ws_write_buffer_bytes`]. A client's close is answered with its code;
 //! the server's own closes (`1001` shutdown, `1011` the agent ended) wait a few seconds for
 //! the client's answer. A binary frame is closed with `1003` (the profile carries JSON text),
 //! a text message that is not UTF-8 with `1007`, a malformed frame with `1002`, a message over
@@ -77,7 +77,7 @@ mod http;
 mod link;
 mod peer;
 mod tcp;
-#[cfg(feature = "tls")]
+#[cfg(feature = "server-tls")]
 mod tls;
 mod validate;
 mod ws;
@@ -96,16 +96,24 @@ pub use self::guard::{BEARER_SUBPROTOCOL_PREFIX, SUBPROTOCOL};
 use self::link::{Backend, TypedAgents};
 pub use self::peer::Peer;
 use self::peer::{ClientKey, Principal};
-#[cfg(feature = "tls")]
+#[cfg(feature = "server-tls")]
 pub use self::tcp::serve_tls;
 pub use self::tcp::{LISTEN_BACKLOG, bind, serve};
-#[cfg(feature = "tls")]
+#[cfg(feature = "server-tls")]
 pub use self::tls::{
     HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsConfigError, TlsListener, tls_config_from_pem,
 };
 pub use self::validate::ConfigError;
-/// The TLS library of [`serve_tls`] and [`TlsListener`] (feature `tls`).
-#[cfg(feature = "tls")]
+/// Where a bridged program's stderr goes ([`BridgeOptions::stderr`]): `acp-process`'s, as for
+/// an agent `acp_client` spawns.
+pub use acp_process::Stderr;
+/// The traffic observer of every ACP connection, here the server's (see
+/// [`ServerOptions::observe`]): as everywhere, a message is [`Received`](Direction::Received)
+/// by the agent's side (from the remote client to the agent) or [`Sent`](Direction::Sent) by
+/// it (from the agent to the remote client).
+pub use acp_rpc::{Direction, Observer};
+/// The TLS library of [`serve_tls`] and [`TlsListener`] (feature `server-tls`).
+#[cfg(feature = "server-tls")]
 pub use rustls;
 
 /// The default largest POST body: 16 MiB (`413` beyond it).
@@ -125,9 +133,9 @@ pub const DEFAULT_MAX_TOTAL_BODY_BYTES: usize = 256 * 1024 * 1024;
 /// The default [`ServerOptions::max_total_buffered_bytes`]: 256 MiB of output waiting for
 /// readers across all connections.
 pub const DEFAULT_MAX_TOTAL_BUFFERED_BYTES: usize = 256 * 1024 * 1024;
-/// The default [`ServerOptions::ws_max_write_buffer_bytes`]: 32 MiB and 256 KiB, the largest
+/// The default [`ServerOptions::max_ws_write_buffer_bytes`]: 32 MiB and 256 KiB, the largest
 /// message an agent sends by default (`acp_codec::DEFAULT_MAX_FRAME_LEN`) and a burst's worth.
-pub const DEFAULT_WS_MAX_WRITE_BUFFER_BYTES: usize = 32 * 1024 * 1024 + 256 * 1024;
+pub const DEFAULT_MAX_WS_WRITE_BUFFER_BYTES: usize = 32 * 1024 * 1024 + 256 * 1024;
 
 /// What an authentication hook decides about a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,25 +154,17 @@ pub enum AuthDecision {
     Forbidden,
 }
 
-/// Which way a message goes, for a [`Tap`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Direction {
-    /// From the remote client to the agent.
-    ToAgent,
-    /// From the agent to the remote client.
-    ToClient,
-}
-
-/// Sees every JSON-RPC message of every connection, both ways, as it passes (before routing):
-/// for logging, metrics or validation. It runs on the connection's path: keep it quick.
-pub type Tap = Arc<dyn Fn(Direction, &[u8]) + Send + Sync>;
-
 /// An authentication hook: it sees every request's headers (POST, GET, DELETE, WebSocket
 /// upgrade) before anything is allocated for it.
 pub type AuthHook = Arc<dyn Fn(&HeaderMap) -> AuthDecision + Send + Sync>;
 
 /// Settings of an [`AcpServer`]. The defaults are the safe ones: see each field.
+///
+/// Every field has a setter of its name ([`observe`](Self::observe) for
+/// [`observer`](Self::observer), as in the role crates' options). Bounds are named in one
+/// form, here as in [`BridgeOptions`] and the client's `ConnectOptions`: `max_<thing>` for a
+/// count, `max_<thing>_bytes` for a size, `<thing>_timeout` for how long something may take,
+/// `<thing>_interval` for how often something happens.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct ServerOptions {
@@ -265,8 +265,9 @@ pub struct ServerOptions {
     pub idle_timeout: Duration,
     /// How long `initialize` may take (`504` beyond it).
     pub initialize_timeout: Duration,
-    /// The interval of SSE keep-alive comments.
-    pub keep_alive: Duration,
+    /// How often an SSE stream with nothing to send gets a keep-alive comment. 15 s by
+    /// default.
+    pub keep_alive_interval: Duration,
     /// How many streams may be opened for sessions the agent has not named yet (a client may
     /// listen before `session/load`); `404` beyond it.
     pub max_unconfirmed_streams: usize,
@@ -285,16 +286,22 @@ pub struct ServerOptions {
     /// request to the server that owns its connection by the `Acp-Connection-Id` header alone.
     /// Empty by default.
     pub connection_id_prefix: String,
-    /// Sees every message of every connection (see [`Tap`]). `None` by default.
-    pub tap: Option<Tap>,
+    /// Sees every JSON-RPC message of every connection as it passes, before routing:
+    /// [`Direction::Received`] for what a remote client sends its agent,
+    /// [`Direction::Sent`] for what the agent sends the client (the directions of the agent's
+    /// side, as with [`AgentOptions::observe`](acp_agent::AgentOptions::observe)). Unlike
+    /// the observer of [`agent`](Self::agent)'s `rpc`, which sees one in-process agent's
+    /// traffic, it also sees the traffic of bridged programs ([`AcpServer::bridge`]).
+    /// It runs on the connection's path: keep it quick. `None` by default.
+    pub observer: Option<Observer>,
     /// The cap of each WebSocket's write buffer, in bytes. The buffer normally holds one burst
     /// of the agent's messages and one pong or close answer, because a socket whose writes
     /// wait is not read (a client that pings or asks without reading stops being read, and is
     /// closed with `1008` after the stall timeout); the cap bounds it whatever happens. A
     /// message is written as one frame, so the cap is also the largest message the agent can
     /// send over a WebSocket: a larger one closes the socket with `1009`.
-    /// [`DEFAULT_WS_MAX_WRITE_BUFFER_BYTES`] by default.
-    pub ws_max_write_buffer_bytes: usize,
+    /// [`DEFAULT_MAX_WS_WRITE_BUFFER_BYTES`] by default.
+    pub max_ws_write_buffer_bytes: usize,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -327,7 +334,8 @@ impl std::fmt::Debug for ServerOptions {
             .field("limit_loopback_clients", &self.limit_loopback_clients)
             .field("header_timeout", &self.header_timeout)
             .field("max_total_buffered_bytes", &self.max_total_buffered_bytes)
-            .field("ws_max_write_buffer_bytes", &self.ws_max_write_buffer_bytes)
+            .field("max_ws_write_buffer_bytes", &self.max_ws_write_buffer_bytes)
+            .field("observer", &self.observer.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -359,13 +367,13 @@ impl Default for ServerOptions {
             stall_timeout: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(90),
             initialize_timeout: Duration::from_secs(30),
-            keep_alive: Duration::from_secs(15),
+            keep_alive_interval: Duration::from_secs(15),
             max_unconfirmed_streams: 16,
             max_waiting_streams: 1024,
             client_id_profile: false,
             connection_id_prefix: String::new(),
-            tap: None,
-            ws_max_write_buffer_bytes: DEFAULT_WS_MAX_WRITE_BUFFER_BYTES,
+            observer: None,
+            max_ws_write_buffer_bytes: DEFAULT_MAX_WS_WRITE_BUFFER_BYTES,
         }
     }
 }
@@ -391,6 +399,18 @@ impl ServerOptions {
     #[must_use]
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Sets the allowed browser origins, replacing those allowed so far (see
+    /// [`allowed_origins`](Self::allowed_origins)); checked as
+    /// [`allow_origin`](Self::allow_origin)'s are.
+    #[must_use]
+    pub fn allowed_origins<S: Into<String>>(
+        mut self,
+        origins: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
         self
     }
 
@@ -421,6 +441,15 @@ impl ServerOptions {
     #[must_use]
     pub fn allow_host(mut self, host: impl Into<String>) -> Self {
         self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Sets the allowed host names, replacing those allowed so far (see
+    /// [`allowed_hosts`](Self::allowed_hosts)); checked as [`allow_host`](Self::allow_host)'s
+    /// are.
+    #[must_use]
+    pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
+        self.allowed_hosts = hosts.into_iter().map(Into::into).collect();
         self
     }
 
@@ -462,20 +491,36 @@ impl ServerOptions {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request (`401` without it). A browser
-    /// WebSocket passes it as the `acp.bearer.<token>` subprotocol: use a token of
-    /// subprotocol characters (base64url without padding, or hex) for browsers.
-    #[must_use]
-    pub fn bearer_token(self, token: impl Into<String>) -> Self {
-        let expected = format!("Bearer {}", token.into());
-        self.auth(
+    /// Requires `Authorization: Bearer <token>` on every request (`401` without it), in
+    /// place of any [`auth`](Self::auth) hook. A browser WebSocket passes it as the
+    /// `acp.bearer.<token>` subprotocol: use a token of subprotocol characters (base64url
+    /// without padding, or hex) for browsers. The same shape as the client's
+    /// `ConnectOptions::bearer_token`, which sends it.
+    ///
+    /// ```
+    /// use acp_http::server::ServerOptions;
+    ///
+    /// let options = ServerOptions::default().bearer_token("s3cret")?;
+    /// assert!(options.auth.is_some());
+    /// assert!(ServerOptions::default().bearer_token("").is_err());
+    /// # Ok::<(), acp_http::server::ConfigError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When no client could send the token: empty, spaces around it, or characters other
+    /// than visible ASCII (the message does not show the token).
+    pub fn bearer_token(self, token: &str) -> Result<Self, ConfigError> {
+        validate::bearer_rule(token)?;
+        let expected = format!("Bearer {token}");
+        Ok(self.auth(
             move |headers| match headers.get(axum::http::header::AUTHORIZATION) {
                 Some(value) if constant_time_eq(value.as_bytes(), expected.as_bytes()) => {
                     AuthDecision::Allow
                 }
                 _ => AuthDecision::Unauthorized,
             },
-        )
+        ))
     }
 
     /// Sets the most connections at once.
@@ -537,25 +582,37 @@ impl ServerOptions {
         self
     }
 
-    /// Sets a tap that sees every message (see [`Tap`]).
+    /// Sees every message of every connection, both ways (see [`observer`](Self::observer)):
+    /// to log, count or validate the traffic, as [`AgentOptions::observe`] does for one
+    /// connection.
+    ///
+    /// ```
+    /// use acp_http::server::{Direction, ServerOptions};
+    ///
+    /// let options = ServerOptions::default().observe(|direction: Direction, body: &[u8]| {
+    ///     tracing::debug!(%direction, "{}", String::from_utf8_lossy(body));
+    /// });
+    /// assert!(options.observer.is_some());
+    /// ```
     #[must_use]
-    pub fn tap(mut self, tap: impl Fn(Direction, &[u8]) + Send + Sync + 'static) -> Self {
-        self.tap = Some(Arc::new(tap));
+    pub fn observe(mut self, f: impl Fn(Direction, &[u8]) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Observer::new(f));
         self
     }
 
     /// Sets the cap of each WebSocket's write buffer (see
-    /// [`ws_max_write_buffer_bytes`](Self::ws_max_write_buffer_bytes)).
+    /// [`max_ws_write_buffer_bytes`](Self::max_ws_write_buffer_bytes)).
     #[must_use]
-    pub fn ws_max_write_buffer_bytes(mut self, max: usize) -> Self {
-        self.ws_max_write_buffer_bytes = max.max(1);
+    pub fn max_ws_write_buffer_bytes(mut self, max: usize) -> Self {
+        self.max_ws_write_buffer_bytes = max.max(1);
         self
     }
 
-    /// Sets the SSE keep-alive interval.
+    /// Sets the SSE keep-alive interval (see
+    /// [`keep_alive_interval`](Self::keep_alive_interval)).
     #[must_use]
-    pub fn keep_alive(mut self, interval: Duration) -> Self {
-        self.keep_alive = interval;
+    pub fn keep_alive_interval(mut self, interval: Duration) -> Self {
+        self.keep_alive_interval = interval;
         self
     }
 
@@ -673,7 +730,7 @@ impl ServerOptions {
             output,
             client: None,
             principal: None,
-            tap: self.tap.clone(),
+            observer: self.observer.clone(),
             max_buffered_bytes: self.max_buffered_bytes,
             stall_timeout: self.stall_timeout,
             idle_timeout: self.idle_timeout,

@@ -101,7 +101,7 @@ pub async fn serve(
     serve_on(listener, server, shutdown).await
 }
 
-/// Serves `server` over TLS (`https://`, `wss://`; feature `tls`) on `listener` until
+/// Serves `server` over TLS (`https://`, `wss://`; feature `server-tls`) on `listener` until
 /// `shutdown` resolves, as [`serve`] does over plain TCP. `config` holds the certificate
 /// (see [`tls_config_from_pem`](crate::server::tls_config_from_pem)); HTTP/2 is offered by
 /// ALPN unless `config` names its own protocols. Handshakes run concurrently, each within
@@ -111,7 +111,7 @@ pub async fn serve(
 /// # Errors
 ///
 /// When the listener fails.
-#[cfg(feature = "tls")]
+#[cfg(feature = "server-tls")]
 pub async fn serve_tls(
     listener: tokio::net::TcpListener,
     config: impl Into<Arc<rustls::ServerConfig>>,

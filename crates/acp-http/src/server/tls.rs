@@ -1,4 +1,4 @@
-//! TLS for the server (feature `tls`): a listener that completes TLS handshakes concurrently,
+//! TLS for the server (feature `server-tls`): a listener that completes TLS handshakes concurrently,
 //! each bounded in time, and a server configuration read from PEM files.
 
 use std::net::SocketAddr;

@@ -9,8 +9,8 @@ use std::fmt;
 use std::net::Ipv6Addr;
 
 /// A setting of [`ServerOptions`](crate::server::ServerOptions) that can never work: an
-/// allowed origin or host written in a form that no browser sends. Its message says what to
-/// write instead.
+/// allowed origin or host written in a form that no browser sends, or a bearer token no client
+/// can send. Its message says what to write instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     option: &'static str,
@@ -32,12 +32,12 @@ impl ConfigError {
         }
     }
 
-    /// The setting: `allowed origin` or `allowed host`.
+    /// The setting: `allowed origin`, `allowed host` or `bearer token`.
     pub fn option(&self) -> &str {
         self.option
     }
 
-    /// The value refused (at most 200 characters of it).
+    /// The value refused (at most 200 characters of it; `(not shown)` for a bearer token).
     pub fn value(&self) -> &str {
         &self.value
     }
@@ -67,6 +67,16 @@ const MAX_SHOWN_CHARS: usize = 200;
 
 const ORIGIN: &str = "allowed origin";
 const HOST: &str = "allowed host";
+const BEARER: &str = "bearer token";
+
+/// Checks the token of [`ServerOptions::bearer_token`](crate::server::ServerOptions::bearer_token):
+/// one a client cannot send would lock every client out. The token, a secret, is not shown.
+pub(crate) fn bearer_rule(token: &str) -> Result<(), ConfigError> {
+    match crate::headers::bearer_token_problem(token) {
+        Some(reason) => Err(ConfigError::new(BEARER, "(not shown)", reason)),
+        None => Ok(()),
+    }
+}
 
 /// An entry of the origin allow-list, once checked.
 #[derive(Debug, Clone, PartialEq, Eq)]

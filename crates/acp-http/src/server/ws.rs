@@ -5,7 +5,7 @@
 //! and one pong or close answer: while a write waits for a client that does not read (the
 //! agent's output, or the pong of a ping), the server reads nothing more from that client, so
 //! its pings cannot queue pongs and its requests cannot queue answers, and after the stall
-//! timeout the connection is closed (`1008`). [`ServerOptions::ws_max_write_buffer_bytes`]
+//! timeout the connection is closed (`1008`). [`ServerOptions::max_ws_write_buffer_bytes`]
 //! caps the buffer in any case; it is also the largest message the server can write (a
 //! message goes out as one frame), so it must hold the agent's largest message. Incoming
 //! messages and frames are limited to [`ServerOptions::max_body_bytes`].
@@ -22,13 +22,13 @@
 //! | `1003` unsupported data | a binary frame: the profile carries JSON text only |
 //! | `1007` invalid payload | a text message that is not UTF-8 |
 //! | `1008` policy violation | the client stopped reading for the stall timeout (sent if the socket has room) |
-//! | `1009` message too big | a message or frame over `max_body_bytes`, or an agent message over `ws_max_write_buffer_bytes` |
+//! | `1009` message too big | a message or frame over `max_body_bytes`, or an agent message over `max_ws_write_buffer_bytes` |
 //! | `1011` internal error | the agent ended |
 //!
 //! After a malformed frame nothing more is read from the socket: the close frame is sent (best
 //! effort) and the connection dropped. Each of these closes is logged with the connection id.
 //!
-//! [`ServerOptions::ws_max_write_buffer_bytes`]: crate::server::ServerOptions::ws_max_write_buffer_bytes
+//! [`ServerOptions::max_ws_write_buffer_bytes`]: crate::server::ServerOptions::max_ws_write_buffer_bytes
 //! [`ServerOptions::max_body_bytes`]: crate::server::ServerOptions::max_body_bytes
 
 use std::sync::Arc;
@@ -77,7 +77,7 @@ pub(crate) fn upgrade(inner: Arc<Inner>, caller: &Caller, upgrade: WebSocketUpgr
     let id = conn.id.clone();
     let failed = (inner.clone(), id.clone());
     // tungstenite wants the cap above the gathering size (it panics otherwise).
-    let max_write = inner.options.ws_max_write_buffer_bytes.max(1);
+    let max_write = inner.options.max_ws_write_buffer_bytes.max(1);
     let mut response = upgrade
         .max_message_size(inner.options.max_body_bytes)
         .max_frame_size(inner.options.max_body_bytes)
@@ -139,7 +139,7 @@ impl End {
                     connection = %conn.id,
                     bytes = message.len(),
                     "an agent message is larger than the WebSocket write buffer's cap \
-                     (ServerOptions::ws_max_write_buffer_bytes): closing the socket"
+                     (ServerOptions::max_ws_write_buffer_bytes): closing the socket"
                 );
                 Self::Fail(
                     close_code::SIZE,
@@ -185,7 +185,7 @@ async fn write_burst(
     let mut next = Some(message);
     let mut fed = 0;
     while let Some(message) = next.take() {
-        conn.tap(crate::server::Direction::ToClient, &message);
+        conn.observe(acp_rpc::Direction::Sent, &message);
         match Utf8Bytes::try_from(message) {
             Ok(text) => socket.feed(Message::Text(text)).await?,
             Err(_) => {

@@ -17,10 +17,10 @@ mod guard;
 pub use echo::EchoAgent;
 pub use guard::{check, within};
 
-/// A plain reqwest client. With the `tls` feature reqwest has no crypto provider of its own:
+/// A plain reqwest client. With the `client-tls` feature reqwest has no crypto provider of its own:
 /// the process gets ring's.
 pub fn http_client() -> reqwest::Client {
-    #[cfg(feature = "tls")]
+    #[cfg(feature = "client-tls")]
     let _ = acp_http::client::rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
 }

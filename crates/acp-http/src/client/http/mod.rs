@@ -63,7 +63,7 @@ pub(crate) enum Mode {
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
     pub(crate) headers: HeaderMap,
-    pub(crate) max_message_len: usize,
+    pub(crate) max_message_bytes: usize,
     pub(crate) connect_timeout: Option<Duration>,
     pub(crate) post_timeout: Option<Duration>,
     pub(crate) stream_idle_timeout: Option<Duration>,
@@ -439,7 +439,7 @@ impl Http {
         if let Some(session) = session {
             request = request.header(SESSION_ID, session.clone());
         }
-        let max_len = self.settings.max_message_len;
+        let max_len = self.settings.max_message_bytes;
         within(self.settings.post_timeout, "POST", url, async move {
             let mut response = request
                 .send()

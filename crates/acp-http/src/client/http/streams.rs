@@ -283,7 +283,7 @@ impl Http {
         session: Option<&str>,
     ) -> Option<Error> {
         let url = self.stream_url();
-        let mut parser = SseParser::new(self.settings.max_message_len);
+        let mut parser = SseParser::new(self.settings.max_message_bytes);
         let mut events = Vec::new();
         loop {
             let chunk = match self.settings.stream_idle_timeout {

@@ -1,6 +1,6 @@
 //! Child processes that run in a process group of their own, so that they can be stopped with
-//! everything they started: spawned agents, and the commands a client runs for
-//! `terminal/create`.
+//! everything they started: spawned agents, bridged agent programs, and the commands a client
+//! runs for `terminal/create`.
 
 use std::io;
 use std::process::ExitStatus;
@@ -14,14 +14,15 @@ use tokio::process::{Child, Command};
 /// build's compilers) stop with it. Dropping it kills the group, even when the process itself
 /// has already exited, so that no helper survives it.
 ///
-/// This is what [`spawn`](crate::spawn) uses for the agent, and what a client can use for the
-/// commands it runs for the agent's `terminal/create`:
+/// This is what `acp_client::spawn` uses for the agent and `acp-http`'s bridge for each agent
+/// program, and what a client can use for the commands it runs for the agent's
+/// `terminal/create`:
 ///
 /// ```no_run
 /// # #[allow(dead_code)]
 /// # async fn f() -> std::io::Result<()> {
 /// use std::time::Duration;
-/// use acp_client::ProcessGroup;
+/// use acp_process::ProcessGroup;
 ///
 /// let mut command = tokio::process::Command::new("sh");
 /// command.arg("-c").arg("sleep 100 & sleep 100");
@@ -41,8 +42,8 @@ pub struct ProcessGroup {
     group: Option<u32>,
 }
 
-/// At which step a process stopped by [`ProcessGroup::stop`] or
-/// [`AgentProcess::shutdown`](crate::AgentProcess::shutdown) ended.
+/// At which step a process stopped by [`ProcessGroup::stop`] or [`ProcessGroup::wait_or_stop`]
+/// (and `acp_client`'s `AgentProcess::shutdown`) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StopStage {
@@ -194,8 +195,35 @@ impl ProcessGroup {
         self.stop_after_terminate(grace).await
     }
 
+    /// Stops a process that was asked to end by other means first (its stdin closed, a quit
+    /// message): waits up to `grace` for it to exit by itself ([`StopStage::Exited`]), then
+    /// goes on as [`stop`](Self::stop) does, `SIGTERM` and `grace` more, then `SIGKILL`.
+    /// Whatever is left of its group once it ended is killed. This is how an ACP agent is
+    /// closed: the end of its input tells it the client is gone, and one that saves its
+    /// sessions on exit gets the time to.
+    ///
+    /// # Errors
+    ///
+    /// When the process cannot be signalled or its status read.
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe: dropped half way, the later steps do not happen (dropping the group
+    /// still kills it).
+    pub async fn wait_or_stop(&mut self, grace: Duration) -> io::Result<Stopped> {
+        if let Ok(status) = tokio::time::timeout(grace, self.child.wait()).await {
+            return Ok(self.ended(status?, StopStage::Exited));
+        }
+        tracing::debug!(
+            group = self.group,
+            "the process did not exit by itself: SIGTERM"
+        );
+        self.terminate()?;
+        self.stop_after_terminate(grace).await
+    }
+
     /// The rest of [`stop`](Self::stop), once `SIGTERM` was sent.
-    pub(crate) async fn stop_after_terminate(&mut self, grace: Duration) -> io::Result<Stopped> {
+    async fn stop_after_terminate(&mut self, grace: Duration) -> io::Result<Stopped> {
         if let Ok(status) = tokio::time::timeout(grace, self.child.wait()).await {
             return Ok(self.ended(status?, StopStage::Terminated));
         }
@@ -208,16 +236,8 @@ impl ProcessGroup {
         Ok(self.ended(status, StopStage::Killed))
     }
 
-    /// Waits up to `grace` for the process to exit by itself.
-    pub(crate) async fn exited_within(
-        &mut self,
-        grace: Duration,
-    ) -> Option<io::Result<ExitStatus>> {
-        tokio::time::timeout(grace, self.child.wait()).await.ok()
-    }
-
     /// Reports the end, killing what is left of the group.
-    pub(crate) fn ended(&mut self, status: ExitStatus, stage: StopStage) -> Stopped {
+    fn ended(&mut self, status: ExitStatus, stage: StopStage) -> Stopped {
         signal_group(self.group, Signal::Kill);
         Stopped { status, stage }
     }

@@ -1,5 +1,5 @@
-//! A spawned agent's stderr: where it goes, and reading it safely (bounded lines, lossy
-//! decoding, read to its end).
+//! A child's stderr (an agent's log): where it goes, and reading it safely (bounded lines,
+//! lossy decoding, read to its end).
 
 use std::sync::Arc;
 
@@ -7,37 +7,39 @@ use futures::future::BoxFuture;
 use tokio::io::AsyncReadExt;
 use tokio::process::ChildStderr;
 
-/// The longest stderr line passed on, in bytes of the agent's output. A longer line (or output
+/// The longest stderr line passed on, in bytes of the child's output. A longer line (or output
 /// that never ends its line) is passed on in pieces of at most this length, split at a
 /// character boundary where the text is UTF-8. (Decoding replaces each invalid byte with
 /// U+FFFD, three bytes in UTF-8, so a line of garbage can take up to three times as much as a
 /// `&str`.)
 ///
 /// The bound keeps the memory spent on an agent's log constant whatever it writes: a line is
-/// the unit handed to [`Stderr::Lines`] and to `tracing`, and an agent printing a progress bar
+/// the unit handed to [`Stderr::Lines`] and to `tracing`, and a program printing a progress bar
 /// or a binary blob without a newline would otherwise make it grow without end.
 pub const MAX_STDERR_LINE: usize = 8 * 1024;
 
 /// The size of each read from the pipe.
 const READ_CHUNK: usize = 8 * 1024;
 
-/// What to do with the agent's stderr (where agents log).
+/// What to do with a child's stderr (where agents log).
 ///
 /// With [`Tracing`](Self::Tracing) and [`Lines`](Self::Lines) the pipe is read to its end:
 /// lines are at most [`MAX_STDERR_LINE`] bytes (longer ones are split), bytes that are not
-/// UTF-8 become U+FFFD, and reading goes on after the connection ends (on a background task of
-/// the runtime that polled the driver), so an agent never gets `EPIPE` (or `SIGPIPE`) for
-/// logging while it runs.
+/// UTF-8 become U+FFFD, and [`forward_stderr`] reads on until the pipe's end (`acp_client`
+/// keeps reading after the connection ended, on a background task), so a program never gets
+/// `EPIPE` (or `SIGPIPE`) for logging while it runs.
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub enum Stderr {
-    /// Forward each line to `tracing` (target `acp_client::agent_stderr`, level `info`).
+    /// Forward each line to `tracing` (level `info`, target `acp_client::agent_stderr`: the
+    /// name log filters have always used for agents' stderr, kept wherever the child runs).
     #[default]
     Tracing,
     /// Pass each line (without its line ending) to a callback. A panic in the callback is
     /// caught and the line dropped; reading goes on.
     Lines(Arc<dyn Fn(&str) + Send + Sync>),
-    /// Let the agent write to our own stderr.
+    /// Let the child write to our own stderr (the caller sets `Stdio::inherit()`; see
+    /// [`Stderr::stdio`]).
     Inherit,
     /// Discard it.
     Discard,
@@ -55,13 +57,23 @@ impl std::fmt::Debug for Stderr {
 }
 
 impl Stderr {
+    /// The `Stdio` a child's stderr is given for this mode: inherited, discarded, or piped (to
+    /// be read by [`forward_stderr`]).
+    pub fn stdio(&self) -> std::process::Stdio {
+        match self {
+            Stderr::Inherit => std::process::Stdio::inherit(),
+            Stderr::Discard => std::process::Stdio::null(),
+            Stderr::Tracing | Stderr::Lines(_) => std::process::Stdio::piped(),
+        }
+    }
+
     /// Passes one line on.
     fn deliver(&self, line: &str) {
         match self {
             Stderr::Lines(callback) => {
                 let call = std::panic::AssertUnwindSafe(|| callback(line));
                 if std::panic::catch_unwind(call).is_err() {
-                    tracing::debug!("the agent stderr callback panicked; the line is dropped");
+                    tracing::debug!("the stderr callback panicked; the line is dropped");
                 }
             }
             _ => tracing::info!(target: "acp_client::agent_stderr", "{line}"),
@@ -72,8 +84,8 @@ impl Stderr {
 /// Reads a child's `stderr` to its end, passing each line on as `mode` says: lines longer
 /// than [`MAX_STDERR_LINE`] are split, invalid UTF-8 is replaced, and reading goes on until
 /// the end whatever the lines hold, so the child never blocks on, or dies of, a full or
-/// closed pipe. [`spawn`](crate::spawn) runs it for the agent's stderr; it serves any child
-/// that logs there (a bridged agent, a tool).
+/// closed pipe. `acp_client::spawn` runs it for the agent's stderr, `acp-http`'s bridge for
+/// each agent program's; it serves any child that logs there (a tool, a language server).
 pub fn forward_stderr(stderr: ChildStderr, mode: Stderr) -> BoxFuture<'static, ()> {
     Box::pin(async move {
         let mut stderr = stderr;
@@ -86,7 +98,7 @@ pub fn forward_stderr(stderr: ChildStderr, mode: Stderr) -> BoxFuture<'static, (
                 Ok(n) => lines.push(&chunk[..n], &mut deliver),
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(error) => {
-                    tracing::debug!(%error, "reading the agent's stderr failed");
+                    tracing::debug!(%error, "reading a child's stderr failed");
                     break;
                 }
             }
