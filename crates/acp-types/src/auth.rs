@@ -1,12 +1,6 @@
 //! Authentication and logout.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 tagged_union! {
     /// A way the client can authenticate the user with the agent.
@@ -31,6 +25,7 @@ id_type! {
 
 wire_object! {
     /// Authentication performed by running the agent in a terminal for the user.
+    #[new(id: impl Into<AuthMethodId>, name: impl Into<String>)]
     pub struct AuthMethodTerminal {
         /// The identifier of the method.
         req id: AuthMethodId = "id";
@@ -47,23 +42,9 @@ wire_object! {
     }
 }
 
-impl AuthMethodTerminal {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(id: impl Into<AuthMethodId>, name: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            description: None,
-            args: None,
-            env: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Authentication the agent carries out itself once asked.
+    #[new(id: impl Into<AuthMethodId>, name: impl Into<String>)]
     pub struct AuthMethodAgent {
         /// The identifier of the method.
         req id: AuthMethodId = "id";
@@ -76,37 +57,14 @@ wire_object! {
     }
 }
 
-impl AuthMethodAgent {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(id: impl Into<AuthMethodId>, name: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            description: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Asks the agent to authenticate with one of the methods it offered (`authenticate`).
+    #[new(method_id: impl Into<AuthMethodId>)]
     pub struct AuthenticateRequest {
         /// The authentication method to use.
         req method_id: AuthMethodId = "methodId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl AuthenticateRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(method_id: impl Into<AuthMethodId>) -> Self {
-        Self {
-            method_id: method_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

@@ -1,15 +1,10 @@
 //! Session modes and configuration options.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 wire_object! {
     /// The modes a session offers and the one currently active.
+    #[new(current_mode_id: impl Into<SessionModeId>, available_modes: impl Into<Vec<SessionMode>>)]
     pub struct SessionModeState {
         /// The mode currently active.
         req current_mode_id: SessionModeId = "currentModeId";
@@ -20,21 +15,6 @@ wire_object! {
     }
 }
 
-impl SessionModeState {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        current_mode_id: impl Into<SessionModeId>,
-        available_modes: impl Into<Vec<SessionMode>>,
-    ) -> Self {
-        Self {
-            current_mode_id: current_mode_id.into(),
-            available_modes: available_modes.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 id_type! {
     /// Identifies a session mode.
     pub struct SessionModeId;
@@ -42,6 +22,7 @@ id_type! {
 
 wire_object! {
     /// A mode the agent can run a session in (for example, asking before every edit).
+    #[new(id: impl Into<SessionModeId>, name: impl Into<String>)]
     pub struct SessionMode {
         /// The identifier of the mode.
         req id: SessionModeId = "id";
@@ -54,21 +35,9 @@ wire_object! {
     }
 }
 
-impl SessionMode {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(id: impl Into<SessionModeId>, name: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            description: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Asks the agent to switch a session to another mode (`session/set_mode`).
+    #[new(session_id: impl Into<SessionId>, mode_id: impl Into<SessionModeId>)]
     pub struct SetSessionModeRequest {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -76,18 +45,6 @@ wire_object! {
         req mode_id: SessionModeId = "modeId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl SetSessionModeRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, mode_id: impl Into<SessionModeId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            mode_id: mode_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -127,6 +84,7 @@ id_type! {
 
 wire_object! {
     /// One value of a select configuration option.
+    #[new(value: impl Into<SessionConfigValueId>, name: impl Into<String>)]
     pub struct SessionConfigSelectOption {
         /// The identifier of this value.
         req value: SessionConfigValueId = "value";
@@ -139,21 +97,13 @@ wire_object! {
     }
 }
 
-impl SessionConfigSelectOption {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(value: impl Into<SessionConfigValueId>, name: impl Into<String>) -> Self {
-        Self {
-            value: value.into(),
-            name: name.into(),
-            description: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A named group of values of a select configuration option.
+    #[new(
+        group: impl Into<SessionConfigGroupId>,
+        name: impl Into<String>,
+        options: impl Into<Vec<SessionConfigSelectOption>>,
+    )]
     pub struct SessionConfigSelectGroup {
         /// The identifier of the group.
         req group: SessionConfigGroupId = "group";
@@ -166,23 +116,6 @@ wire_object! {
     }
 }
 
-impl SessionConfigSelectGroup {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        group: impl Into<SessionConfigGroupId>,
-        name: impl Into<String>,
-        options: impl Into<Vec<SessionConfigSelectOption>>,
-    ) -> Self {
-        Self {
-            group: group.into(),
-            name: name.into(),
-            options: options.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 id_type! {
     /// Identifies a group of select values.
     pub struct SessionConfigGroupId;
@@ -190,6 +123,10 @@ id_type! {
 
 wire_object! {
     /// The select-specific part of a configuration option.
+    #[new(
+        current_value: impl Into<SessionConfigValueId>,
+        options: impl Into<SessionConfigSelectOptions>,
+    )]
     pub struct SessionConfigSelect {
         /// The value currently selected.
         req current_value: SessionConfigValueId = "currentValue";
@@ -198,56 +135,23 @@ wire_object! {
     }
 }
 
-impl SessionConfigSelect {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        current_value: impl Into<SessionConfigValueId>,
-        options: impl Into<SessionConfigSelectOptions>,
-    ) -> Self {
-        Self {
-            current_value: current_value.into(),
-            options: options.into(),
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The on/off-specific part of a configuration option.
+    #[new(current_value: impl Into<bool>)]
     pub struct SessionConfigBoolean {
         /// Whether the option is on.
         req current_value: bool = "currentValue";
     }
 }
 
-impl SessionConfigBoolean {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(current_value: impl Into<bool>) -> Self {
-        Self {
-            current_value: current_value.into(),
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The agent's answer to `session/set_config_option`, with every option's new state.
+    #[new(config_options: impl Into<Vec<SessionConfigOption>>)]
     pub struct SetSessionConfigOptionResponse {
         /// The session's configuration options.
         req config_options: Vec<SessionConfigOption> = "configOptions" [DOE | SKIP];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl SetSessionConfigOptionResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(config_options: impl Into<Vec<SessionConfigOption>>) -> Self {
-        Self {
-            config_options: config_options.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -262,6 +166,9 @@ pub enum SessionConfigSelectOptions {
     /// Values in named groups.
     Grouped(Vec<SessionConfigSelectGroup>),
 }
+
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for SessionConfigSelectOptions {}
 
 impl SessionConfigSelectOptions {
     fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
@@ -360,6 +267,9 @@ pub struct SessionConfigOption {
     pub meta: Option<Meta>,
     extras: Extras,
 }
+
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for SessionConfigOption {}
 
 impl SessionConfigOption {
     /// A select option choosing among `options`, currently `current_value`.

@@ -1,12 +1,6 @@
 //! Content blocks: what prompts, messages and tool results are made of.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 tagged_union! {
     /// One piece of content in a prompt, a message chunk or a tool result.
@@ -59,6 +53,7 @@ string_enum! {
 
 wire_object! {
     /// Plain text content.
+    #[new(text: impl Into<String>)]
     pub struct TextContent {
         /// Hints about use and display.
         opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
@@ -69,20 +64,9 @@ wire_object! {
     }
 }
 
-impl TextContent {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(text: impl Into<String>) -> Self {
-        Self {
-            annotations: None,
-            text: text.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// An image, carried as base64 data.
+    #[new(data: impl Into<String>, mime_type: impl Into<String>)]
     pub struct ImageContent {
         /// Hints about use and display.
         opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
@@ -97,22 +81,9 @@ wire_object! {
     }
 }
 
-impl ImageContent {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self {
-            annotations: None,
-            data: data.into(),
-            mime_type: mime_type.into(),
-            uri: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Audio, carried as base64 data.
+    #[new(data: impl Into<String>, mime_type: impl Into<String>)]
     pub struct AudioContent {
         /// Hints about use and display.
         opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
@@ -125,21 +96,9 @@ wire_object! {
     }
 }
 
-impl AudioContent {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self {
-            annotations: None,
-            data: data.into(),
-            mime_type: mime_type.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A reference to a resource the agent can fetch itself.
+    #[new(name: impl Into<String>, uri: impl Into<String>)]
     pub struct ResourceLink {
         /// Hints about use and display.
         opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
@@ -160,25 +119,9 @@ wire_object! {
     }
 }
 
-impl ResourceLink {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(name: impl Into<String>, uri: impl Into<String>) -> Self {
-        Self {
-            annotations: None,
-            description: None,
-            mime_type: None,
-            name: name.into(),
-            size: None,
-            title: None,
-            uri: uri.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A resource whose contents are included inline.
+    #[new(resource: impl Into<EmbeddedResourceResource>)]
     pub struct EmbeddedResource {
         /// Hints about use and display.
         opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
@@ -189,20 +132,9 @@ wire_object! {
     }
 }
 
-impl EmbeddedResource {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(resource: impl Into<EmbeddedResourceResource>) -> Self {
-        Self {
-            annotations: None,
-            resource: resource.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The text contents of a resource.
+    #[new(text: impl Into<String>, uri: impl Into<String>)]
     pub struct TextResourceContents {
         /// The MIME type.
         opt mime_type: String = "mimeType" [DOE | NULLABLE];
@@ -215,21 +147,9 @@ wire_object! {
     }
 }
 
-impl TextResourceContents {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(text: impl Into<String>, uri: impl Into<String>) -> Self {
-        Self {
-            mime_type: None,
-            text: text.into(),
-            uri: uri.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The binary contents of a resource, base64-encoded.
+    #[new(blob: impl Into<String>, uri: impl Into<String>)]
     pub struct BlobResourceContents {
         /// The base64-encoded bytes.
         req blob: String = "blob";
@@ -239,19 +159,6 @@ wire_object! {
         req uri: String = "uri";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl BlobResourceContents {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(blob: impl Into<String>, uri: impl Into<String>) -> Self {
-        Self {
-            blob: blob.into(),
-            mime_type: None,
-            uri: uri.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -268,7 +175,26 @@ pub enum EmbeddedResourceResource {
     BlobResourceContents(BlobResourceContents),
 }
 
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for EmbeddedResourceResource {}
+
 impl EmbeddedResourceResource {
+    /// The URI of the resource, text or binary.
+    pub fn uri(&self) -> &str {
+        match self {
+            Self::TextResourceContents(text) => &text.uri,
+            Self::BlobResourceContents(blob) => &blob.uri,
+        }
+    }
+
+    /// The MIME type of the resource, if given.
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            Self::TextResourceContents(text) => text.mime_type.as_deref(),
+            Self::BlobResourceContents(blob) => blob.mime_type.as_deref(),
+        }
+    }
+
     fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {
         use serde::de::Error as _;
         match &value {

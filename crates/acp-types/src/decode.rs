@@ -18,7 +18,7 @@ use std::fmt;
 
 use serde::de::DeserializeOwned;
 
-use crate::wire::{with_lenient, with_strict};
+use crate::mode::{with_lenient, with_strict};
 
 /// Why a document could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,15 +1,10 @@
 //! Elicitation: the agent asks the user, through the client, for structured input.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 wire_object! {
     /// Scopes an elicitation to a session, and optionally to one tool call.
+    #[new(session_id: impl Into<SessionId>)]
     pub struct ElicitationSessionScope {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -18,32 +13,12 @@ wire_object! {
     }
 }
 
-impl ElicitationSessionScope {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            tool_call_id: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Scopes an elicitation to one JSON-RPC request.
+    #[new(request_id: impl Into<RequestId>)]
     pub struct ElicitationRequestScope {
         /// The id of the JSON-RPC request this concerns.
         req request_id: RequestId = "requestId";
-    }
-}
-
-impl ElicitationRequestScope {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(request_id: impl Into<RequestId>) -> Self {
-        Self {
-            request_id: request_id.into(),
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -115,6 +90,7 @@ string_enum! {
 
 wire_object! {
     /// A choice with a value and a human-readable title.
+    #[new(value: impl Into<String>, title: impl Into<String>)]
     pub struct EnumOption {
         /// The value.
         req value: String = "const";
@@ -124,19 +100,6 @@ wire_object! {
         opt description: String = "description" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl EnumOption {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(value: impl Into<String>, title: impl Into<String>) -> Self {
-        Self {
-            value: value.into(),
-            title: title.into(),
-            description: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -222,6 +185,7 @@ wire_object! {
 
 wire_object! {
     /// Multi-select items given as plain string values.
+    #[new(enum_values: impl Into<Vec<String>>)]
     pub struct StringMultiSelectItems {
         /// The allowed values.
         req enum_values: Vec<String> = "enum";
@@ -230,19 +194,9 @@ wire_object! {
     }
 }
 
-impl StringMultiSelectItems {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(enum_values: impl Into<Vec<String>>) -> Self {
-        Self {
-            enum_values: enum_values.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Multi-select items given as values with titles.
+    #[new(any_of: impl Into<Vec<EnumOption>>)]
     pub struct TitledMultiSelectItems {
         /// The values that can be picked, with titles.
         req any_of: Vec<EnumOption> = "anyOf";
@@ -251,19 +205,9 @@ wire_object! {
     }
 }
 
-impl TitledMultiSelectItems {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(any_of: impl Into<Vec<EnumOption>>) -> Self {
-        Self {
-            any_of: any_of.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A field of an elicitation form where the user picks several values.
+    #[new(items: impl Into<MultiSelectItems>)]
     pub struct MultiSelectPropertySchema {
         /// A human-readable title.
         opt title: String = "title" [DOE | NULLABLE];
@@ -279,22 +223,6 @@ wire_object! {
         opt default: Vec<String> = "default" [DOE | SKIP | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl MultiSelectPropertySchema {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(items: impl Into<MultiSelectItems>) -> Self {
-        Self {
-            title: None,
-            description: None,
-            min_items: None,
-            max_items: None,
-            items: items.into(),
-            default: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -314,22 +242,12 @@ wire_object! {
 
 wire_object! {
     /// Tells the client an out-of-band (URL) elicitation finished (`elicitation/complete`).
+    #[new(elicitation_id: impl Into<ElicitationId>)]
     pub struct CompleteElicitationNotification {
         /// The elicitation this concerns.
         req elicitation_id: ElicitationId = "elicitationId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl CompleteElicitationNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(elicitation_id: impl Into<ElicitationId>) -> Self {
-        Self {
-            elicitation_id: elicitation_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -749,6 +667,9 @@ pub enum MultiSelectItems {
     /// Another `type` (from a newer peer), kept as raw JSON.
     Other(serde_json::Value),
 }
+
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for MultiSelectItems {}
 
 impl MultiSelectItems {
     fn decode(value: serde_json::Value) -> Result<Self, serde_json::Error> {

@@ -11,7 +11,24 @@ use std::path::Path;
 ///   `u32::try_from` or `u64::from` yourself); a float field (`f64`) takes any number that
 ///   converts to it without loss (`1.5`, `1`);
 /// - for every other field (marked by [`ConvertibleField`]), anything `Into` the field's type:
-///   `&str` for a `String` or an id, a `Vec` for a list, a variant's struct for its union...
+///   `&str` for a `String` or an id, a borrowed id for an id (`&SessionId`: a cheap clone), a
+///   `Vec` for a list, a variant's struct for its union...
+///
+/// Fields holding file system paths (`cwd`, `path`, `additionalDirectories`) are the exception:
+/// like the constructors, their setters take any `impl AsRef<Path>` (`&str`, `String`, `&Path`,
+/// `PathBuf`...), or any iterator of such for a list, and store the path's text.
+///
+/// ```
+/// use std::path::PathBuf;
+/// use acp_types::{CreateTerminalRequest, NewSessionRequest, SessionId};
+///
+/// let session = SessionId::new("sess-1");
+/// let home = PathBuf::from("/home/me");
+/// let run = CreateTerminalRequest::new(&session, "make").cwd(&home);
+/// assert_eq!((run.session_id, run.cwd.as_deref()), (session, Some("/home/me")));
+/// let new = NewSessionRequest::new(&home, vec![]).additional_directories([home.join("lib")]);
+/// assert_eq!(new.additional_directories, Some(vec!["/home/me/lib".to_owned()]));
+/// ```
 ///
 /// Optional fields follow one rule: the setter sets the field (`Some`); to chain a setter with
 /// an `Option` in hand, use the type's `maybe` method (`.maybe(line, ToolCallLocation::line)`:
@@ -82,17 +99,6 @@ impl<T> ConvertibleField for Vec<T> {}
 impl<T> ConvertibleField for Box<T> {}
 impl<K, V> ConvertibleField for std::collections::BTreeMap<K, V> {}
 impl<K, V, S> ConvertibleField for std::collections::HashMap<K, V, S> {}
-
-// The field types written by hand rather than with the wire macros (which mark theirs).
-impl ConvertibleField for crate::AvailableCommandInput {}
-impl ConvertibleField for crate::EmbeddedResourceResource {}
-impl ConvertibleField for crate::ErrorCode {}
-impl ConvertibleField for crate::MultiSelectItems {}
-impl ConvertibleField for crate::ProtocolVersion {}
-impl ConvertibleField for crate::RequestId {}
-impl ConvertibleField for crate::RequestPermissionOutcome {}
-impl ConvertibleField for crate::SessionConfigOption {}
-impl ConvertibleField for crate::SessionConfigSelectOptions {}
 
 /// A path as the protocol carries it: text (the bytes of a path that is not UTF-8 are replaced
 /// with U+FFFD, as the protocol has no other form for them).

@@ -47,6 +47,54 @@ impl ContentBlock {
             _ => None,
         }
     }
+
+    /// The URI the block names: a resource link's, an embedded resource's, or the one an image
+    /// came from (if given). `None` for text, audio and unknown blocks, which carry none.
+    ///
+    /// ```
+    /// use acp_types::{ContentBlock, EmbeddedResource, ResourceLink, TextResourceContents};
+    ///
+    /// let link = ContentBlock::from(ResourceLink::new("main.rs", "file:///src/main.rs"));
+    /// assert_eq!(link.uri(), Some("file:///src/main.rs"));
+    /// let embedded = ContentBlock::from(EmbeddedResource::new(TextResourceContents::new(
+    ///     "fn main() {}",
+    ///     "file:///src/main.rs",
+    /// )));
+    /// assert_eq!(embedded.uri(), Some("file:///src/main.rs"));
+    /// assert_eq!(ContentBlock::from("hello").uri(), None);
+    /// ```
+    pub fn uri(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Image(image) => image.uri.as_deref(),
+            ContentBlock::ResourceLink(link) => Some(&link.uri),
+            ContentBlock::Resource(resource) => Some(resource.resource.uri()),
+            _ => None,
+        }
+    }
+
+    /// The MIME type of the block: an image's or audio's, or a resource link's or embedded
+    /// resource's (if given). `None` for text and unknown blocks.
+    ///
+    /// ```
+    /// use acp_types::{BlobResourceContents, ContentBlock, EmbeddedResource, ImageContent};
+    ///
+    /// let image = ContentBlock::from(ImageContent::new("iVBORw0KGgo=", "image/png"));
+    /// assert_eq!(image.mime_type(), Some("image/png"));
+    /// let blob = BlobResourceContents::new("AAEC", "file:///data.bin")
+    ///     .mime_type("application/octet-stream");
+    /// let embedded = ContentBlock::from(EmbeddedResource::new(blob));
+    /// assert_eq!(embedded.mime_type(), Some("application/octet-stream"));
+    /// assert_eq!(ContentBlock::from("hello").mime_type(), None);
+    /// ```
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Image(image) => Some(&image.mime_type),
+            ContentBlock::Audio(audio) => Some(&audio.mime_type),
+            ContentBlock::ResourceLink(link) => link.mime_type.as_deref(),
+            ContentBlock::Resource(resource) => resource.resource.mime_type(),
+            _ => None,
+        }
+    }
 }
 
 impl From<ContentBlock> for ToolCallContent {

@@ -1,15 +1,10 @@
 //! Initialization: version negotiation and capabilities.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 wire_object! {
     /// The first request of a connection: the client's version and capabilities (`initialize`).
+    #[new(protocol_version: impl Into<ProtocolVersion>)]
     pub struct InitializeRequest {
         /// The protocol version.
         req protocol_version: ProtocolVersion = "protocolVersion";
@@ -22,21 +17,9 @@ wire_object! {
     }
 }
 
-impl InitializeRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(protocol_version: impl Into<ProtocolVersion>) -> Self {
-        Self {
-            protocol_version: protocol_version.into(),
-            client_capabilities: None,
-            client_info: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The agent's answer to `initialize`: the negotiated version and its capabilities.
+    #[new(protocol_version: impl Into<ProtocolVersion>)]
     pub struct InitializeResponse {
         /// The protocol version.
         req protocol_version: ProtocolVersion = "protocolVersion";
@@ -51,22 +34,9 @@ wire_object! {
     }
 }
 
-impl InitializeResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(protocol_version: impl Into<ProtocolVersion>) -> Self {
-        Self {
-            protocol_version: protocol_version.into(),
-            agent_capabilities: None,
-            auth_methods: None,
-            agent_info: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The name and version of a client or agent program.
+    #[new(name: impl Into<String>, version: impl Into<String>)]
     pub struct Implementation {
         /// The program's name, for logic.
         req name: String = "name";
@@ -76,19 +46,6 @@ wire_object! {
         req version: String = "version";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl Implementation {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            title: None,
-            version: version.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

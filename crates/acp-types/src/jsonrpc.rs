@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::wire::{Extras, LenientValue, integer_from_number, lenient_no_default, wire_object};
+use crate::wire::{LenientValue, integer_from_number, lenient_no_default, wire_object};
 
 /// The value of the `jsonrpc` member of every message.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -29,6 +29,9 @@ pub enum RequestId {
     /// A string id.
     Str(String),
 }
+
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for RequestId {}
 
 impl RequestId {
     /// True for the `null` id.
@@ -201,6 +204,9 @@ impl schemars::JsonSchema for RequestId {
 #[allow(clippy::exhaustive_structs)] // An open set of codes: any i32 is valid.
 pub struct ErrorCode(pub i32);
 
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for ErrorCode {}
+
 impl ErrorCode {
     /// The message was not valid JSON.
     pub const PARSE_ERROR: Self = Self(-32700);
@@ -280,6 +286,7 @@ wire_object! {
     ///
     /// Handlers return it to choose exactly what goes on the wire; it implements
     /// [`std::error::Error`].
+    #[new(code: impl Into<ErrorCode>, message: impl Into<String>)]
     pub struct Error {
         /// The error code.
         req code: ErrorCode = "code";
@@ -299,16 +306,6 @@ pub type ErrorObject = Error;
 pub type Result<T, E = ErrorObject> = std::result::Result<T, E>;
 
 impl Error {
-    /// Builds an error from a code and a message.
-    pub fn new(code: impl Into<ErrorCode>, message: impl Into<String>) -> Self {
-        Self {
-            code: code.into(),
-            message: message.into(),
-            data: None,
-            extras: Extras::default(),
-        }
-    }
-
     /// Attaches `data`.
     #[must_use]
     pub fn with_data(mut self, data: impl Into<serde_json::Value>) -> Self {
@@ -513,6 +510,9 @@ impl std::error::Error for Error {}
 #[serde(transparent)]
 #[allow(clippy::exhaustive_structs)] // A transparent newtype over the version number.
 pub struct ProtocolVersion(pub u16);
+
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for ProtocolVersion {}
 
 impl ProtocolVersion {
     /// Version 1, the version this crate implements.

@@ -51,12 +51,15 @@
 #![doc(test(attr(deny(warnings))))]
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
+mod mode;
+mod prelude;
 mod wire;
 mod wire_enum;
 mod wire_value;
 
 mod auth;
 pub mod capabilities;
+mod cancel_request;
 mod config;
 mod content;
 pub mod decode;
@@ -70,16 +73,19 @@ mod jsonrpc;
 mod mcp;
 pub mod methods;
 mod permission;
+mod plan;
 mod prompt;
 mod protocol;
 pub mod schema;
 mod session;
+mod session_id;
 mod terminal;
 mod tool_call;
 mod unstable;
 mod update;
 
 pub use auth::*;
+pub use cancel_request::*;
 pub use config::*;
 pub use content::*;
 pub use decode::{DecodeError, DecodeErrorKind, from_slice, from_str, from_value};
@@ -91,14 +97,16 @@ pub use initialize::*;
 pub use jsonrpc::*;
 pub use mcp::*;
 pub use permission::*;
+pub use plan::*;
 pub use prompt::*;
 pub use protocol::{
     AgentMessage, AgentNotification, AgentNotificationParams, AgentRequest, AgentRequestParams,
-    AgentResponse, AgentResult, CancelRequestNotification, ClientMessage, ClientNotification,
-    ClientNotificationParams, ClientRequest, ClientRequestParams, ClientResponse, ClientResult,
-    Message, MethodUnion, NotificationMessage, RawMessage, RequestMessage, ResponseMessage,
+    AgentResponse, AgentResult, ClientMessage, ClientNotification, ClientNotificationParams,
+    ClientRequest, ClientRequestParams, ClientResponse, ClientResult, Message, MethodUnion,
+    NotificationMessage, RawMessage, RequestMessage, ResponseMessage,
 };
 pub use session::*;
+pub use session_id::*;
 pub use terminal::*;
 pub use tool_call::*;
 #[allow(unused_imports, unreachable_pub)] // Empty without a feature that adds types.

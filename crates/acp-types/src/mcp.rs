@@ -1,12 +1,6 @@
 //! MCP servers the client asks the agent to connect to.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 tagged_union! {
     /// An MCP server the agent should connect to for the session.
@@ -31,6 +25,7 @@ tagged_union! {
 
 wire_object! {
     /// An MCP server reached over streamable HTTP.
+    #[new(name: impl Into<String>, url: impl Into<String>, headers: impl Into<Vec<HttpHeader>>)]
     pub struct McpServerHttp {
         /// A human-readable name.
         req name: String = "name";
@@ -43,25 +38,9 @@ wire_object! {
     }
 }
 
-impl McpServerHttp {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        name: impl Into<String>,
-        url: impl Into<String>,
-        headers: impl Into<Vec<HttpHeader>>,
-    ) -> Self {
-        Self {
-            name: name.into(),
-            url: url.into(),
-            headers: headers.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// An MCP server reached over server-sent events.
+    #[new(name: impl Into<String>, url: impl Into<String>, headers: impl Into<Vec<HttpHeader>>)]
     pub struct McpServerSse {
         /// A human-readable name.
         req name: String = "name";
@@ -74,25 +53,14 @@ wire_object! {
     }
 }
 
-impl McpServerSse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        name: impl Into<String>,
-        url: impl Into<String>,
-        headers: impl Into<Vec<HttpHeader>>,
-    ) -> Self {
-        Self {
-            name: name.into(),
-            url: url.into(),
-            headers: headers.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// An MCP server the agent starts as a child process and talks to over stdio.
+    #[new(
+        name: impl Into<String>,
+        command: impl Into<String>,
+        args: impl Into<Vec<String>>,
+        env: impl Into<Vec<EnvVariable>>,
+    )]
     pub struct McpServerStdio {
         /// A human-readable name for the server.
         req name: String = "name";
@@ -107,27 +75,9 @@ wire_object! {
     }
 }
 
-impl McpServerStdio {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        name: impl Into<String>,
-        command: impl Into<String>,
-        args: impl Into<Vec<String>>,
-        env: impl Into<Vec<EnvVariable>>,
-    ) -> Self {
-        Self {
-            name: name.into(),
-            command: command.into(),
-            args: args.into(),
-            env: env.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// An HTTP header to send to an MCP server.
+    #[new(name: impl Into<String>, value: impl Into<String>)]
     pub struct HttpHeader {
         /// The header's name.
         req name: String = "name";
@@ -135,17 +85,5 @@ wire_object! {
         req value: String = "value";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl HttpHeader {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            value: value.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }

@@ -1,15 +1,14 @@
 //! Permission requests: the agent asks the user to approve a tool call.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 wire_object! {
     /// Asks the user, through the client, to approve a tool call (`session/request_permission`).
+    #[new(
+        session_id: impl Into<SessionId>,
+        tool_call: impl Into<ToolCallUpdate>,
+        options: impl Into<Vec<PermissionOption>>,
+    )]
     pub struct RequestPermissionRequest {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -22,25 +21,9 @@ wire_object! {
     }
 }
 
-impl RequestPermissionRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        session_id: impl Into<SessionId>,
-        tool_call: impl Into<ToolCallUpdate>,
-        options: impl Into<Vec<PermissionOption>>,
-    ) -> Self {
-        Self {
-            session_id: session_id.into(),
-            tool_call: tool_call.into(),
-            options: options.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The client's answer to `session/request_permission`.
+    #[new(outcome: impl Into<RequestPermissionOutcome>)]
     pub struct RequestPermissionResponse {
         /// What the user chose.
         req outcome: RequestPermissionOutcome = "outcome";
@@ -49,19 +32,9 @@ wire_object! {
     }
 }
 
-impl RequestPermissionResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(outcome: impl Into<RequestPermissionOutcome>) -> Self {
-        Self {
-            outcome: outcome.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The option the user chose.
+    #[new(option_id: impl Into<PermissionOptionId>)]
     pub struct SelectedPermissionOutcome {
         /// The identifier of the option.
         req option_id: PermissionOptionId = "optionId";
@@ -70,19 +43,13 @@ wire_object! {
     }
 }
 
-impl SelectedPermissionOutcome {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(option_id: impl Into<PermissionOptionId>) -> Self {
-        Self {
-            option_id: option_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// One of the choices offered to the user in a permission request.
+    #[new(
+        option_id: impl Into<PermissionOptionId>,
+        name: impl Into<String>,
+        kind: impl Into<PermissionOptionKind>,
+    )]
     pub struct PermissionOption {
         /// The identifier of the option.
         req option_id: PermissionOptionId = "optionId";
@@ -92,23 +59,6 @@ wire_object! {
         req kind: PermissionOptionKind = "kind";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl PermissionOption {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        option_id: impl Into<PermissionOptionId>,
-        name: impl Into<String>,
-        kind: impl Into<PermissionOptionKind>,
-    ) -> Self {
-        Self {
-            option_id: option_id.into(),
-            name: name.into(),
-            kind: kind.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -147,6 +97,9 @@ pub enum RequestPermissionOutcome {
     /// An outcome this crate does not know (from a newer peer), kept as raw JSON.
     Unknown(serde_json::Value),
 }
+
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for RequestPermissionOutcome {}
 
 impl RequestPermissionOutcome {
     /// The prompt turn was cancelled before the user chose.

@@ -1,15 +1,10 @@
 //! Prompt turns.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 wire_object! {
     /// Sends the user's prompt to the agent and starts a turn (`session/prompt`).
+    #[new(session_id: impl Into<SessionId>, prompt: impl Into<Vec<ContentBlock>>)]
     pub struct PromptRequest {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -20,20 +15,9 @@ wire_object! {
     }
 }
 
-impl PromptRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, prompt: impl Into<Vec<ContentBlock>>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            prompt: prompt.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The agent's answer to `session/prompt`, sent when the turn ends.
+    #[new(stop_reason: impl Into<StopReason>)]
     pub struct PromptResponse {
         /// Why the turn ended.
         req stop_reason: StopReason = "stopReason";
@@ -42,19 +26,6 @@ wire_object! {
         opt usage: Usage = "usage" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl PromptResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(stop_reason: impl Into<StopReason>) -> Self {
-        Self {
-            stop_reason: stop_reason.into(),
-            #[cfg(feature = "unstable_end_turn_token_usage")]
-            usage: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

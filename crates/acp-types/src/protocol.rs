@@ -14,29 +14,7 @@ use serde_json::value::RawValue;
 
 use crate::ext::is_extension_method;
 use crate::methods::{agent, client, protocol};
-use crate::wire::{Extras, Meta, wire_object};
-use crate::*;
-
-wire_object! {
-    /// Cancels one JSON-RPC request that is still running (`$/cancel_request`).
-    pub struct CancelRequestNotification {
-        /// The id of the request to cancel.
-        req request_id: RequestId = "requestId";
-        /// Extension data, opaque to the protocol.
-        opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl CancelRequestNotification {
-    /// Cancels the request `request_id`.
-    pub fn new(request_id: impl Into<RequestId>) -> Self {
-        Self {
-            request_id: request_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
+use crate::prelude::*;
 
 /// A union of the params (or results) of a set of methods, decoded by method name.
 pub trait MethodUnion: Sized + Serialize {
@@ -799,9 +777,9 @@ impl<Req: MethodUnion, Res: MethodUnion, Not: MethodUnion> Message<Req, Res, Not
             }
         };
         // Strict first (no buffering of lenient fields), then lenient, then diagnose.
-        let collected = match crate::wire::with_strict(|| attempt(json)) {
+        let collected = match crate::mode::with_strict(|| attempt(json)) {
             Ok(c) => c,
-            Err(_) => match crate::wire::with_lenient(|| attempt(json)) {
+            Err(_) => match crate::mode::with_lenient(|| attempt(json)) {
                 Ok(c) => c,
                 Err(e) => return Err(diagnose::<Req, Res, Not, _, _>(json, &method_of, &e)),
             },
@@ -956,10 +934,10 @@ fn decode_raw<U: MethodUnion>(
         let mut de = serde_json::Deserializer::from_str(json);
         U::decode(method, &mut de)
     };
-    if let Ok(v) = crate::wire::with_strict(|| decode(raw.get())) {
+    if let Ok(v) = crate::mode::with_strict(|| decode(raw.get())) {
         return Ok(v);
     }
-    crate::wire::with_lenient(|| match decode(raw.get()) {
+    crate::mode::with_lenient(|| match decode(raw.get()) {
         Ok(v) => Ok(v),
         Err(error) => {
             let mut de = serde_json::Deserializer::from_str(raw.get());

@@ -1,12 +1,6 @@
 //! Terminal methods the client serves to the agent.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 id_type! {
     /// Identifies a terminal created by the client.
@@ -15,6 +9,7 @@ id_type! {
 
 wire_object! {
     /// Asks the client to run a command in a new terminal (`terminal/create`).
+    #[new(session_id: impl Into<SessionId>, command: impl Into<String>)]
     pub struct CreateTerminalRequest {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -25,7 +20,7 @@ wire_object! {
         /// Environment variables for the process.
         opt env: Vec<EnvVariable> = "env" [DOE | SKIP];
         /// The working directory (an absolute path).
-        opt cwd: String = "cwd" [DOE | NULLABLE];
+        opt cwd: String as path = "cwd" [DOE | NULLABLE];
         /// How many bytes of output the client keeps; older output is dropped first.
         opt output_byte_limit: u64 = "outputByteLimit" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
@@ -33,24 +28,9 @@ wire_object! {
     }
 }
 
-impl CreateTerminalRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, command: impl Into<String>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            command: command.into(),
-            args: None,
-            env: None,
-            cwd: None,
-            output_byte_limit: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The client's answer to `terminal/create`: the new terminal.
+    #[new(terminal_id: impl Into<TerminalId>)]
     pub struct CreateTerminalResponse {
         /// The terminal this concerns.
         req terminal_id: TerminalId = "terminalId";
@@ -59,19 +39,9 @@ wire_object! {
     }
 }
 
-impl CreateTerminalResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(terminal_id: impl Into<TerminalId>) -> Self {
-        Self {
-            terminal_id: terminal_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// An environment variable to set for a process.
+    #[new(name: impl Into<String>, value: impl Into<String>)]
     pub struct EnvVariable {
         /// The variable's name.
         req name: String = "name";
@@ -82,20 +52,9 @@ wire_object! {
     }
 }
 
-impl EnvVariable {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            value: value.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Asks the client for the output a terminal produced so far (`terminal/output`).
+    #[new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>)]
     pub struct TerminalOutputRequest {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -106,20 +65,9 @@ wire_object! {
     }
 }
 
-impl TerminalOutputRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            terminal_id: terminal_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The client's answer to `terminal/output`.
+    #[new(output: impl Into<String>, truncated: impl Into<bool>)]
     pub struct TerminalOutputResponse {
         /// The output captured so far.
         req output: String = "output";
@@ -129,19 +77,6 @@ wire_object! {
         opt exit_status: TerminalExitStatus = "exitStatus" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl TerminalOutputResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(output: impl Into<String>, truncated: impl Into<bool>) -> Self {
-        Self {
-            output: output.into(),
-            truncated: truncated.into(),
-            exit_status: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -160,6 +95,7 @@ wire_object! {
 
 wire_object! {
     /// Tells the client a terminal is no longer needed, killing it if still running (`terminal/release`).
+    #[new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>)]
     pub struct ReleaseTerminalRequest {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -167,18 +103,6 @@ wire_object! {
         req terminal_id: TerminalId = "terminalId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ReleaseTerminalRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            terminal_id: terminal_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -193,6 +117,7 @@ wire_object! {
 
 wire_object! {
     /// Asks the client to answer once a terminal's command has exited (`terminal/wait_for_exit`).
+    #[new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>)]
     pub struct WaitForTerminalExitRequest {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -200,18 +125,6 @@ wire_object! {
         req terminal_id: TerminalId = "terminalId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl WaitForTerminalExitRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            terminal_id: terminal_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -230,6 +143,7 @@ wire_object! {
 
 wire_object! {
     /// Asks the client to kill a terminal's command without releasing the terminal (`terminal/kill`).
+    #[new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>)]
     pub struct KillTerminalRequest {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -237,18 +151,6 @@ wire_object! {
         req terminal_id: TerminalId = "terminalId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl KillTerminalRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            terminal_id: terminal_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

@@ -1,15 +1,10 @@
 //! Tool calls: what the agent reports about the tools it runs.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 wire_object! {
     /// A tool call the agent started, as first reported.
+    #[new(tool_call_id: impl Into<ToolCallId>, title: impl Into<String>)]
     pub struct ToolCall {
         /// The tool call this concerns.
         req tool_call_id: ToolCallId = "toolCallId";
@@ -36,28 +31,9 @@ wire_object! {
     }
 }
 
-impl ToolCall {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(tool_call_id: impl Into<ToolCallId>, title: impl Into<String>) -> Self {
-        Self {
-            tool_call_id: tool_call_id.into(),
-            title: title.into(),
-            kind: None,
-            status: None,
-            content: None,
-            locations: None,
-            raw_input: None,
-            raw_output: None,
-            #[cfg(feature = "unstable_tool_call_name")]
-            name: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A partial update of a tool call: only the fields that changed are present.
+    #[new(tool_call_id: impl Into<ToolCallId>)]
     pub struct ToolCallUpdate {
         /// The tool call this concerns.
         req tool_call_id: ToolCallId = "toolCallId";
@@ -81,26 +57,6 @@ wire_object! {
         opt name: String = "name" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ToolCallUpdate {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(tool_call_id: impl Into<ToolCallId>) -> Self {
-        Self {
-            tool_call_id: tool_call_id.into(),
-            kind: None,
-            status: None,
-            title: None,
-            content: None,
-            locations: None,
-            raw_input: None,
-            raw_output: None,
-            #[cfg(feature = "unstable_tool_call_name")]
-            name: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -172,6 +128,7 @@ tagged_union! {
 
 wire_object! {
     /// Ordinary content produced by a tool call.
+    #[new(content: impl Into<ContentBlock>)]
     pub struct Content {
         /// The content.
         req content: ContentBlock = "content";
@@ -180,22 +137,12 @@ wire_object! {
     }
 }
 
-impl Content {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(content: impl Into<ContentBlock>) -> Self {
-        Self {
-            content: content.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A proposed or applied change to a file, as its old and new text.
+    #[new(path: impl AsRef<Path>, new_text: impl Into<String>)]
     pub struct Diff {
         /// An absolute file path.
-        req path: String = "path";
+        req path: String as path = "path";
         /// The previous text; absent for a new file.
         opt old_text: String = "oldText" [DOE | NULLABLE];
         /// The new text.
@@ -205,21 +152,9 @@ wire_object! {
     }
 }
 
-impl Diff {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(path: impl AsRef<std::path::Path>, new_text: impl Into<String>) -> Self {
-        Self {
-            path: crate::field::path_text(path),
-            old_text: None,
-            new_text: new_text.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A reference to a live terminal whose output the client renders inside the tool call.
+    #[new(terminal_id: impl Into<TerminalId>)]
     pub struct Terminal {
         /// The terminal this concerns.
         req terminal_id: TerminalId = "terminalId";
@@ -228,37 +163,15 @@ wire_object! {
     }
 }
 
-impl Terminal {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(terminal_id: impl Into<TerminalId>) -> Self {
-        Self {
-            terminal_id: terminal_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A file location a tool call reads or changes, so clients can follow along.
+    #[new(path: impl AsRef<Path>)]
     pub struct ToolCallLocation {
         /// An absolute file path.
-        req path: String = "path";
+        req path: String as path = "path";
         /// The line within the file, if relevant.
         opt line: u32 = "line" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ToolCallLocation {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(path: impl AsRef<std::path::Path>) -> Self {
-        Self {
-            path: crate::field::path_text(path),
-            line: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }

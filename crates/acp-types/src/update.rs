@@ -1,15 +1,10 @@
 //! Session updates the agent streams to the client.
 
-#![allow(unused_imports)]
-
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 wire_object! {
     /// A progress update about a session, sent by the agent (`session/update`).
+    #[new(session_id: impl Into<SessionId>, update: impl Into<SessionUpdate>)]
     pub struct SessionNotification {
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -17,18 +12,6 @@ wire_object! {
         req update: SessionUpdate = "update";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl SessionNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, update: impl Into<SessionUpdate>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            update: update.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -89,6 +72,7 @@ id_type! {
 
 wire_object! {
     /// A piece of a streamed message.
+    #[new(content: impl Into<ContentBlock>)]
     pub struct ContentChunk {
         /// The content of this chunk.
         req content: ContentBlock = "content";
@@ -99,98 +83,9 @@ wire_object! {
     }
 }
 
-impl ContentChunk {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(content: impl Into<ContentBlock>) -> Self {
-        Self {
-            content: content.into(),
-            message_id: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-wire_object! {
-    /// The agent's plan for the turn; each update replaces the whole plan.
-    pub struct Plan {
-        /// The tasks of the plan.
-        req entries: Vec<PlanEntry> = "entries" [DOE | SKIP];
-        /// Extension data, opaque to the protocol.
-        opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl Plan {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(entries: impl Into<Vec<PlanEntry>>) -> Self {
-        Self {
-            entries: entries.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-wire_object! {
-    /// One task of the agent's plan.
-    pub struct PlanEntry {
-        /// What the task is.
-        req content: String = "content";
-        /// How important the task is.
-        req priority: PlanEntryPriority = "priority";
-        /// How far along the task is.
-        req status: PlanEntryStatus = "status";
-        /// Extension data, opaque to the protocol.
-        opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl PlanEntry {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        content: impl Into<String>,
-        priority: impl Into<PlanEntryPriority>,
-        status: impl Into<PlanEntryStatus>,
-    ) -> Self {
-        Self {
-            content: content.into(),
-            priority: priority.into(),
-            status: status.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-string_enum! {
-    /// How important a plan entry is.
-    pub enum PlanEntryPriority {
-        /// High priority.
-        High = "high",
-        /// Medium priority.
-        Medium = "medium",
-        /// Low priority.
-        Low = "low",
-    }
-    Unknown, open_schema = false
-}
-
-string_enum! {
-    /// How far along a plan entry is.
-    pub enum PlanEntryStatus {
-        /// Not started yet.
-        Pending = "pending",
-        /// Running.
-        InProgress = "in_progress",
-        /// Finished successfully.
-        Completed = "completed",
-    }
-    Unknown, open_schema = false
-}
-
 wire_object! {
     /// A slash command the user can invoke.
+    #[new(name: impl Into<String>, description: impl Into<String>)]
     pub struct AvailableCommand {
         /// The command's name, as typed after the slash.
         req name: String = "name";
@@ -203,21 +98,9 @@ wire_object! {
     }
 }
 
-impl AvailableCommand {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            description: description.into(),
-            input: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Free text input for a slash command, with a hint to show.
+    #[new(hint: impl Into<String>)]
     pub struct UnstructuredCommandInput {
         /// A hint shown while the user types the input.
         req hint: String = "hint";
@@ -226,19 +109,9 @@ wire_object! {
     }
 }
 
-impl UnstructuredCommandInput {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(hint: impl Into<String>) -> Self {
-        Self {
-            hint: hint.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The set of slash commands changed.
+    #[new(available_commands: impl Into<Vec<AvailableCommand>>)]
     pub struct AvailableCommandsUpdate {
         /// The commands now available.
         req available_commands: Vec<AvailableCommand> = "availableCommands" [DOE | SKIP];
@@ -247,19 +120,9 @@ wire_object! {
     }
 }
 
-impl AvailableCommandsUpdate {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(available_commands: impl Into<Vec<AvailableCommand>>) -> Self {
-        Self {
-            available_commands: available_commands.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The session switched to another mode.
+    #[new(current_mode_id: impl Into<SessionModeId>)]
     pub struct CurrentModeUpdate {
         /// The mode currently active.
         req current_mode_id: SessionModeId = "currentModeId";
@@ -268,35 +131,14 @@ wire_object! {
     }
 }
 
-impl CurrentModeUpdate {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(current_mode_id: impl Into<SessionModeId>) -> Self {
-        Self {
-            current_mode_id: current_mode_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The session's configuration options changed.
+    #[new(config_options: impl Into<Vec<SessionConfigOption>>)]
     pub struct ConfigOptionUpdate {
         /// The session's configuration options.
         req config_options: Vec<SessionConfigOption> = "configOptions" [DOE | SKIP];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ConfigOptionUpdate {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(config_options: impl Into<Vec<SessionConfigOption>>) -> Self {
-        Self {
-            config_options: config_options.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -315,6 +157,7 @@ wire_object! {
 
 wire_object! {
     /// An amount of money spent.
+    #[new(amount: impl IntoField<f64>, currency: impl Into<String>)]
     pub struct Cost {
         /// The amount.
         req amount: f64 = "amount";
@@ -325,20 +168,9 @@ wire_object! {
     }
 }
 
-impl Cost {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(amount: impl IntoField<f64>, currency: impl Into<String>) -> Self {
-        Self {
-            amount: amount.into_field(),
-            currency: currency.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// How much of the model's context window is in use, and what it cost.
+    #[new(used: impl IntoField<u64>, size: impl IntoField<u64>)]
     pub struct UsageUpdate {
         /// Tokens of the context window in use.
         req used: u64 = "used";
@@ -351,19 +183,6 @@ wire_object! {
     }
 }
 
-impl UsageUpdate {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(used: impl IntoField<u64>, size: impl IntoField<u64>) -> Self {
-        Self {
-            used: used.into_field(),
-            size: size.into_field(),
-            cost: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 /// What input a slash command takes.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -371,6 +190,9 @@ pub enum AvailableCommandInput {
     /// Free text, with a hint to show while the user types it.
     Unstructured(UnstructuredCommandInput),
 }
+
+// Setters of fields of this type take anything `Into` it (see `IntoField`).
+impl crate::ConvertibleField for AvailableCommandInput {}
 
 impl From<UnstructuredCommandInput> for AvailableCommandInput {
     fn from(value: UnstructuredCommandInput) -> Self {

@@ -16,7 +16,6 @@
 //!   every known implementation writes it), and valid documents take a fast path that never
 //!   buffers a lenient field (see [`decode`](crate::decode)).
 
-use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -39,43 +38,6 @@ pub(crate) const NULLABLE: u8 = 4;
 /// Field flag: the schema requires the text of the (required) field to be non-empty
 /// (`minLength: 1`); an empty string is refused when decoding.
 pub(crate) const NON_EMPTY: u8 = 8;
-
-thread_local! {
-    /// When set, lenient fields decode straight into their type without buffering; an invalid
-    /// value then fails the whole decode, and [`crate::decode`] retries in lenient mode.
-    /// Values read ahead or kept as unknown fields are parsed into `Value`s rather than kept as
-    /// text, and a float among them fails the decode the same way (see `wire_value`).
-    static STRICT: Cell<bool> = const { Cell::new(false) };
-}
-
-/// True when lenient fields must buffer their value so that an invalid one can be replaced.
-pub(crate) fn lenient_mode() -> bool {
-    !STRICT.with(Cell::get)
-}
-
-/// Runs `f` with the strict fast path on, restoring the previous mode afterwards (even on panic).
-pub(crate) fn with_strict<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            STRICT.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(STRICT.with(|s| s.replace(true)));
-    f()
-}
-
-/// Runs `f` in lenient mode (the mode every plain `serde` decode uses).
-pub(crate) fn with_lenient<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            STRICT.with(|s| s.set(self.0));
-        }
-    }
-    let _restore = Restore(STRICT.with(|s| s.replace(false)));
-    f()
-}
 
 /// Extension data carried in `_meta`: any JSON object, opaque to this crate.
 pub type Meta = Map<String, Value>;
@@ -373,7 +335,7 @@ where
     type Value = (T, bool);
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(T, bool), D::Error> {
-        if F & (DOE | SKIP) != 0 && lenient_mode() {
+        if F & (DOE | SKIP) != 0 && crate::mode::lenient_mode() {
             let value = unique_value(deserializer)?;
             match from_buffered::<T>(value, F) {
                 Ok(v) => Ok(v),
@@ -439,7 +401,7 @@ where
                 &"a value (this field is optional but not nullable)",
             )
         };
-        if F & (DOE | SKIP) != 0 && lenient_mode() {
+        if F & (DOE | SKIP) != 0 && crate::mode::lenient_mode() {
             let value = unique_value(deserializer)?;
             if value.is_null() {
                 return if F & NULLABLE != 0 {
@@ -1190,6 +1152,19 @@ pub(crate) fn doc_text(lines: &[&str]) -> String {
 /// Flags: `DOE` (default on error), `SKIP` (skip invalid items), `NULLABLE` (null allowed),
 /// `NON_EMPTY` (a required string field that must not be empty).
 ///
+/// A field carrying file system paths says so after its type: `name: String as path` (one
+/// path) or `name: Vec<String> as paths` (a list). Its setter then takes `impl AsRef<Path>`
+/// (or any iterator of such) and stores the text of the paths, as the constructors do.
+///
+/// The constructor `new` is generated from one of two attributes before `pub struct`:
+/// - `#[optional_fields(new)]` (every field optional): `new()` and `Default` give the value with
+///   no field set;
+/// - `#[new(a: impl Into<A>, b: impl AsRef<Path>, c: u32, d: impl IntoField<f64>)]`: `new`
+///   takes exactly these arguments, in this order, each named after the field it sets (every
+///   required field, no optional one); the optional fields start absent. An argument is
+///   converted by its form: `.into()`, the text of the path, as is, `.into_field()`. A
+///   required field left out does not compile; an optional one named is an unused variable.
+///
 /// A field may carry one `#[cfg(...)]` after its doc comment (a field of a draft feature): it
 /// then exists, decodes, encodes and appears in the schema only when the condition holds, and
 /// otherwise is an unknown field kept in [`Extras`] like any other.
@@ -1198,11 +1173,12 @@ macro_rules! wire_object {
         $(#[doc = $doc:literal])*
         $(#[schema_extend($ext:expr)])?
         $(#[optional_fields($new:ident)])?
+        $(#[new($($arg:tt)*)])?
         pub struct $name:ident {
             $(
                 $(#[doc = $fdoc:literal])*
                 $(#[cfg($fcfg:meta)])?
-                $kind:ident $field:ident $(: $ty:ty)? = $json:literal $([$($flag:ident)|+])?;
+                $kind:ident $field:ident $(: $ty:ty $(as $conv:ident)?)? = $json:literal $([$($flag:ident)|+])?;
             )*
         }
     ) => {
@@ -1354,11 +1330,15 @@ macro_rules! wire_object {
             }
         )?
 
+        $crate::wire::wire_object!(
+            @new $name [$($($arg)*)?] [$( $(#[cfg($fcfg)])? $kind $field )*]
+        );
+
         impl $crate::ConvertibleField for $name {}
 
         #[allow(clippy::needless_update)]
         impl $name {
-            $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(@setter $kind $field $json $($ty)?); )*
+            $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(@setter $kind $field $json $($ty $(as $conv)?)?); )*
 
             /// Applies `set` (one of this type's setters) to the value in `value`, if there
             /// is one: a setter chained with an `Option` (`None` changes nothing).
@@ -1494,6 +1474,72 @@ macro_rules! wire_object {
     };
     (@required opt $required:ident $json:literal) => {};
     (@required raw $required:ident $json:literal) => {};
+
+    // The constructor of `#[new(...)]`, if given.
+    (@new $name:ident [] [$($fields:tt)*]) => {};
+    (@new $name:ident [$($arg:tt)+] [$( $(#[cfg($fcfg:meta)])? $kind:ident $field:ident )*]) => {
+        impl $name {
+            /// Builds the value from its required fields; optional ones start absent.
+            pub fn new($($arg)+) -> Self {
+                $crate::wire::wire_object!(@args $($arg)+);
+                Self {
+                    $( $(#[cfg($fcfg)])? $field: $crate::wire::wire_object!(@arg $kind $field), )*
+                    extras: $crate::wire::Extras::default(),
+                }
+            }
+        }
+    };
+
+    // The constructor's arguments, each converted (shadowed) into its field's type.
+    (@args) => {};
+    (@args $arg:ident : impl Into<$ty:ty> $(, $($rest:tt)*)?) => {
+        let $arg: $ty = $arg.into();
+        $crate::wire::wire_object!(@args $($($rest)*)?);
+    };
+    (@args $arg:ident : impl AsRef<$path:ty> $(, $($rest:tt)*)?) => {
+        let $arg: String = $crate::field::path_text($arg);
+        $crate::wire::wire_object!(@args $($($rest)*)?);
+    };
+    (@args $arg:ident : impl IntoField<$ty:ty> $(, $($rest:tt)*)?) => {
+        let $arg: $ty = $crate::IntoField::into_field($arg);
+        $crate::wire::wire_object!(@args $($($rest)*)?);
+    };
+    (@args $arg:ident : $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::wire::wire_object!(@args $($($rest)*)?);
+    };
+
+    // The value of one field in the constructor: the argument of its name, or absent.
+    (@arg req $field:ident) => { $field };
+    (@arg opt $field:ident) => { None };
+    (@arg raw $field:ident) => { None };
+
+    // Chainable setters of path fields: any path, stored as its text.
+    (@setter req $field:ident $json:literal $ty:ty as path) => {
+        #[doc = concat!("Sets `", $json, "` to the text of a path.")]
+        #[must_use]
+        pub fn $field(mut self, path: impl AsRef<::std::path::Path>) -> Self {
+            self.$field = $crate::field::path_text(path);
+            self
+        }
+    };
+    (@setter opt $field:ident $json:literal $ty:ty as path) => {
+        #[doc = concat!("Sets `", $json, "` to the text of a path.")]
+        #[must_use]
+        pub fn $field(mut self, path: impl AsRef<::std::path::Path>) -> Self {
+            self.$field = Some($crate::field::path_text(path));
+            self.extras.unmark_null($json);
+            self
+        }
+    };
+    (@setter opt $field:ident $json:literal $ty:ty as paths) => {
+        #[doc = concat!("Sets `", $json, "` to the text of each path.")]
+        #[must_use]
+        pub fn $field<P: AsRef<::std::path::Path>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
+            self.$field = Some(paths.into_iter().map($crate::field::path_text).collect());
+            self.extras.unmark_null($json);
+            self
+        }
+    };
 
     // Chainable setters.
     (@setter req $field:ident $json:literal $ty:ty) => {

@@ -516,6 +516,14 @@ macro_rules! id_type {
             }
         }
 
+        impl From<&$name> for $name {
+            /// A copy of the identifier (cheap: the text is shared), so that a borrowed id
+            /// passes wherever an owned one is taken.
+            fn from(value: &$name) -> Self {
+                value.clone()
+            }
+        }
+
         impl AsRef<str> for $name {
             fn as_ref(&self) -> &str {
                 &self.0

@@ -234,7 +234,7 @@ impl<'de> DeserializeSeed<'de> for BufferSeed {
     type Value = Buffered<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Buffered<'de>, D::Error> {
-        if !crate::wire::lenient_mode() {
+        if !crate::mode::lenient_mode() {
             // Strict mode: a value once parsed costs less than text skipped and parsed later,
             // and without floats it is exact (see `ValueSeed`).
             return ValueSeed { no_floats: true }

@@ -183,3 +183,143 @@ fn equality_does_not_depend_on_the_order_of_keys() {
         decode(&format!(r#"{{"sessionId":"s","p":{big},"q":{big}.25}}"#))
     );
 }
+
+#[test]
+fn optional_path_setters_take_paths_and_lists_of_paths() {
+    let dir = PathBuf::from("/work/project");
+    let terminal = CreateTerminalRequest::new("s", "make").cwd(&dir);
+    assert_eq!(terminal.cwd.as_deref(), Some("/work/project"));
+    valid("CreateTerminalRequest", &terminal);
+    let list = ListSessionsRequest::new().cwd(dir.as_path());
+    assert_eq!(list.cwd.as_deref(), Some("/work/project"));
+    let extra = [dir.join("lib"), dir.join("docs")];
+    let new = NewSessionRequest::new(&dir, vec![]).additional_directories(&extra);
+    let expected = Some(vec![
+        "/work/project/lib".to_owned(),
+        "/work/project/docs".to_owned(),
+    ]);
+    assert_eq!(new.additional_directories, expected);
+    valid("NewSessionRequest", &new);
+    // Text still works, as a list of strings or of string slices.
+    let load =
+        LoadSessionRequest::new("s", "/w", vec![]).additional_directories(vec![String::from("/a")]);
+    assert_eq!(load.additional_directories, Some(vec!["/a".to_owned()]));
+    let resume = ResumeSessionRequest::new("s", "/w").additional_directories(["/a", "/b"]);
+    assert_eq!(resume.additional_directories.map(|d| d.len()), Some(2));
+    let info = SessionInfo::new("s", "/w").additional_directories(Vec::<PathBuf>::new());
+    assert_eq!(info.additional_directories, Some(vec![]));
+    // Required path fields are set the same way, and setting clears a received explicit null.
+    let moved = NewSessionRequest::new("/w", vec![]).cwd(dir.join("sub"));
+    assert_eq!(moved.cwd, "/work/project/sub");
+    let mut list = ListSessionsRequest::new();
+    assert!(list.set_null("cwd"));
+    assert_eq!(serde_json::to_value(&list).unwrap()["cwd"], Value::Null);
+    let json = serde_json::to_value(list.cwd(&dir)).unwrap();
+    assert_eq!(json["cwd"], "/work/project");
+    // A setter chains with an `Option` of a path too.
+    let none: Option<PathBuf> = None;
+    let terminal = CreateTerminalRequest::new("s", "make")
+        .maybe(Some(&dir), CreateTerminalRequest::cwd)
+        .maybe(none, CreateTerminalRequest::cwd);
+    assert_eq!(terminal.cwd.as_deref(), Some("/work/project"));
+}
+
+#[test]
+fn ids_convert_from_a_borrowed_id() {
+    let session = SessionId::new("sess-1");
+    let call = ToolCallId::new("call-1");
+    let terminal = TerminalId::new("term-1");
+    // Constructors and setters take `&Id` wherever they take an id.
+    let update = ToolCallUpdate::new(&call);
+    assert_eq!(update.tool_call_id, call);
+    let output = TerminalOutputRequest::new(&session, &terminal);
+    assert_eq!(
+        (&output.session_id, &output.terminal_id),
+        (&session, &terminal)
+    );
+    let prompt = PromptRequest::new(&session, vec![ContentBlock::from("hi")]);
+    assert_eq!(prompt.session_id, session);
+    // The copy shares the text rather than copying it.
+    let copy = SessionId::from(&session);
+    assert!(std::sync::Arc::ptr_eq(&copy.0, &session.0));
+    assert_eq!(ToolCallId::from(&call).as_str(), "call-1");
+    assert_eq!(
+        AuthMethodId::from(&AuthMethodId::new("login")).as_str(),
+        "login"
+    );
+    assert_eq!(
+        SessionModeId::from(&SessionModeId::new("ask")).as_str(),
+        "ask"
+    );
+    let option = PermissionOptionId::new("allow");
+    let selected = SelectedPermissionOutcome::new(&option);
+    assert_eq!(selected.option_id, option);
+}
+
+#[test]
+fn content_blocks_tell_their_uri_and_mime_type() {
+    let image = ContentBlock::from(ImageContent::new("AAAA", "image/png"));
+    assert_eq!((image.uri(), image.mime_type()), (None, Some("image/png")));
+    let image = ContentBlock::from(ImageContent::new("AAAA", "image/png").uri("file:///shot.png"));
+    assert_eq!(image.uri(), Some("file:///shot.png"));
+    let audio = ContentBlock::from(AudioContent::new("AAAA", "audio/wav"));
+    assert_eq!((audio.uri(), audio.mime_type()), (None, Some("audio/wav")));
+    let link = ContentBlock::from(ResourceLink::new("a.rs", "file:///a.rs"));
+    assert_eq!((link.uri(), link.mime_type()), (Some("file:///a.rs"), None));
+    let link =
+        ContentBlock::from(ResourceLink::new("a.rs", "file:///a.rs").mime_type("text/x-rust"));
+    assert_eq!(link.mime_type(), Some("text/x-rust"));
+    let text = TextResourceContents::new("fn main() {}", "file:///m.rs").mime_type("text/x-rust");
+    let embedded = ContentBlock::from(EmbeddedResource::new(text));
+    assert_eq!(
+        (embedded.uri(), embedded.mime_type()),
+        (Some("file:///m.rs"), Some("text/x-rust"))
+    );
+    let blob = ContentBlock::from(EmbeddedResource::new(BlobResourceContents::new(
+        "AAEC",
+        "file:///b.bin",
+    )));
+    assert_eq!(
+        (blob.uri(), blob.mime_type()),
+        (Some("file:///b.bin"), None)
+    );
+    let plain = ContentBlock::from("hello");
+    assert_eq!((plain.uri(), plain.mime_type()), (None, None));
+    // A block of an unknown type carries neither, whatever fields it has.
+    let unknown: ContentBlock =
+        acp_types::from_str(r#"{"type":"video","uri":"file:///v.mp4","mimeType":"video/mp4"}"#)
+            .unwrap();
+    assert_eq!((unknown.uri(), unknown.mime_type()), (None, None));
+}
+
+/// The generated constructors set exactly the required fields, in the documented order, and
+/// leave every optional field absent: what they encode is the schema's minimal object.
+#[test]
+fn generated_constructors_leave_optional_fields_absent() {
+    let info = SessionInfo::new("s", "/w");
+    assert_eq!(
+        valid("SessionInfo", &info),
+        json!({"sessionId": "s", "cwd": "/w"})
+    );
+    let terminal = CreateTerminalRequest::new("s", "make");
+    assert_eq!(
+        valid("CreateTerminalRequest", &terminal),
+        json!({"sessionId": "s", "command": "make"})
+    );
+    let option = PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce);
+    assert_eq!(
+        valid("PermissionOption", &option),
+        json!({"optionId": "allow", "name": "Allow", "kind": "allow_once"})
+    );
+    let usage = UsageUpdate::new(10, 100);
+    assert_eq!(
+        valid("SessionUpdate", &SessionUpdate::from(usage)),
+        json!({"sessionUpdate": "usage_update", "used": 10, "size": 100})
+    );
+    let error = ErrorObject::new(-32000, "boom");
+    assert_eq!(
+        serde_json::to_value(&error).unwrap(),
+        json!({"code": -32000, "message": "boom"})
+    );
+    assert!(error.extras().is_empty());
+}

@@ -28,11 +28,9 @@
 //! # }
 //! ```
 
-use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use acp_http::server::{AcpServer, Observer, ServerOptions, serve};

@@ -1,9 +1,7 @@
 //! Session compaction (`unstable_session_compaction`): the agent reports when it compacts a
 //! session's context, and streams the summary it keeps.
 
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum};
-use crate::*;
+use crate::prelude::*;
 
 id_type! {
     /// Identifies one compaction of a session's context.
@@ -30,6 +28,7 @@ wire_object! {
     ///
     /// Optional fields work as a patch: an absent or `null` field leaves the value the client
     /// knows unchanged. Only sent to clients that advertise `session.compaction`.
+    #[new(compaction_id: impl Into<CompactionId>, status: impl Into<CompactionStatus>)]
     pub struct CompactionUpdate {
         /// The compaction this concerns.
         req compaction_id: CompactionId = "compactionId";
@@ -44,26 +43,10 @@ wire_object! {
     }
 }
 
-impl CompactionUpdate {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        compaction_id: impl Into<CompactionId>,
-        status: impl Into<CompactionStatus>,
-    ) -> Self {
-        Self {
-            compaction_id: compaction_id.into(),
-            status: status.into(),
-            summary: None,
-            error: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A streamed piece of a compaction's summary
     /// (`"sessionUpdate": "compaction_summary_chunk"`).
+    #[new(compaction_id: impl Into<CompactionId>, content: impl Into<ContentBlock>)]
     pub struct CompactionSummaryChunk {
         /// The compaction this belongs to.
         req compaction_id: CompactionId = "compactionId";
@@ -71,18 +54,6 @@ wire_object! {
         req content: ContentBlock = "content";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl CompactionSummaryChunk {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(compaction_id: impl Into<CompactionId>, content: impl Into<ContentBlock>) -> Self {
-        Self {
-            compaction_id: compaction_id.into(),
-            content: content.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

@@ -2,9 +2,7 @@
 //! sends to keep an NES session in sync with the editor, and the position types they share
 //! with next-edit suggestions.
 
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::string_enum;
-use crate::*;
+use crate::prelude::*;
 
 string_enum! {
     /// How the `character` of a [`Position`] counts.
@@ -21,6 +19,7 @@ string_enum! {
 
 wire_object! {
     /// A position in a text document: a zero-based line and character offset.
+    #[new(line: u32, character: u32)]
     pub struct Position {
         /// The zero-based line.
         req line: u32 = "line";
@@ -31,20 +30,9 @@ wire_object! {
     }
 }
 
-impl Position {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(line: u32, character: u32) -> Self {
-        Self {
-            line,
-            character,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A range in a text document, from `start` up to (not including) `end`.
+    #[new(start: impl Into<Position>, end: impl Into<Position>)]
     pub struct Range {
         /// Where the range starts.
         req start: Position = "start";
@@ -55,20 +43,15 @@ wire_object! {
     }
 }
 
-impl Range {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(start: impl Into<Position>, end: impl Into<Position>) -> Self {
-        Self {
-            start: start.into(),
-            end: end.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A document was opened in the editor (`document/didOpen`).
+    #[new(
+        session_id: impl Into<SessionId>,
+        uri: impl Into<String>,
+        language_id: impl Into<String>,
+        version: i64,
+        text: impl Into<String>,
+    )]
     pub struct DidOpenDocumentNotification {
         /// The NES session this concerns.
         req session_id: SessionId = "sessionId";
@@ -85,29 +68,14 @@ wire_object! {
     }
 }
 
-impl DidOpenDocumentNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        session_id: impl Into<SessionId>,
-        uri: impl Into<String>,
-        language_id: impl Into<String>,
-        version: i64,
-        text: impl Into<String>,
-    ) -> Self {
-        Self {
-            session_id: session_id.into(),
-            uri: uri.into(),
-            language_id: language_id.into(),
-            version,
-            text: text.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A document changed in the editor (`document/didChange`).
+    #[new(
+        session_id: impl Into<SessionId>,
+        uri: impl Into<String>,
+        version: i64,
+        content_changes: impl Into<Vec<TextDocumentContentChangeEvent>>,
+    )]
     pub struct DidChangeDocumentNotification {
         /// The NES session this concerns.
         req session_id: SessionId = "sessionId";
@@ -122,27 +90,9 @@ wire_object! {
     }
 }
 
-impl DidChangeDocumentNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        session_id: impl Into<SessionId>,
-        uri: impl Into<String>,
-        version: i64,
-        content_changes: impl Into<Vec<TextDocumentContentChangeEvent>>,
-    ) -> Self {
-        Self {
-            session_id: session_id.into(),
-            uri: uri.into(),
-            version,
-            content_changes: content_changes.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// One change to a document: `text` replaces `range`, or the whole document without one.
+    #[new(text: impl Into<String>)]
     pub struct TextDocumentContentChangeEvent {
         /// The range replaced; absent or `null` for the whole document.
         opt range: Range = "range" [NULLABLE];
@@ -153,20 +103,9 @@ wire_object! {
     }
 }
 
-impl TextDocumentContentChangeEvent {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(text: impl Into<String>) -> Self {
-        Self {
-            range: None,
-            text: text.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A document was closed in the editor (`document/didClose`).
+    #[new(session_id: impl Into<SessionId>, uri: impl Into<String>)]
     pub struct DidCloseDocumentNotification {
         /// The NES session this concerns.
         req session_id: SessionId = "sessionId";
@@ -177,20 +116,9 @@ wire_object! {
     }
 }
 
-impl DidCloseDocumentNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, uri: impl Into<String>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            uri: uri.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A document was saved in the editor (`document/didSave`).
+    #[new(session_id: impl Into<SessionId>, uri: impl Into<String>)]
     pub struct DidSaveDocumentNotification {
         /// The NES session this concerns.
         req session_id: SessionId = "sessionId";
@@ -201,20 +129,15 @@ wire_object! {
     }
 }
 
-impl DidSaveDocumentNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, uri: impl Into<String>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            uri: uri.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The user focused a document, or moved in it (`document/didFocus`).
+    #[new(
+        session_id: impl Into<SessionId>,
+        uri: impl Into<String>,
+        version: i64,
+        position: impl Into<Position>,
+        visible_range: impl Into<Range>,
+    )]
     pub struct DidFocusDocumentNotification {
         /// The NES session this concerns.
         req session_id: SessionId = "sessionId";
@@ -228,26 +151,5 @@ wire_object! {
         req visible_range: Range = "visibleRange";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl DidFocusDocumentNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        session_id: impl Into<SessionId>,
-        uri: impl Into<String>,
-        version: i64,
-        position: impl Into<Position>,
-        visible_range: impl Into<Range>,
-    ) -> Self {
-        Self {
-            session_id: session_id.into(),
-            uri: uri.into(),
-            version,
-            position: position.into(),
-            visible_range: visible_range.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }

@@ -1,7 +1,6 @@
 //! Session fork (`unstable_session_fork`): a copy of a session for side prompts.
 
-use crate::wire::{Extras, Meta, wire_object};
-use crate::*;
+use crate::prelude::*;
 
 wire_object! {
     /// Forks an existing session into a new one with the same history (`session/fork`).
@@ -9,13 +8,14 @@ wire_object! {
     /// The fork takes side prompts (a summary, a commit message) without adding them to the
     /// original session's history. Only sent when the agent advertises
     /// `sessionCapabilities.fork`.
+    #[new(session_id: impl Into<SessionId>, cwd: impl AsRef<Path>)]
     pub struct ForkSessionRequest {
         /// The session to fork.
         req session_id: SessionId = "sessionId";
         /// The working directory of the new session (an absolute path).
-        req cwd: String = "cwd";
+        req cwd: String as path = "cwd";
         /// More directories the new session may use, besides `cwd`.
-        opt additional_directories: Vec<String> = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
         /// The MCP servers the agent should connect to for the new session.
         opt mcp_servers: Vec<McpServer> = "mcpServers" [DOE | SKIP];
         /// Extension data, opaque to the protocol.
@@ -23,22 +23,9 @@ wire_object! {
     }
 }
 
-impl ForkSessionRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, cwd: impl Into<String>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            cwd: cwd.into(),
-            additional_directories: None,
-            mcp_servers: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The agent's answer to `session/fork`: the new session.
+    #[new(session_id: impl Into<SessionId>)]
     pub struct ForkSessionResponse {
         /// The id of the new session.
         req session_id: SessionId = "sessionId";
@@ -48,19 +35,6 @@ wire_object! {
         opt config_options: Vec<SessionConfigOption> = "configOptions" [DOE | SKIP | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl ForkSessionResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            modes: None,
-            config_options: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

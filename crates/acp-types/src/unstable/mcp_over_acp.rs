@@ -11,10 +11,8 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-#[allow(unused_imports)] // For the doc links.
-use crate::McpServer;
-use crate::wire::{Extras, Meta, lenient_no_default, wire_object};
-use crate::wire_enum::id_type;
+use crate::prelude::*;
+use crate::wire::lenient_no_default;
 
 id_type! {
     /// Identifies an MCP server reached over ACP, as the client named it in [`McpServerAcp`].
@@ -30,6 +28,7 @@ wire_object! {
     /// An MCP server reached through the ACP connection (`"type": "acp"` in [`McpServer`]).
     ///
     /// Only offered to agents that advertise `mcpCapabilities.acp`.
+    #[new(name: impl Into<String>, server_id: impl Into<McpServerAcpId>)]
     pub struct McpServerAcp {
         /// A human-readable name.
         req name: String = "name";
@@ -40,20 +39,9 @@ wire_object! {
     }
 }
 
-impl McpServerAcp {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(name: impl Into<String>, server_id: impl Into<McpServerAcpId>) -> Self {
-        Self {
-            name: name.into(),
-            server_id: server_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Opens an MCP connection to a server reached over ACP (`mcp/connect`, agent to client).
+    #[new(server_id: impl Into<McpServerAcpId>)]
     pub struct ConnectMcpRequest {
         /// The server to connect to.
         req server_id: McpServerAcpId = "serverId";
@@ -62,19 +50,9 @@ wire_object! {
     }
 }
 
-impl ConnectMcpRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(server_id: impl Into<McpServerAcpId>) -> Self {
-        Self {
-            server_id: server_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The client's answer to `mcp/connect`: the new connection.
+    #[new(connection_id: impl Into<McpConnectionId>)]
     pub struct ConnectMcpResponse {
         /// The id of the new connection, used by `mcp/message` and `mcp/disconnect`.
         req connection_id: McpConnectionId = "connectionId";
@@ -83,20 +61,10 @@ wire_object! {
     }
 }
 
-impl ConnectMcpResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(connection_id: impl Into<McpConnectionId>) -> Self {
-        Self {
-            connection_id: connection_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// An MCP request carried over an MCP-over-ACP connection (`mcp/message` with an id; either
     /// side sends it). Its response is a [`MessageMcpResponse`].
+    #[new(connection_id: impl Into<McpConnectionId>, method: impl Into<String>)]
     pub struct MessageMcpRequest {
         /// The connection it travels on.
         req connection_id: McpConnectionId = "connectionId";
@@ -109,22 +77,10 @@ wire_object! {
     }
 }
 
-impl MessageMcpRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(connection_id: impl Into<McpConnectionId>, method: impl Into<String>) -> Self {
-        Self {
-            connection_id: connection_id.into(),
-            method: method.into(),
-            params: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// An MCP notification carried over an MCP-over-ACP connection (`mcp/message` without an
     /// id; either side sends it).
+    #[new(connection_id: impl Into<McpConnectionId>, method: impl Into<String>)]
     pub struct MessageMcpNotification {
         /// The connection it travels on.
         req connection_id: McpConnectionId = "connectionId";
@@ -134,19 +90,6 @@ wire_object! {
         opt params: Meta = "params" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl MessageMcpNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(connection_id: impl Into<McpConnectionId>, method: impl Into<String>) -> Self {
-        Self {
-            connection_id: connection_id.into(),
-            method: method.into(),
-            params: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -242,22 +185,12 @@ lenient_no_default!(MessageMcpResponse);
 
 wire_object! {
     /// Closes an MCP-over-ACP connection (`mcp/disconnect`, agent to client).
+    #[new(connection_id: impl Into<McpConnectionId>)]
     pub struct DisconnectMcpRequest {
         /// The connection to close.
         req connection_id: McpConnectionId = "connectionId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl DisconnectMcpRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(connection_id: impl Into<McpConnectionId>) -> Self {
-        Self {
-            connection_id: connection_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

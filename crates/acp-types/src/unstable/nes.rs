@@ -6,9 +6,7 @@
 //! reports what the user did with them (`nes/accept`, `nes/reject`), and ends it with
 //! `nes/close`.
 
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 id_type! {
     /// Identifies one suggestion of an NES session.
@@ -60,6 +58,7 @@ wire_object! {
 
 wire_object! {
     /// The agent's answer to `nes/start`: the new NES session.
+    #[new(session_id: impl Into<SessionId>)]
     pub struct StartNesResponse {
         /// The NES session's id, used by every later NES and `document/*` message.
         req session_id: SessionId = "sessionId";
@@ -68,19 +67,9 @@ wire_object! {
     }
 }
 
-impl StartNesResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A folder of the workspace.
+    #[new(uri: impl Into<String>, name: impl Into<String>)]
     pub struct WorkspaceFolder {
         /// The folder's URI.
         req uri: String = "uri";
@@ -91,20 +80,9 @@ wire_object! {
     }
 }
 
-impl WorkspaceFolder {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            name: name.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The source repository of a workspace.
+    #[new(name: impl Into<String>, owner: impl Into<String>, remote_url: impl Into<String>)]
     pub struct NesRepository {
         /// The repository's name.
         req name: String = "name";
@@ -117,25 +95,15 @@ wire_object! {
     }
 }
 
-impl NesRepository {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        name: impl Into<String>,
-        owner: impl Into<String>,
-        remote_url: impl Into<String>,
-    ) -> Self {
-        Self {
-            name: name.into(),
-            owner: owner.into(),
-            remote_url: remote_url.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Asks for next-edit suggestions at a position (`nes/suggest`).
+    #[new(
+        session_id: impl Into<SessionId>,
+        uri: impl Into<String>,
+        version: i64,
+        position: impl Into<Position>,
+        trigger_kind: impl Into<NesTriggerKind>,
+    )]
     pub struct SuggestNesRequest {
         /// The NES session.
         req session_id: SessionId = "sessionId";
@@ -156,47 +124,14 @@ wire_object! {
     }
 }
 
-impl SuggestNesRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        session_id: impl Into<SessionId>,
-        uri: impl Into<String>,
-        version: i64,
-        position: impl Into<Position>,
-        trigger_kind: impl Into<NesTriggerKind>,
-    ) -> Self {
-        Self {
-            session_id: session_id.into(),
-            uri: uri.into(),
-            version,
-            position: position.into(),
-            selection: None,
-            trigger_kind: trigger_kind.into(),
-            context: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The agent's answer to `nes/suggest`.
+    #[new(suggestions: impl Into<Vec<NesSuggestion>>)]
     pub struct SuggestNesResponse {
         /// The suggestions, best first; empty when there is none.
         req suggestions: Vec<NesSuggestion> = "suggestions";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl SuggestNesResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(suggestions: impl Into<Vec<NesSuggestion>>) -> Self {
-        Self {
-            suggestions: suggestions.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -223,6 +158,11 @@ tagged_union! {
 
 wire_object! {
     /// A suggestion to edit a document.
+    #[new(
+        id: impl Into<NesSuggestionId>,
+        uri: impl Into<String>,
+        edits: impl Into<Vec<NesTextEdit>>,
+    )]
     pub struct NesEditSuggestion {
         /// The suggestion's id.
         req id: NesSuggestionId = "id";
@@ -237,26 +177,9 @@ wire_object! {
     }
 }
 
-impl NesEditSuggestion {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        id: impl Into<NesSuggestionId>,
-        uri: impl Into<String>,
-        edits: impl Into<Vec<NesTextEdit>>,
-    ) -> Self {
-        Self {
-            id: id.into(),
-            uri: uri.into(),
-            edits: edits.into(),
-            cursor_position: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A suggestion to move the cursor.
+    #[new(id: impl Into<NesSuggestionId>, uri: impl Into<String>, position: impl Into<Position>)]
     pub struct NesJumpSuggestion {
         /// The suggestion's id.
         req id: NesSuggestionId = "id";
@@ -269,25 +192,14 @@ wire_object! {
     }
 }
 
-impl NesJumpSuggestion {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
+wire_object! {
+    /// A suggestion to rename the symbol at a position.
+    #[new(
         id: impl Into<NesSuggestionId>,
         uri: impl Into<String>,
         position: impl Into<Position>,
-    ) -> Self {
-        Self {
-            id: id.into(),
-            uri: uri.into(),
-            position: position.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
-wire_object! {
-    /// A suggestion to rename the symbol at a position.
+        new_name: impl Into<String>,
+    )]
     pub struct NesRenameSuggestion {
         /// The suggestion's id.
         req id: NesSuggestionId = "id";
@@ -302,27 +214,14 @@ wire_object! {
     }
 }
 
-impl NesRenameSuggestion {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        id: impl Into<NesSuggestionId>,
-        uri: impl Into<String>,
-        position: impl Into<Position>,
-        new_name: impl Into<String>,
-    ) -> Self {
-        Self {
-            id: id.into(),
-            uri: uri.into(),
-            position: position.into(),
-            new_name: new_name.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A suggestion to search and replace.
+    #[new(
+        id: impl Into<NesSuggestionId>,
+        uri: impl Into<String>,
+        search: impl Into<String>,
+        replace: impl Into<String>,
+    )]
     pub struct NesSearchAndReplaceSuggestion {
         /// The suggestion's id.
         req id: NesSuggestionId = "id";
@@ -339,28 +238,9 @@ wire_object! {
     }
 }
 
-impl NesSearchAndReplaceSuggestion {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        id: impl Into<NesSuggestionId>,
-        uri: impl Into<String>,
-        search: impl Into<String>,
-        replace: impl Into<String>,
-    ) -> Self {
-        Self {
-            id: id.into(),
-            uri: uri.into(),
-            search: search.into(),
-            replace: replace.into(),
-            is_regex: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// One edit: `newText` replaces `range`.
+    #[new(range: impl Into<Range>, new_text: impl Into<String>)]
     pub struct NesTextEdit {
         /// The range replaced.
         req range: Range = "range";
@@ -371,36 +251,14 @@ wire_object! {
     }
 }
 
-impl NesTextEdit {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(range: impl Into<Range>, new_text: impl Into<String>) -> Self {
-        Self {
-            range: range.into(),
-            new_text: new_text.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Ends an NES session (`nes/close`).
+    #[new(session_id: impl Into<SessionId>)]
     pub struct CloseNesRequest {
         /// The NES session to end.
         req session_id: SessionId = "sessionId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl CloseNesRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -415,6 +273,7 @@ wire_object! {
 
 wire_object! {
     /// The user accepted a suggestion (`nes/accept`).
+    #[new(session_id: impl Into<SessionId>, id: impl Into<NesSuggestionId>)]
     pub struct AcceptNesNotification {
         /// The NES session.
         req session_id: SessionId = "sessionId";
@@ -425,20 +284,9 @@ wire_object! {
     }
 }
 
-impl AcceptNesNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, id: impl Into<NesSuggestionId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            id: id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The user did not take a suggestion (`nes/reject`).
+    #[new(session_id: impl Into<SessionId>, id: impl Into<NesSuggestionId>)]
     pub struct RejectNesNotification {
         /// The NES session.
         req session_id: SessionId = "sessionId";
@@ -448,18 +296,5 @@ wire_object! {
         opt reason: NesRejectReason = "reason" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl RejectNesNotification {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(session_id: impl Into<SessionId>, id: impl Into<NesSuggestionId>) -> Self {
-        Self {
-            session_id: session_id.into(),
-            id: id.into(),
-            reason: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }

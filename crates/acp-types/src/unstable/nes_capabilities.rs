@@ -2,8 +2,7 @@
 //! agent's (`nes` in its capabilities: the events and context it wants) and the client's (the
 //! kinds of suggestion it can show).
 
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::string_enum;
+use crate::prelude::*;
 
 string_enum! {
     /// How the client sends document changes in `document/didChange`.
@@ -70,22 +69,12 @@ wire_object! {
 
 wire_object! {
     /// The agent wants `document/didChange`.
+    #[new(sync_kind: impl Into<TextDocumentSyncKind>)]
     pub struct NesDocumentDidChangeCapabilities {
         /// How the client sends changes.
         req sync_kind: TextDocumentSyncKind = "syncKind";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl NesDocumentDidChangeCapabilities {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(sync_kind: impl Into<TextDocumentSyncKind>) -> Self {
-        Self {
-            sync_kind: sync_kind.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

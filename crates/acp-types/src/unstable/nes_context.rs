@@ -1,9 +1,7 @@
 //! Next-edit suggestions (`unstable_nes`): the context the client sends with `nes/suggest`,
 //! of the kinds the agent asked for in its capabilities.
 
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::string_enum;
-use crate::*;
+use crate::prelude::*;
 
 string_enum! {
     /// How serious a diagnostic is.
@@ -43,6 +41,7 @@ wire_object! {
 
 wire_object! {
     /// A recently used file.
+    #[new(uri: impl Into<String>, language_id: impl Into<String>, text: impl Into<String>)]
     pub struct NesRecentFile {
         /// The file's URI.
         req uri: String = "uri";
@@ -55,25 +54,9 @@ wire_object! {
     }
 }
 
-impl NesRecentFile {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        uri: impl Into<String>,
-        language_id: impl Into<String>,
-        text: impl Into<String>,
-    ) -> Self {
-        Self {
-            uri: uri.into(),
-            language_id: language_id.into(),
-            text: text.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Code related to the cursor, from one file.
+    #[new(uri: impl Into<String>, excerpts: impl Into<Vec<NesExcerpt>>)]
     pub struct NesRelatedSnippet {
         /// The file's URI.
         req uri: String = "uri";
@@ -84,20 +67,9 @@ wire_object! {
     }
 }
 
-impl NesRelatedSnippet {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(uri: impl Into<String>, excerpts: impl Into<Vec<NesExcerpt>>) -> Self {
-        Self {
-            uri: uri.into(),
-            excerpts: excerpts.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Some lines of a file.
+    #[new(start_line: u32, end_line: u32, text: impl Into<String>)]
     pub struct NesExcerpt {
         /// The first line.
         req start_line: u32 = "startLine";
@@ -110,21 +82,9 @@ wire_object! {
     }
 }
 
-impl NesExcerpt {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(start_line: u32, end_line: u32, text: impl Into<String>) -> Self {
-        Self {
-            start_line,
-            end_line,
-            text: text.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A recent edit.
+    #[new(uri: impl Into<String>, diff: impl Into<String>)]
     pub struct NesEditHistoryEntry {
         /// The edited file's URI.
         req uri: String = "uri";
@@ -135,20 +95,14 @@ wire_object! {
     }
 }
 
-impl NesEditHistoryEntry {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(uri: impl Into<String>, diff: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            diff: diff.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A recent user action.
+    #[new(
+        action: impl Into<String>,
+        uri: impl Into<String>,
+        position: impl Into<Position>,
+        timestamp_ms: u64,
+    )]
     pub struct NesUserAction {
         /// What the user did.
         req action: String = "action";
@@ -163,27 +117,9 @@ wire_object! {
     }
 }
 
-impl NesUserAction {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        action: impl Into<String>,
-        uri: impl Into<String>,
-        position: impl Into<Position>,
-        timestamp_ms: u64,
-    ) -> Self {
-        Self {
-            action: action.into(),
-            uri: uri.into(),
-            position: position.into(),
-            timestamp_ms,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A file open in the editor.
+    #[new(uri: impl Into<String>, language_id: impl Into<String>)]
     pub struct NesOpenFile {
         /// The file's URI.
         req uri: String = "uri";
@@ -198,22 +134,14 @@ wire_object! {
     }
 }
 
-impl NesOpenFile {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(uri: impl Into<String>, language_id: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            language_id: language_id.into(),
-            visible_range: None,
-            last_focused_ms: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A diagnostic in a document.
+    #[new(
+        uri: impl Into<String>,
+        range: impl Into<Range>,
+        severity: impl Into<NesDiagnosticSeverity>,
+        message: impl Into<String>,
+    )]
     pub struct NesDiagnostic {
         /// The document's URI.
         req uri: String = "uri";
@@ -225,24 +153,5 @@ wire_object! {
         req message: String = "message";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl NesDiagnostic {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        uri: impl Into<String>,
-        range: impl Into<Range>,
-        severity: impl Into<NesDiagnosticSeverity>,
-        message: impl Into<String>,
-    ) -> Self {
-        Self {
-            uri: uri.into(),
-            range: range.into(),
-            severity: severity.into(),
-            message: message.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }

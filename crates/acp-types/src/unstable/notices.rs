@@ -1,8 +1,7 @@
 //! Session notices (`unstable_session_notices`): advisory messages for the user, not part of
 //! the session's history.
 
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::string_enum;
+use crate::prelude::*;
 
 string_enum! {
     /// How prominent a notice is. An open set: other values are kept as they are.
@@ -21,6 +20,7 @@ wire_object! {
     /// A fire-and-forget notice for the user (`"sessionUpdate": "notice"`).
     ///
     /// Not session history: not replayed by `session/load`, and clients may ignore it.
+    #[new(severity: impl Into<NoticeSeverity>, title: impl Into<String>)]
     pub struct Notice {
         /// How prominent the notice is.
         req severity: NoticeSeverity = "severity";
@@ -30,18 +30,5 @@ wire_object! {
         opt description: String = "description" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl Notice {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(severity: impl Into<NoticeSeverity>, title: impl Into<String>) -> Self {
-        Self {
-            severity: severity.into(),
-            title: title.into(),
-            description: None,
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }

@@ -1,9 +1,7 @@
 //! Plan operations (`unstable_plan_operations`): several plans per session, addressed by id,
 //! as entries, a file or markdown, and their removal.
 
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, tagged_union};
-use crate::*;
+use crate::prelude::*;
 
 id_type! {
     /// Identifies one plan of a session.
@@ -14,22 +12,12 @@ wire_object! {
     /// A plan was created or replaced (`"sessionUpdate": "plan_update"`).
     ///
     /// Only sent to clients that advertise `plan`; others get the stable `plan` update.
+    #[new(plan: impl Into<PlanUpdateContent>)]
     pub struct PlanUpdate {
         /// The plan, whole.
         req plan: PlanUpdateContent = "plan";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl PlanUpdate {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(plan: impl Into<PlanUpdateContent>) -> Self {
-        Self {
-            plan: plan.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
@@ -54,6 +42,7 @@ tagged_union! {
 
 wire_object! {
     /// A plan as a list of entries.
+    #[new(plan_id: impl Into<PlanId>, entries: impl Into<Vec<PlanEntry>>)]
     pub struct PlanItems {
         /// The plan's id.
         req plan_id: PlanId = "planId";
@@ -64,20 +53,9 @@ wire_object! {
     }
 }
 
-impl PlanItems {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(plan_id: impl Into<PlanId>, entries: impl Into<Vec<PlanEntry>>) -> Self {
-        Self {
-            plan_id: plan_id.into(),
-            entries: entries.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A plan kept in a file.
+    #[new(plan_id: impl Into<PlanId>, uri: impl Into<String>)]
     pub struct PlanFile {
         /// The plan's id.
         req plan_id: PlanId = "planId";
@@ -88,20 +66,9 @@ wire_object! {
     }
 }
 
-impl PlanFile {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(plan_id: impl Into<PlanId>, uri: impl Into<String>) -> Self {
-        Self {
-            plan_id: plan_id.into(),
-            uri: uri.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A plan written as markdown.
+    #[new(plan_id: impl Into<PlanId>, content: impl Into<String>)]
     pub struct PlanMarkdown {
         /// The plan's id.
         req plan_id: PlanId = "planId";
@@ -112,36 +79,14 @@ wire_object! {
     }
 }
 
-impl PlanMarkdown {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(plan_id: impl Into<PlanId>, content: impl Into<String>) -> Self {
-        Self {
-            plan_id: plan_id.into(),
-            content: content.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// A plan was removed (`"sessionUpdate": "plan_removed"`).
+    #[new(plan_id: impl Into<PlanId>)]
     pub struct PlanRemoved {
         /// The plan removed.
         req plan_id: PlanId = "planId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl PlanRemoved {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(plan_id: impl Into<PlanId>) -> Self {
-        Self {
-            plan_id: plan_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 

@@ -1,10 +1,7 @@
 //! LLM providers (`unstable_llm_providers`): the client points the agent's model providers at
 //! its own endpoints, or disables them.
 
-use std::collections::BTreeMap;
-
-use crate::wire::{Extras, Meta, wire_object};
-use crate::wire_enum::{id_type, string_enum};
+use crate::prelude::*;
 
 id_type! {
     /// Identifies one of the agent's LLM providers.
@@ -39,6 +36,7 @@ wire_object! {
 
 wire_object! {
     /// The agent's answer to `providers/list`.
+    #[new(providers: impl Into<Vec<ProviderInfo>>)]
     pub struct ListProvidersResponse {
         /// Every provider the agent can use.
         req providers: Vec<ProviderInfo> = "providers";
@@ -47,19 +45,13 @@ wire_object! {
     }
 }
 
-impl ListProvidersResponse {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(providers: impl Into<Vec<ProviderInfo>>) -> Self {
-        Self {
-            providers: providers.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// One LLM provider of the agent and how it is configured now.
+    #[new(
+        provider_id: impl Into<ProviderId>,
+        supported: impl Into<Vec<LlmProtocol>>,
+        required: bool,
+    )]
     pub struct ProviderInfo {
         /// The provider's id.
         req provider_id: ProviderId = "providerId";
@@ -74,26 +66,9 @@ wire_object! {
     }
 }
 
-impl ProviderInfo {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        provider_id: impl Into<ProviderId>,
-        supported: impl Into<Vec<LlmProtocol>>,
-        required: bool,
-    ) -> Self {
-        Self {
-            provider_id: provider_id.into(),
-            supported: supported.into(),
-            required,
-            current: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The endpoint a provider currently uses.
+    #[new(api_type: impl Into<LlmProtocol>, base_url: impl Into<String>)]
     pub struct ProviderCurrentConfig {
         /// The protocol spoken to the endpoint.
         req api_type: LlmProtocol = "apiType";
@@ -104,20 +79,13 @@ wire_object! {
     }
 }
 
-impl ProviderCurrentConfig {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(api_type: impl Into<LlmProtocol>, base_url: impl Into<String>) -> Self {
-        Self {
-            api_type: api_type.into(),
-            base_url: base_url.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// Points a provider at an endpoint (`providers/set`).
+    #[new(
+        provider_id: impl Into<ProviderId>,
+        api_type: impl Into<LlmProtocol>,
+        base_url: impl Into<String>,
+    )]
     pub struct SetProviderRequest {
         /// The provider to configure.
         req provider_id: ProviderId = "providerId";
@@ -132,24 +100,6 @@ wire_object! {
     }
 }
 
-impl SetProviderRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(
-        provider_id: impl Into<ProviderId>,
-        api_type: impl Into<LlmProtocol>,
-        base_url: impl Into<String>,
-    ) -> Self {
-        Self {
-            provider_id: provider_id.into(),
-            api_type: api_type.into(),
-            base_url: base_url.into(),
-            headers: None,
-            meta: None,
-            extras: Extras::default(),
-        }
-    }
-}
-
 wire_object! {
     /// The agent's answer to `providers/set`.
     #[optional_fields(new)]
@@ -161,22 +111,12 @@ wire_object! {
 
 wire_object! {
     /// Disables a provider (`providers/disable`).
+    #[new(provider_id: impl Into<ProviderId>)]
     pub struct DisableProviderRequest {
         /// The provider to disable.
         req provider_id: ProviderId = "providerId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-impl DisableProviderRequest {
-    /// Builds the value from its required fields; optional ones start absent.
-    pub fn new(provider_id: impl Into<ProviderId>) -> Self {
-        Self {
-            provider_id: provider_id.into(),
-            meta: None,
-            extras: Extras::default(),
-        }
     }
 }
 
