@@ -5,7 +5,7 @@
 //! `schema/acp.schema.json`, with the method names in `schema/meta.json`; regenerate both with
 //!
 //! ```text
-//! ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --test schema_snapshot
+//! ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --test types -- schema_snapshot::
 //! ```
 //!
 //! Both describe what is compiled in: with draft features on, their definitions, fields,
@@ -14,7 +14,7 @@
 //! `schema/meta.unstable.json`, regenerated with
 //!
 //! ```text
-//! ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --features unstable --test schema_snapshot
+//! ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --features unstable --test types -- schema_snapshot::
 //! ```
 
 use schemars::SchemaGenerator;

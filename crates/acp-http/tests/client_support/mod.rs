@@ -22,8 +22,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-#[path = "../common/guard.rs"]
-mod guard;
+use crate::common::guard;
 pub use guard::{check, within};
 
 /// The SSE text of one message, checked first.

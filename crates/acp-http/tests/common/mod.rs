@@ -11,9 +11,9 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 #[path = "echo.rs"]
-mod echo;
+pub mod echo;
 #[path = "guard.rs"]
-mod guard;
+pub mod guard;
 pub use echo::EchoAgent;
 pub use guard::{check, within};
 

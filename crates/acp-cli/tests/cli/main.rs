@@ -1,0 +1,11 @@
+//! The tests of the `acp` tool: its checks against good and broken peers, tap and validate.
+//!
+//! One test executable for these tests (each module was a test file of its own): one link
+//! instead of many, and a smaller `target`.
+
+mod common;
+
+mod check_agent;
+mod check_client;
+mod cli;
+mod tap_validate;

@@ -1,0 +1,20 @@
+//! End-to-end tests: the agent crate against the client crate, in process and as child processes.
+//!
+//! One test executable for these tests (each module was a test file of its own): one link
+//! instead of many, and a smaller `target`.
+
+mod common;
+
+mod admission;
+mod cancel;
+mod child_process;
+mod draft_features;
+mod elicitation;
+mod faults;
+mod fs_terminal;
+mod lifecycle;
+mod permissions;
+mod prompt_turn;
+mod remote;
+mod rules;
+mod toolkit;
