@@ -3,6 +3,5 @@
 //! One test executable for these tests (each module was a test file of its own): one link
 //! instead of many, and a smaller `target`.
 
-
 mod programs;
 mod s4_schema;

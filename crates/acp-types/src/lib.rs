@@ -58,8 +58,8 @@ mod wire_enum;
 mod wire_value;
 
 mod auth;
-pub mod capabilities;
 mod cancel_request;
+pub mod capabilities;
 mod config;
 mod content;
 pub mod decode;
