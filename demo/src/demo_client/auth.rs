@@ -18,7 +18,7 @@ use std::process::Stdio;
 use acp_types::{AuthMethod, AuthMethodTerminal};
 use serde_json::{Value, json};
 
-use super::runner::describe_exit;
+use super::connection::describe_exit;
 
 /// An authentication method the agent offers, as this client understands it.
 #[derive(Debug, Clone, PartialEq)]

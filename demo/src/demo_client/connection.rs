@@ -13,7 +13,6 @@ use acp_http::client::{ConnectOptions, Profile};
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
-use super::runner::describe_exit;
 use super::{Editor, Options, Shared};
 use crate::demo_agent::DemoAgent;
 use crate::wire_log::{self, WireLog};
@@ -307,4 +306,19 @@ impl Drop for Connection {
             process.task.abort();
         }
     }
+}
+
+/// `the agent exited with code 3`, `the agent exited with signal 9 (SIGKILL)`.
+pub(crate) fn describe_exit(status: &ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("the agent exited with code {code}");
+    }
+    #[cfg(unix)]
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(status) {
+        return format!(
+            "the agent exited with signal {signal} ({})",
+            acp_client::terminals::signal_name(signal)
+        );
+    }
+    format!("the agent exited ({status})")
 }

@@ -15,6 +15,7 @@ use tower_http::cors::{AllowCredentials, AllowOrigin, AllowPrivateNetwork, CorsL
 
 use crate::headers::{CONNECTION_ID, SESSION_ID};
 use crate::server::peer::Principal;
+use crate::server::reply::text;
 use crate::server::validate::{HostRule, OriginRule, host_rule, origin_rule};
 use crate::server::{AuthDecision, AuthHook, ServerOptions};
 
@@ -231,15 +232,6 @@ fn shown(value: &[u8]) -> String {
         shown.push('…');
     }
     shown
-}
-
-fn text(status: StatusCode, message: &'static str) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        message,
-    )
-        .into_response()
 }
 
 /// The outer middleware: a `Host` that does not name this server gets `421 Misdirected

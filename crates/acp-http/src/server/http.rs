@@ -20,7 +20,8 @@ use crate::message::{self, NotAMessage};
 use crate::server::budget::BodyShare;
 use crate::server::conn::{Connection, Ended, Refusal};
 use crate::server::guard::{self, Guard};
-use crate::server::{AcpServer, Caller, Inner, NotOpened, SUBPROTOCOL, id_header};
+use crate::server::reply::{not_opened, retry_later, text};
+use crate::server::{AcpServer, Caller, Inner, SUBPROTOCOL, id_header};
 
 impl AcpServer {
     /// The endpoint as an axum [`Router`], to serve with [`serve`](crate::server::serve) or to
@@ -87,15 +88,6 @@ impl AcpServer {
     }
 }
 
-fn text(status: StatusCode, message: impl Into<String>) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        message.into(),
-    )
-        .into_response()
-}
-
 fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -118,23 +110,6 @@ fn refusal(refusal: Refusal) -> Response {
             StatusCode::TOO_MANY_REQUESTS,
             "too many requests of this connection wait for its agent",
         ),
-    }
-}
-
-/// A refusal that passes: `Retry-After: 1`.
-pub(crate) fn retry_later(status: StatusCode, why: &'static str) -> Response {
-    let mut response = text(status, why);
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response
-}
-
-/// A connection that could not be opened, as an answer (those that pass with `Retry-After`).
-pub(crate) fn not_opened((status, why): NotOpened) -> Response {
-    match status {
-        StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => retry_later(status, why),
-        _ => text(status, why),
     }
 }
 

@@ -76,6 +76,7 @@ mod guard;
 mod http;
 mod link;
 mod peer;
+mod reply;
 mod tcp;
 #[cfg(feature = "server-tls")]
 mod tls;

@@ -72,7 +72,7 @@ pub(crate) fn upgrade(inner: Arc<Inner>, caller: &Caller, upgrade: WebSocketUpgr
     });
     let (conn, from_agent, agent_task) = match opened {
         Ok(opened) => opened,
-        Err(why) => return crate::server::http::not_opened(why),
+        Err(why) => return crate::server::reply::not_opened(why),
     };
     let id = conn.id.clone();
     let failed = (inner.clone(), id.clone());

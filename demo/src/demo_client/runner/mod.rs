@@ -688,21 +688,6 @@ impl Runner {
     }
 }
 
-/// `the agent exited with code 3`, `the agent exited with signal 9 (SIGKILL)`.
-pub(crate) fn describe_exit(status: &ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("the agent exited with code {code}");
-    }
-    #[cfg(unix)]
-    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(status) {
-        return format!(
-            "the agent exited with signal {signal} ({})",
-            acp_client::terminals::signal_name(signal)
-        );
-    }
-    format!("the agent exited ({status})")
-}
-
 async fn send_cancel(agent: &AgentHandle, shared: &Shared, session: &SessionId) {
     let out = &shared.output;
     out.event(
