@@ -4,6 +4,7 @@
 //! [`acp_client::connect`] on the other); and closing it again.
 
 use std::io;
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 

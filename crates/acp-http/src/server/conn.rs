@@ -200,7 +200,7 @@ impl Connection {
             FromAgent::Channel(rx) => Some(rx),
             FromAgent::Outlet(outlet) => {
                 // The agent's own task routes its messages (see `Outlet`).
-                let deliver: Weak<dyn Deliver> = Arc::downgrade(&conn);
+                let deliver: Weak<dyn Deliver> = Arc::downgrade(&conn) as Weak<Connection>;
                 outlet.attach(Target::Routed(deliver));
                 None
             }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use tower_http::cors::{AllowCredentials, AllowOrigin, AllowPrivateNetwork, CorsLayer};
 
 use crate::headers::{CONNECTION_ID, SESSION_ID};

@@ -1,6 +1,5 @@
 //! The client's driver: initialize, open a session, then run prompts and client commands.
 
-use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
