@@ -4,10 +4,8 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -15,7 +13,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::message::{self, Shape};
 use crate::server::budget::{BodyShare, HeldBodies, OutputBudget};
-use crate::server::link::{AgentTask, Deliver, FromAgent, Inbound, Link, Target};
+use crate::server::link::{AgentTask, FromAgent, Inbound, Link, Target};
 use crate::server::peer::ClientKey;
 
 /// Where a message for the client goes.
@@ -171,17 +169,6 @@ pub(crate) enum Refusal {
     TooManyQueued,
 }
 
-/// The agent's own task routes its messages through the connection (see `Outlet`).
-impl Deliver for Connection {
-    fn deliver(&self, message: Bytes) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
-        Box::pin(self.route(message))
-    }
-
-    fn agent_gone(&self) {
-        self.end(Ended::AgentGone);
-    }
-}
-
 impl Connection {
     /// A connection of the Streamable HTTP profile over `link`: a task routes the agent's
     /// output to the streams, another ends the connection when it stalls or idles.
@@ -200,8 +187,7 @@ impl Connection {
             FromAgent::Channel(rx) => Some(rx),
             FromAgent::Outlet(outlet) => {
                 // The agent's own task routes its messages (see `Outlet`).
-                let deliver: Weak<dyn Deliver> = Arc::downgrade(&conn) as Weak<Connection>;
-                outlet.attach(Target::Routed(deliver));
+                outlet.attach(Target::Routed(Arc::downgrade(&conn)));
                 None
             }
         };

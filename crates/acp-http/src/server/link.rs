@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::server::Peer;
 use crate::server::budget::{BodyShare, HeldBodies};
+use crate::server::conn::{Connection, Ended};
 
 /// How many messages wait in each direction between the transport and the agent before the
 /// sender waits: small, so that backpressure reaches the agent's own outgoing buffer.
@@ -75,7 +76,7 @@ impl FromAgent {
 /// `initialize`).
 ///
 /// For the Streamable HTTP profile the agent's own task routes each message to its stream
-/// (through its connection's [`Deliver`]): no task in between, no queue in between, so the agent waits
+/// ([`Connection::route`]): no task in between, no queue in between, so the agent waits
 /// directly on the connection's output budget and the first message of a turn reaches its
 /// reader one task switch sooner.
 #[derive(Debug, Default)]
@@ -89,19 +90,7 @@ pub(crate) enum Target {
     /// A channel's reader.
     Channel(mpsc::Sender<Bytes>),
     /// A connection that routes the messages itself.
-    Routed(Weak<dyn Deliver>),
-}
-
-/// A connection that takes an in-process agent's messages itself (the Streamable HTTP
-/// profile's): what an [`Outlet`] needs of it, so that this file does not depend on the
-/// connection's.
-pub(crate) trait Deliver: Send + Sync + std::fmt::Debug {
-    /// Routes one of the agent's messages to its stream, waiting for room; false once the
-    /// connection has ended.
-    fn deliver(&self, message: Bytes) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
-
-    /// The agent is gone: the connection ends.
-    fn agent_gone(&self);
+    Routed(Weak<Connection>),
 }
 
 fn ended() -> io::Error {
@@ -119,7 +108,7 @@ impl Outlet {
         match self.target.get() {
             Some(Target::Channel(tx)) => tx.send(message).await.map_err(|_| ended()),
             Some(Target::Routed(conn)) => match conn.upgrade() {
-                Some(conn) if conn.deliver(message).await => Ok(()),
+                Some(conn) if conn.route(message).await => Ok(()),
                 _ => Err(ended()),
             },
             None => Err(ended()),
@@ -131,7 +120,7 @@ impl Outlet {
         if let Some(Target::Routed(conn)) = self.target.get()
             && let Some(conn) = conn.upgrade()
         {
-            conn.agent_gone();
+            conn.end(Ended::AgentGone);
         }
     }
 }
