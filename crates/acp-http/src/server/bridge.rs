@@ -38,9 +38,8 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::link::{
-    AgentTask, Backend, CHANNEL_MESSAGES, FromAgent, Inbound, Link, Waiting,
-};
+use crate::server::conn::{AgentTask, CHANNEL_MESSAGES, FromAgent, Inbound, Link};
+use crate::server::link::{Backend, Waiting};
 use crate::server::{AcpServer, Peer, ServerOptions};
 
 /// How many lines of a program's output that are not JSON-RPC are logged one by one (with

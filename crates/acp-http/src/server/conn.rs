@@ -1,19 +1,23 @@
 //! One remote connection of the Streamable HTTP profile: its agent, its streams (one for the
 //! connection, one per session), where each of the agent's messages goes, and the bounds on
-//! what waits for a reader.
+//! what waits for a reader; and the [`Link`] to the agent behind any connection (WebSocket
+//! too), with the [`Outlet`] through which an agent in process reaches its connection: one
+//! file, because each names the other.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use crate::message::{self, Shape};
 use crate::server::budget::{BodyShare, HeldBodies, OutputBudget};
-use crate::server::link::{AgentTask, FromAgent, Inbound, Link, Target};
 use crate::server::peer::ClientKey;
 
 /// Where a message for the client goes.
@@ -772,6 +776,157 @@ impl Drop for Lease {
             // The stream stays (empty, a few bytes) while the connection lives: the session's
             // messages now wait on it for the reader to come back.
             mailbox.leased = false;
+        }
+    }
+}
+
+/// How many messages wait in each direction between the transport and the agent before the
+/// sender waits: small, so that backpressure reaches the agent's own outgoing buffer.
+pub(crate) const CHANNEL_MESSAGES: usize = 16;
+
+/// A client's message on its way to the agent, holding its share of the server's body budget
+/// until the agent takes it.
+#[derive(Debug)]
+pub(crate) struct Inbound {
+    pub(crate) message: Bytes,
+    /// Held, not read: dropped when the agent took the message.
+    pub(crate) _share: Option<BodyShare>,
+    /// The message's place in its connection's count of held bodies, likewise.
+    pub(crate) _held: Option<HeldBodies>,
+}
+
+/// One agent behind one connection.
+#[derive(Debug)]
+pub(crate) struct Link {
+    /// The client's messages, to the agent.
+    pub(crate) to_agent: mpsc::Sender<Inbound>,
+    /// The agent's messages, to the client.
+    pub(crate) from_agent: FromAgent,
+    /// What runs the agent; ended ([`AgentTask::end`]) when the connection ends.
+    pub(crate) task: AgentTask,
+    /// The agent's messages are written by `acp-rpc` (an agent served in process), in the
+    /// layout whose prefix routing can read ([`crate::message::shape_of_ours`]).
+    pub(crate) ours: bool,
+}
+
+/// Where the agent's messages come from.
+#[derive(Debug)]
+pub(crate) enum FromAgent {
+    /// A channel, which ends when the agent is gone (an agent program's relay).
+    Channel(mpsc::Receiver<Bytes>),
+    /// An agent in process, whose sends the connection takes itself (see [`Outlet`]).
+    Outlet(Arc<Outlet>),
+}
+
+impl FromAgent {
+    /// The agent's messages as a channel (the WebSocket profile writes them to its socket).
+    pub(crate) fn into_channel(self) -> mpsc::Receiver<Bytes> {
+        match self {
+            Self::Channel(rx) => rx,
+            Self::Outlet(outlet) => {
+                let (tx, rx) = mpsc::channel(CHANNEL_MESSAGES);
+                outlet.attach(Target::Channel(tx));
+                rx
+            }
+        }
+    }
+}
+
+/// Where an agent in process sends its messages: set once, when its connection is made
+/// (before the agent can say anything: it speaks only after the connection forwards
+/// `initialize`).
+///
+/// For the Streamable HTTP profile the agent's own task routes each message to its stream
+/// ([`Connection::route`]): no task in between, no queue in between, so the agent waits
+/// directly on the connection's output budget and the first message of a turn reaches its
+/// reader one task switch sooner.
+#[derive(Debug, Default)]
+pub(crate) struct Outlet {
+    target: OnceLock<Target>,
+}
+
+/// What an [`Outlet`] delivers to.
+#[derive(Debug)]
+pub(crate) enum Target {
+    /// A channel's reader.
+    Channel(mpsc::Sender<Bytes>),
+    /// A connection that routes the messages itself.
+    Routed(Weak<Connection>),
+}
+
+fn ended() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the connection has ended")
+}
+
+impl Outlet {
+    /// Sets where the messages go (the first call wins).
+    pub(crate) fn attach(&self, target: Target) {
+        let _ = self.target.set(target);
+    }
+
+    /// Delivers one of the agent's messages, waiting for room.
+    pub(crate) async fn send(&self, message: Bytes) -> io::Result<()> {
+        match self.target.get() {
+            Some(Target::Channel(tx)) => tx.send(message).await.map_err(|_| ended()),
+            Some(Target::Routed(conn)) => match conn.upgrade() {
+                Some(conn) if conn.route(message).await => Ok(()),
+                _ => Err(ended()),
+            },
+            None => Err(ended()),
+        }
+    }
+
+    /// The agent is gone: its connection ends (a channel's reader sees it end by itself).
+    pub(crate) fn agent_gone(&self) {
+        if let Some(Target::Routed(conn)) = self.target.get()
+            && let Some(conn) = conn.upgrade()
+        {
+            conn.end(Ended::AgentGone);
+        }
+    }
+}
+
+/// What runs one connection's agent, and how it is ended.
+///
+/// An agent served in process is aborted: it holds nothing outside the process. An agent
+/// program is asked to stop, and its task stops it gracefully in the background (its stdin
+/// closed, then `SIGTERM`, then `SIGKILL`: see [`crate::server::bridge`]); dropping the handle
+/// asks the same, so that no path leaves a program running or kills it outright.
+#[derive(Debug)]
+pub(crate) struct AgentTask {
+    task: JoinHandle<()>,
+    /// Asks an agent program's task to stop the program; `None` for an agent in process.
+    stop: Option<CancellationToken>,
+}
+
+impl AgentTask {
+    /// The task of an agent served in process.
+    pub(crate) fn in_process(task: JoinHandle<()>) -> Self {
+        Self { task, stop: None }
+    }
+
+    /// The task of an agent program, which stops the program once `stop` is cancelled.
+    pub(crate) fn program(task: JoinHandle<()>, stop: CancellationToken) -> Self {
+        Self {
+            task,
+            stop: Some(stop),
+        }
+    }
+
+    /// Ends the agent without waiting for it: an agent in process is aborted, an agent
+    /// program is stopped in the background.
+    pub(crate) fn end(self) {
+        if self.stop.is_none() {
+            self.task.abort();
+        }
+        // A program's task is asked to stop when the handle drops.
+    }
+}
+
+impl Drop for AgentTask {
+    fn drop(&mut self) {
+        if let Some(stop) = &self.stop {
+            stop.cancel();
         }
     }
 }

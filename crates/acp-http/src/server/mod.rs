@@ -909,7 +909,7 @@ impl Inner {
     pub(crate) fn open<T>(
         &self,
         caller: &Caller,
-        start: impl FnOnce(String, link::Link, Limits) -> T,
+        start: impl FnOnce(String, conn::Link, Limits) -> T,
         conn_of: impl FnOnce(&T) -> Arc<Connection>,
     ) -> Result<T, NotOpened> {
         let Some(id) = new_connection_id(&self.options.connection_id_prefix) else {
@@ -925,7 +925,7 @@ impl Inner {
         &self,
         id: String,
         caller: &Caller,
-        start: impl FnOnce(String, link::Link, Limits) -> T,
+        start: impl FnOnce(String, conn::Link, Limits) -> T,
         conn_of: impl FnOnce(&T) -> Arc<Connection>,
     ) -> Result<T, NotOpened> {
         let mut connections = self.connections();

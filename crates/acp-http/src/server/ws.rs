@@ -44,8 +44,8 @@ use tokio_tungstenite::tungstenite::error::ProtocolError;
 
 use crate::headers::CONNECTION_ID;
 use crate::message;
+use crate::server::conn::AgentTask;
 use crate::server::conn::{Connection, Ended};
-use crate::server::link::AgentTask;
 use crate::server::{Caller, Inner, id_header};
 
 /// The read buffer of each socket. tungstenite's default (128 KiB) is zero-filled on every
