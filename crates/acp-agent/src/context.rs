@@ -286,7 +286,8 @@ impl PromptContext {
     /// Sends a `session/update` for this session.
     ///
     /// An update that needs a client capability (compaction updates need `session.compaction`,
-    /// notices `session.notices`) goes only to a client that advertised it, unless gating is
+    /// notices `session.notices`, draft plan operations `plan`) goes only to a client that
+    /// advertised it, unless gating is
     /// off ([`AgentOptions::gate_client_capabilities`](crate::AgentOptions::gate_client_capabilities)).
     ///
     /// # Errors
@@ -322,6 +323,12 @@ impl PromptContext {
                 Some("session.compaction")
             }
             SessionUpdate::Notice(_) if !self.client_supports_notices() => Some("session.notices"),
+            #[cfg(feature = "unstable")]
+            SessionUpdate::PlanUpdate(_) | SessionUpdate::PlanRemoved(_)
+                if !self.client_supports_plan_operations() =>
+            {
+                Some("plan")
+            }
             _ => None,
         }
     }

@@ -85,7 +85,8 @@ mod signal;
 mod store;
 mod terminal;
 mod tools;
-// Session updates gated by a client capability, and the draft features' calls to the client.
+// The draft features' calls to the client and session updates.
+#[cfg(any(feature = "unstable", feature = "unstable_mcp_over_acp"))]
 mod unstable;
 
 pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
