@@ -159,4 +159,3 @@ impl schemars::JsonSchema for MessageMcpResponse {
 }
 
 lenient_no_default!(MessageMcpResponse);
-
