@@ -5,7 +5,10 @@
 //! `edit` tool call with a diff, asks permission (in the `ask` mode; `code` edits at once),
 //! writes the file through the client, runs a check in a client terminal embedded in an
 //! `execute` tool call, finishes each call with text (and the diff), and updates the plan as
-//! it goes. `session/cancel` stops the turn at whatever it awaits; `session/load` replays the
+//! it goes. Each tool call carries its tool's programmatic `name`; a client that advertised
+//! `session.notices` gets a notice when the file is written, and one that advertised
+//! `session.compaction` sees the turn's context compacted into a summary at the end.
+//! `session/cancel` stops the turn at whatever it awaits; `session/load` replays the
 //! session's history first. The library refuses a relative `cwd` before it gets here.
 //!
 //! ```text
@@ -101,6 +104,7 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
     plan.start(0).await?;
     let read = cx
         .new_tool_call(format!("Read {name}"), ToolKind::Read)
+        .name("read_file")
         .locations(vec![ToolCallLocation::new(&path)])
         .raw_input(json!({ "path": path }));
     let read = cx.start_tool_call(read).await?;
@@ -129,6 +133,7 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
     let at = ToolCallLocation::new(&path).line(u32::try_from(line).unwrap_or(u32::MAX));
     let edit = cx
         .new_tool_call(format!("Edit {name}"), ToolKind::Edit)
+        .name("edit_file")
         .locations(vec![at])
         .raw_input(json!({ "path": path, "replace": "TODO", "with": "DONE" }));
     let edit = cx.start_tool_call(edit).await?;
@@ -146,6 +151,10 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
     }
     edit.in_progress().await?;
     cx.write_text_file(&path, new.as_str()).await?;
+    if cx.client_supports_notices() {
+        cx.notice(NoticeSeverity::Info, format!("{name} was written"))
+            .await?;
+    }
     // The call ends showing the diff and what was done.
     edit.completed_with(format!("Replaced {todos} TODO(s)."))
         .await?;
@@ -153,7 +162,10 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
 
     // 3. Check in a client terminal, which the user watches live inside the tool call.
     plan.start(2).await?;
-    let check = cx.tool_call("Check", ToolKind::Execute).await?;
+    let check = cx
+        .new_tool_call("Check", ToolKind::Execute)
+        .name("run_command");
+    let check = cx.start_tool_call(check).await?;
     let terminal = cx
         .new_terminal("grep")
         .args(["-c", "TODO", name])
@@ -173,6 +185,16 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
     plan.complete(2).await?;
     cx.message(format!("Done: {todos} TODO(s) now DONE."))
         .await?;
+
+    // 4. Compact the turn's context into a summary (dropped before it ends, `cancelled`).
+    if cx.client_supports_compaction() {
+        let compaction = cx.compaction().await?;
+        compaction
+            .summary_chunk(format!("Fixed {todos} TODO(s) in {name}; "))
+            .await?;
+        compaction.summary_chunk("the check passed.").await?;
+        compaction.completed().await?;
+    }
     end(StopReason::EndTurn)
 }
 

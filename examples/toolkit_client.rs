@@ -2,9 +2,10 @@
 //! issue 12, the other side of `toolkit_agent`).
 //!
 //! It starts the agent, serves it the workspace's files and terminals (`Local`, which logs
-//! each call), picks the session's mode, prompts it to fix the TODOs of a file, answers its
-//! permission request, prints every update, loads the session again (printing the replay),
-//! and closes the agent gracefully. With `--wire-log PREFIX` every message goes, one JSON per
+//! each call), advertises that it shows notices and compactions, picks the session's mode,
+//! prompts it to fix the TODOs of a file, answers its permission request, prints every update
+//! (tool calls with their tool's name, notices by severity, compactions and their summaries),
+//! loads the session again (printing the replay), and closes the agent gracefully. With `--wire-log PREFIX` every message goes, one JSON per
 //! line, to `PREFIX.recv` and `PREFIX.sent`.
 //!
 //! ```text
@@ -91,9 +92,10 @@ fn describe(update: &SessionUpdate) -> String {
         SessionUpdate::AgentMessageChunk(c) => format!("agent: {}", text(&c.content)),
         SessionUpdate::AgentThoughtChunk(c) => format!("thought: {}", text(&c.content)),
         SessionUpdate::ToolCall(call) => format!(
-            "tool {} started: {} {} {}",
+            "tool {} started: {} ({}) {} {}",
             call.tool_call_id,
             call.title,
+            call.name.as_deref().unwrap_or("unnamed"),
             status(&call.status),
             shown(&call.content)
         ),
@@ -111,6 +113,31 @@ fn describe(update: &SessionUpdate) -> String {
             format!("plan: {}", entries.collect::<Vec<_>>().join(", "))
         }
         SessionUpdate::CurrentModeUpdate(mode) => format!("mode: {}", mode.current_mode_id),
+        SessionUpdate::Notice(notice) => format!(
+            "notice [{}]: {}{}",
+            notice.severity.as_str(),
+            notice.title,
+            notice
+                .description
+                .as_ref()
+                .map_or(String::new(), |d| format!(" ({d})"))
+        ),
+        SessionUpdate::CompactionUpdate(c) => {
+            let summary = c.summary.iter().flatten().map(text);
+            let summary = summary.collect::<Vec<_>>().concat();
+            format!(
+                "compaction {} {} {summary}",
+                c.compaction_id,
+                c.status.as_str()
+            )
+        }
+        SessionUpdate::CompactionSummaryChunk(c) => {
+            format!(
+                "compaction {} summary: {}",
+                c.compaction_id,
+                text(&c.content)
+            )
+        }
         other => format!("update: {}", other.tag().unwrap_or("unknown")),
     }
 }
@@ -168,7 +195,11 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
     }
     let local =
         Local::new(Workspace::new(&args.workdir)?).on_call(|call| println!("local: {call}"));
-    let capabilities = local.capabilities();
+    // The files and terminals `Local` serves, and the session updates `describe` shows.
+    let shows = ClientSessionCapabilities::new()
+        .compaction(CompactionCapabilities::new())
+        .notices(NoticeCapabilities::new());
+    let capabilities = local.capabilities().session(shows);
     let mut command = Command::new(&args.agent[0]);
     command.args(&args.agent[1..]);
     let answer = args.answer;

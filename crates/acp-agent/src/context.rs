@@ -231,7 +231,9 @@ impl PromptContext {
     }
 
     /// A `pending` tool call with a fresh id (unique on the connection), not sent yet: add
-    /// its locations, raw input or content, then [`start_tool_call`](Self::start_tool_call).
+    /// its tool's programmatic name (`name`, for the client's logic, where the title is for
+    /// display), locations, raw input or content, then
+    /// [`start_tool_call`](Self::start_tool_call).
     ///
     /// ```no_run
     /// # use acp_agent::{Error, PromptContext};
@@ -239,6 +241,7 @@ impl PromptContext {
     /// # #[allow(dead_code)]
     /// # async fn turn(cx: PromptContext) -> Result<(), Error> {
     /// let call = cx.new_tool_call("Read main.rs", ToolKind::Read)
+    ///     .name("read_file")
     ///     .locations(vec![ToolCallLocation::new("/src/main.rs").line(1)])
     ///     .raw_input(serde_json::json!({"path": "/src/main.rs"}));
     /// let read = cx.start_tool_call(call).await?;
@@ -282,17 +285,52 @@ impl PromptContext {
 
     /// Sends a `session/update` for this session.
     ///
+    /// An update that needs a client capability (compaction updates need `session.compaction`,
+    /// notices `session.notices`, draft plan operations `plan`) goes only to a client that
+    /// advertised it, unless gating is
+    /// off ([`AgentOptions::gate_client_capabilities`](crate::AgentOptions::gate_client_capabilities)).
+    ///
     /// # Errors
     ///
-    /// When the connection is closed.
+    /// [`Error::CapabilityNotAdvertised`] for an update the client did not advertise (nothing is
+    /// sent or recorded); or when the connection is closed.
     pub async fn update(&self, update: impl Into<SessionUpdate>) -> Result<(), Error> {
         let update = update.into();
+        if let Some(capability) = self.unadvertised(&update) {
+            return Err(Error::CapabilityNotAdvertised {
+                method: methods::client::SESSION_UPDATE,
+                capability,
+            });
+        }
         if let Some(record) = &self.recorder {
             record(&self.session_id, &update);
         }
         self.client
             .session_update(SessionNotification::new(self.session_id.clone(), update))
             .await
+    }
+
+    /// The client capability `update` needs and the client did not advertise (`None` when it
+    /// may be sent, or when gating is off).
+    pub(crate) fn unadvertised(&self, update: &SessionUpdate) -> Option<&'static str> {
+        if !self.client.gates() {
+            return None;
+        }
+        match update {
+            SessionUpdate::CompactionUpdate(_) | SessionUpdate::CompactionSummaryChunk(_)
+                if !self.client_supports_compaction() =>
+            {
+                Some("session.compaction")
+            }
+            SessionUpdate::Notice(_) if !self.client_supports_notices() => Some("session.notices"),
+            #[cfg(feature = "unstable")]
+            SessionUpdate::PlanUpdate(_) | SessionUpdate::PlanRemoved(_)
+                if !self.client_supports_plan_operations() =>
+            {
+                Some("plan")
+            }
+            _ => None,
+        }
     }
 
     /// Streams a chunk of the agent's reply (`agent_message_chunk`).

@@ -59,7 +59,8 @@
 //! running is refused with `-32600`; `session/cancel` reaches the running prompt as
 //! [`PromptContext::cancelled`] / [`PromptContext::is_cancelled`], and the turn then ends with
 //! `stopReason: "cancelled"`; calls to the client it did not advertise (`fs`, `terminal`,
-//! elicitation) fail locally with [`Error::CapabilityNotAdvertised`].
+//! elicitation) fail locally with [`Error::CapabilityNotAdvertised`], and so do session
+//! updates that need a client capability (compaction updates, notices).
 
 //!
 //! # Draft protocol features
@@ -73,22 +74,26 @@
 
 mod admit;
 mod agent;
+mod compaction;
 mod connection;
 mod context;
 mod cwd;
 mod error;
 mod modes;
+mod notice;
 mod signal;
 mod store;
 mod terminal;
 mod tools;
-// Session updates gated by a client capability, and the draft features' calls to the client.
+// The draft features' calls to the client and session updates.
+#[cfg(any(feature = "unstable", feature = "unstable_mcp_over_acp"))]
 mod unstable;
 
 pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
 pub use agent::Agent;
 pub use async_trait::async_trait;
+pub use compaction::Compaction;
 pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_stdio};
 pub use context::{Cancelled, PromptContext};
 pub use error::Error;

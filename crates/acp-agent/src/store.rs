@@ -679,6 +679,9 @@ impl<S> SessionStore<S> {
     /// first. The connection delivers them before any response sent afterwards, so return
     /// `session/load`'s answer after this.
     ///
+    /// The history may have been recorded for another client: updates this one did not
+    /// advertise (compaction updates without `session.compaction`) are left out of its replay.
+    ///
     /// # Errors
     ///
     /// `-32002` for a session this view does not see; the connection's error when it closes.
@@ -686,7 +689,9 @@ impl<S> SessionStore<S> {
         let history = self.history(id).ok_or_else(|| not_found(id))?;
         let cx = client.session(id.clone());
         for update in history {
-            cx.update(update).await?;
+            if cx.unadvertised(&update).is_none() {
+                cx.update(update).await?;
+            }
         }
         Ok(())
     }

@@ -43,6 +43,9 @@ pub struct ToolCallHandle {
     id: ToolCallId,
     /// The title it started with, for the permission request.
     title: Option<String>,
+    /// The tool's programmatic name it started with (`name`), for the permission request: a
+    /// client may decide by it (always allow `read_file`) where the title is for display.
+    name: Option<String>,
     content: Arc<Mutex<Vec<ToolCallContent>>>,
 }
 
@@ -52,6 +55,7 @@ impl ToolCallHandle {
             cx,
             id: call.tool_call_id.clone(),
             title: Some(call.title.clone()),
+            name: call.name.clone(),
             content: Arc::new(Mutex::new(call.content.clone().unwrap_or_default())),
         }
     }
@@ -59,6 +63,11 @@ impl ToolCallHandle {
     /// The tool call's id.
     pub fn id(&self) -> &ToolCallId {
         &self.id
+    }
+
+    /// The tool's programmatic name the call started with (`name`), if it had one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 
     /// Sends `update` as is (its id is this call's, whatever it held). Content it carries
@@ -129,17 +138,18 @@ impl ToolCallHandle {
         self.content(terminal.content()).await
     }
 
-    /// Asks the user to approve this call (named by its title), offering `options`; the
-    /// answer says which kind of option was chosen (see [`Permission`]). A cancelled turn
-    /// answers [`Permission::Cancelled`].
+    /// Asks the user to approve this call (named by its title, and by its tool's name when it
+    /// has one), offering `options`; the answer says which kind of option was chosen (see
+    /// [`Permission`]). A cancelled turn answers [`Permission::Cancelled`].
     ///
     /// # Errors
     ///
     /// When the client fails the request or the connection closes.
     pub async fn ask(&self, options: Vec<PermissionOption>) -> Result<Permission, Error> {
         let offered = options.clone();
-        let call =
-            ToolCallUpdate::new(self.id.clone()).maybe(self.title.clone(), ToolCallUpdate::title);
+        let call = ToolCallUpdate::new(self.id.clone())
+            .maybe(self.title.clone(), ToolCallUpdate::title)
+            .maybe(self.name.clone(), ToolCallUpdate::name);
         let outcome = self.cx.request_permission(call, options).await?;
         Ok(Permission::of(&outcome, &offered))
     }

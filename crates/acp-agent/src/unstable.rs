@@ -1,12 +1,14 @@
-//! The agent's calls to the client and session updates that need a client capability beyond
-//! the baseline: compaction and notices (stable), and the draft features, each behind its
-//! cargo feature.
+//! The agent's side of the draft (unstable) protocol features: calls to the client and
+//! session updates, each behind its cargo feature. (The stable updates that need a client
+//! capability, compaction and notices, are in `compaction.rs` and `notice.rs`.)
 
 use acp_types::*;
 
 #[cfg(feature = "unstable_mcp_over_acp")]
 use crate::ClientHandle;
+#[cfg(any(feature = "unstable", feature = "unstable_mcp_over_acp"))]
 use crate::Error;
+#[cfg(feature = "unstable")]
 use crate::PromptContext;
 
 /// MCP over ACP: the agent reaches MCP servers the client offered as [`McpServer::Acp`], and
@@ -43,12 +45,12 @@ impl ClientHandle {
     }
 }
 
-/// Session updates that need a client capability: compaction and notices (stable since the
-/// November 2026 schema) and plan operations (draft).
+/// Plan operations (draft): a plan by id, whole, and its removal; sent only to a client that
+/// advertised `plan` (see [`PromptContext::update`]).
+#[cfg(feature = "unstable")]
 impl PromptContext {
     /// True when the client advertised plan operations (`plan`). Without it, publish the
     /// stable `plan` update instead ([`plan`](Self::plan)).
-    #[cfg(feature = "unstable")]
     pub fn client_supports_plan_operations(&self) -> bool {
         self.client()
             .client_capabilities()
@@ -60,10 +62,9 @@ impl PromptContext {
     ///
     /// # Errors
     ///
-    /// [`Error::CapabilityNotAdvertised`] without `plan`; or when the connection is closed.
-    #[cfg(feature = "unstable")]
+    /// [`Error::CapabilityNotAdvertised`] without `plan` (nothing is sent); or when the
+    /// connection is closed.
     pub async fn plan_update(&self, plan: impl Into<PlanUpdateContent>) -> Result<(), Error> {
-        self.require(self.client_supports_plan_operations(), "plan")?;
         self.update(SessionUpdate::PlanUpdate(PlanUpdate::new(plan)))
             .await
     }
@@ -72,88 +73,10 @@ impl PromptContext {
     ///
     /// # Errors
     ///
-    /// [`Error::CapabilityNotAdvertised`] without `plan`; or when the connection is closed.
-    #[cfg(feature = "unstable")]
+    /// [`Error::CapabilityNotAdvertised`] without `plan` (nothing is sent); or when the
+    /// connection is closed.
     pub async fn plan_removed(&self, plan_id: impl Into<PlanId>) -> Result<(), Error> {
-        self.require(self.client_supports_plan_operations(), "plan")?;
         self.update(SessionUpdate::PlanRemoved(PlanRemoved::new(plan_id)))
             .await
-    }
-
-    /// True when the client advertised compaction updates (`session.compaction`).
-    pub fn client_supports_compaction(&self) -> bool {
-        self.client()
-            .client_capabilities()
-            .and_then(|c| c.session.as_ref())
-            .is_some_and(|s| s.compaction.is_some())
-    }
-
-    /// Reports a compaction's state (`compaction_update`). Needs the client capability
-    /// `session.compaction`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] without `session.compaction`; or when the connection
-    /// is closed.
-    pub async fn compaction_update(&self, update: CompactionUpdate) -> Result<(), Error> {
-        self.require(self.client_supports_compaction(), "session.compaction")?;
-        self.update(SessionUpdate::CompactionUpdate(update)).await
-    }
-
-    /// Streams a piece of a compaction's summary (`compaction_summary_chunk`). Needs the
-    /// client capability `session.compaction`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] without `session.compaction`; or when the connection
-    /// is closed.
-    pub async fn compaction_summary_chunk(
-        &self,
-        compaction_id: impl Into<CompactionId>,
-        content: impl Into<ContentBlock>,
-    ) -> Result<(), Error> {
-        self.require(self.client_supports_compaction(), "session.compaction")?;
-        let chunk = CompactionSummaryChunk::new(compaction_id, content);
-        self.update(SessionUpdate::CompactionSummaryChunk(chunk))
-            .await
-    }
-
-    /// True when the client advertised notices (`session.notices`).
-    pub fn client_supports_notices(&self) -> bool {
-        self.client()
-            .client_capabilities()
-            .and_then(|c| c.session.as_ref())
-            .is_some_and(|s| s.notices.is_some())
-    }
-
-    /// Shows the user an advisory notice (`notice`). Needs the client capability
-    /// `session.notices` (the schema: agents send notices only to clients that advertise it;
-    /// otherwise an agent message can carry the information).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CapabilityNotAdvertised`] without `session.notices`; or when the connection is
-    /// closed.
-    pub async fn notice(
-        &self,
-        severity: impl Into<NoticeSeverity>,
-        title: impl Into<String>,
-    ) -> Result<(), Error> {
-        self.require(self.client_supports_notices(), "session.notices")?;
-        self.update(SessionUpdate::Notice(Notice::new(severity, title)))
-            .await
-    }
-
-    /// Fails with [`Error::CapabilityNotAdvertised`] for a `session/update` the client did not
-    /// advertise, unless gating is off.
-    fn require(&self, advertised: bool, capability: &'static str) -> Result<(), Error> {
-        if advertised || !self.client().gates() {
-            Ok(())
-        } else {
-            Err(Error::CapabilityNotAdvertised {
-                method: acp_types::methods::client::SESSION_UPDATE,
-                capability,
-            })
-        }
     }
 }

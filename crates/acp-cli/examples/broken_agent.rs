@@ -4,13 +4,15 @@
 //!
 //! It speaks NDJSON on stdio with nothing but `serde_json` and threads. A prompt whose text is
 //! `slow` streams an update every 50 ms for two seconds (something to cancel); any other prompt
-//! gets two updates and ends `end_turn`.
+//! gets two updates (and a notice, if the client advertised `session.notices`) and ends
+//! `end_turn`.
 //!
 //! Defects: `early-response` (a prompt is answered before its updates), `ignore-cancel`,
 //! `updates-after-cancel` (a cancelled turn goes on sending updates after its answer),
 //! `die-on-invalid-json`, `invalid-update` (an update that breaks the schema),
 //! `double-answer` (`session/new` answered twice), `wrong-id` (every answer carries an id
-//! the client never sent), `no-exit` (keeps running when stdin closes).
+//! the client never sent), `no-exit` (keeps running when stdin closes), `unadvertised-notice`
+//! (the notice goes to a client that did not advertise `session.notices` too).
 
 #![allow(clippy::print_stderr)] // Usage errors and its log go to stderr.
 
@@ -34,6 +36,7 @@ enum Defect {
     DoubleAnswer,
     WrongId,
     NoExit,
+    UnadvertisedNotice,
 }
 
 type Out = Arc<Mutex<std::io::Stdout>>;
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
             Some("invalid-update") => Defect::InvalidUpdate,
             Some("double-answer") => Defect::DoubleAnswer,
             Some("no-exit") => Defect::NoExit,
+            Some("unadvertised-notice") => Defect::UnadvertisedNotice,
             other => {
                 eprintln!("broken_agent: unknown defect {other:?}");
                 return ExitCode::from(2);
@@ -96,6 +100,8 @@ fn main() -> ExitCode {
     let out: Out = Arc::new(Mutex::new(std::io::stdout()));
     let mut sessions: HashMap<String, Session> = HashMap::new();
     let mut initialized = false;
+    // Whether the client advertised `session.notices` (present and not null).
+    let mut notices = false;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         if line.trim().is_empty() {
@@ -136,6 +142,8 @@ fn main() -> ExitCode {
         match method {
             "initialize" => {
                 initialized = true;
+                let advertised = &params["clientCapabilities"]["session"]["notices"];
+                notices = !advertised.is_null() || defect == Defect::UnadvertisedNotice;
                 let result = json!({"protocolVersion": 1, "agentCapabilities": {},
                     "agentInfo": {"name": "broken-agent", "version": "0.0.0"}});
                 reply(&out, &id, result);
@@ -167,7 +175,12 @@ fn main() -> ExitCode {
                 let slow = text == "slow";
                 let (out, busy, cancelled) =
                     (out.clone(), session.busy.clone(), session.cancelled.clone());
-                std::thread::spawn(move || turn(&out, &id, &name, slow, defect, &cancelled, &busy));
+                let turn_of = Turn {
+                    slow,
+                    notice: notices,
+                    defect,
+                };
+                std::thread::spawn(move || turn(&out, &id, &name, turn_of, &cancelled, &busy));
             }
             other if other.starts_with('_') => error(&out, &id, -32601, "method not found"),
             _ => error(&out, &id, -32601, "method not found"),
@@ -181,12 +194,23 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// What a turn does: stream slowly, send a notice, which defect it has.
+#[derive(Clone, Copy)]
+struct Turn {
+    slow: bool,
+    notice: bool,
+    defect: Defect,
+}
+
 fn turn(
     out: &Out,
     id: &Value,
     session: &str,
-    slow: bool,
-    defect: Defect,
+    Turn {
+        slow,
+        notice,
+        defect,
+    }: Turn,
     cancelled: &AtomicBool,
     busy: &AtomicBool,
 ) {
@@ -200,6 +224,14 @@ fn turn(
             end("end_turn");
         }
         send(out, &update(session, "Hello"));
+        if notice {
+            send(
+                out,
+                &json!({"jsonrpc": "2.0", "method": "session/update", "params":
+                {"sessionId": session, "update": {"sessionUpdate": "notice",
+                 "severity": "info", "title": "A notice of the broken agent"}}}),
+            );
+        }
         if defect == Defect::InvalidUpdate {
             send(
                 out,

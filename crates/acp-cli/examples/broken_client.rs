@@ -2,7 +2,7 @@
 //! deliberate defect chosen by `--defect NAME`.
 //!
 //! `broken_client [--defect NAME] [--confine] -- AGENT ARGS…` spawns the agent, initializes
-//! (offering fs read and write), opens a session in its working directory and sends one
+//! (offering fs read and write, and taking compaction updates and notices), opens a session in its working directory and sends one
 //! prompt. Like a user who does not answer, it leaves permission requests pending; after a
 //! second of turn it cancels, answering them `cancelled` as the spec requires.
 //!
@@ -12,7 +12,8 @@
 //!
 //! Defects: `reject-unknown-update` (quits on an update kind it does not know),
 //! `write-outside` (writes files into the parent of the directory it was asked to),
-//! `forget-pending` (cancels without answering the pending permission requests).
+//! `forget-pending` (cancels without answering the pending permission requests),
+//! `quit-on-notice` (advertises `session.notices`, then quits on a notice).
 
 #![allow(clippy::print_stderr)] // Usage errors go to stderr.
 
@@ -35,6 +36,9 @@ const KNOWN_UPDATES: &[&str] = &[
     "config_option_update",
     "session_info_update",
     "usage_update",
+    "compaction_update",
+    "compaction_summary_chunk",
+    "notice",
 ];
 
 fn main() -> ExitCode {
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
         }
     }
     let reject_unknown = defect.as_deref() == Some("reject-unknown-update");
+    let quit_on_notice = defect.as_deref() == Some("quit-on-notice");
     let write_outside = defect.as_deref() == Some("write-outside");
     let forget_pending = defect.as_deref() == Some("forget-pending");
     let Some((program, agent_args)) = agent.split_first() else {
@@ -99,7 +104,8 @@ fn main() -> ExitCode {
     let mut terminals = Terminals::default();
     send(
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": confine},
+        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": confine,
+            "session": {"compaction": {}, "notices": {}}},
         "clientInfo": {"name": "broken-client", "version": "0.0.0"}}}),
     );
     let mut session = None;
@@ -148,6 +154,10 @@ fn main() -> ExitCode {
                 let kind = params["update"]["sessionUpdate"]
                     .as_str()
                     .unwrap_or_default();
+                if quit_on_notice && kind == "notice" {
+                    eprintln!("broken_client: a notice, quitting");
+                    return ExitCode::from(1);
+                }
                 if reject_unknown && !KNOWN_UPDATES.contains(&kind) {
                     eprintln!("broken_client: unknown update kind {kind}");
                     return ExitCode::from(1);

@@ -207,7 +207,7 @@ fn cross_cutting(peer: Role) -> [(&'static str, Category, &'static str); CROSS_C
     let (capabilities, what) = match peer {
         Role::Agent => (
             "client-capabilities",
-            "only advertised client methods called, absolute paths",
+            "only advertised client methods called and session updates sent, absolute paths",
         ),
         Role::Client => ("agent-capabilities", "only advertised agent methods called"),
     };

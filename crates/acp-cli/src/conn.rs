@@ -161,6 +161,9 @@ pub struct Conn {
     sandbox: PathBuf,
     /// The answer to permission requests.
     pub permission: PermissionPolicy,
+    /// The `clientCapabilities` of the `initialize` the checker sent as the client (`null`
+    /// before it): the session updates they gate are findings otherwise.
+    client_capabilities: Value,
     held: Vec<Value>,
     /// How long to wait for an answer.
     pub timeout: Duration,
@@ -268,6 +271,7 @@ impl Conn {
             notes: Vec::new(),
             sandbox: sandbox.to_path_buf(),
             permission: PermissionPolicy::Allow,
+            client_capabilities: Value::Null,
             held: Vec::new(),
             timeout,
             closed: None,
@@ -340,6 +344,9 @@ impl Conn {
     pub async fn send(&mut self, message: &Value) -> Result<(), String> {
         if Kind::of(message) == Some(Kind::Request) {
             let method = message["method"].as_str().unwrap_or_default().to_owned();
+            if self.me == Role::Client && method == acp_types::methods::agent::INITIALIZE {
+                self.client_capabilities = message["params"]["clientCapabilities"].clone();
+            }
             self.pending
                 .insert(id_key(&message["id"]), Pending { method });
         }
@@ -575,6 +582,18 @@ impl Conn {
                 .check_message(self.me.peer(), message, answered_method.as_deref())
         {
             self.finding(Category::Schema, reason, Some(message));
+        }
+        if self.me == Role::Client
+            && kind == Some(Kind::Notification)
+            && message["method"] == client::SESSION_UPDATE
+            && let Some(reason) =
+                crate::gated::unadvertised_update(&self.client_capabilities, message)
+        {
+            self.finding(
+                Category::Capability,
+                format!("the agent sent {reason}"),
+                Some(message),
+            );
         }
         kind
     }

@@ -30,6 +30,7 @@ mod case;
 pub mod check_agent;
 pub mod check_client;
 pub mod conn;
+mod gated;
 pub mod report;
 pub mod schema;
 pub mod tap;

@@ -63,6 +63,9 @@ pub struct Validator {
     cancelled: HashMap<String, usize>,
     /// Whether both directions are seen (a one-direction file cannot match ids).
     both_sides: bool,
+    /// The `clientCapabilities` of the client's `initialize`, once seen: the session updates
+    /// they do not advertise are problems after it.
+    client_capabilities: Option<Value>,
     /// Problems found so far.
     pub problems: Vec<Problem>,
     /// Messages seen, by sender.
@@ -79,6 +82,7 @@ impl Validator {
             turn_over: HashMap::new(),
             cancelled: HashMap::new(),
             both_sides,
+            client_capabilities: None,
             problems: Vec::new(),
             counts: HashMap::new(),
         }
@@ -104,6 +108,9 @@ impl Validator {
         let method = message["method"].as_str().unwrap_or_default();
         let session = message["params"]["sessionId"].as_str().map(str::to_owned);
         match kind {
+            Some(Kind::Request) if from == Role::Client && method == agent::INITIALIZE => {
+                self.client_capabilities = Some(message["params"]["clientCapabilities"].clone());
+            }
             Some(Kind::Request) if self.both_sides && method == agent::SESSION_PROMPT => {
                 if let Some(s) = &session {
                     self.turn_over.remove(s);
@@ -127,6 +134,14 @@ impl Validator {
                 let update_kind = message["params"]["update"]["sessionUpdate"]
                     .as_str()
                     .unwrap_or_default();
+                // Only once the client's `initialize` is seen (a transcript may start later).
+                if let Some(reason) = self
+                    .client_capabilities
+                    .as_ref()
+                    .and_then(|caps| crate::gated::unadvertised_update(caps, message))
+                {
+                    self.problem(line, format!("from the agent: {reason}"));
+                }
                 // A `session/load` replays the history before its response: not a late update.
                 let replaying = self.conversation.open().any(|(role, _, o)| {
                     role == Role::Client
@@ -406,6 +421,50 @@ mod tests {
         let found = problems(&lines);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].line, 6);
+    }
+
+    #[test]
+    fn notices_and_compaction_updates_need_the_client_to_advertise_them() {
+        let init = |session: Value| {
+            (
+                Role::Client,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": 1, "clientCapabilities": {"session": session}}}),
+            )
+        };
+        let initialized = answer(0, json!({"protocolVersion": 1}));
+        let update = |update: Value| {
+            (
+                Role::Agent,
+                json!({"jsonrpc": "2.0", "method": "session/update",
+                "params": {"sessionId": "s", "update": update}}),
+            )
+        };
+        let notice = update(json!({"sessionUpdate": "notice", "severity": "info", "title": "Hi"}));
+        let compaction = update(json!({"sessionUpdate": "compaction_update",
+            "compactionId": "c1", "status": "in_progress"}));
+        let turn = |session: Value| {
+            [
+                init(session),
+                initialized.clone(),
+                prompt(1),
+                notice.clone(),
+                compaction.clone(),
+                answer(1, json!({"stopReason": "end_turn"})),
+            ]
+        };
+        let advertised = json!({"compaction": {}, "notices": {}});
+        assert_eq!(problems(&turn(advertised)), []);
+        let found = problems(&turn(json!({"compaction": {}, "notices": null})));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].line, 4);
+        assert!(found[0].reason.contains("`session.notices`"), "{found:?}");
+        let found = problems(&turn(json!({})));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            found[1].reason.contains("`session.compaction`"),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -81,6 +81,7 @@
 
 mod admit;
 mod client;
+pub mod compactions;
 mod connection;
 mod error;
 pub mod local;
@@ -102,6 +103,7 @@ pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};
 pub use acp_types::ErrorObject;
 pub use async_trait::async_trait;
 pub use client::Client;
+pub use compactions::{CompactionError, CompactionView, Compactions};
 pub use connection::{
     AgentHandle, ClientOptions, PROMPT_CANCEL_GRACE, SessionUpdates, connect, connect_messages,
 };

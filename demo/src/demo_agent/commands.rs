@@ -20,9 +20,16 @@ slash commands it advertises work too). Anything else gets a chat reply.
                            something slow to cancel.
   refuse                   End the turn with stopReason `refusal`.
   fail                     Fail the prompt request with a JSON-RPC error.
+  compact                  Compact the session's context: `compaction_update` (in progress),
+                           the summary as `compaction_summary_chunk`s, then `completed`; if
+                           the client did not advertise `session.compaction`, only said.
+  notice [info|warning|error] TEXT
+                           Show TEXT as a `notice` (default severity: info); if the client did
+                           not advertise `session.notices`, as a message instead.
 
 Every turn streams a thought (unless the `thoughts` option is off) and ends with a
-`usage_update`; the first turn also announces the slash commands and titles the session.
+`usage_update`; the first turn also announces the slash commands and titles the session. Tool calls carry the
+tool's programmatic `name` (`read_file`, `edit_file`, `run_command`, `switch_mode`).
 Prompts may hold every content block kind: text, image, audio, resource links and embedded
 resources; the agent describes what it received.
 
@@ -36,15 +43,9 @@ fail with an explanation and the turn goes on.";
 pub const DRAFT_COMMANDS_HELP: &str = "\
 Draft protocol features (built with `--features unstable`):
 
-  compact                  Compact the session's context: `compaction_update` (in progress),
-                           the summary as `compaction_summary_chunk`s, then `completed`; only
-                           if the client advertised `session.compaction`.
-  notice [info|warning|error] TEXT
-                           Show TEXT as a `notice` (default severity: info).
-
 Edits publish their plan as `plan_update` and remove it with `plan_removed` once done when the
-client advertised `plan` (the `plan` update otherwise); tool calls carry a `name`; every prompt
-answer reports its token `usage`. Sessions can be forked (`session/fork`, the history copied),
+client advertised `plan` (the `plan` update otherwise); every prompt answer reports its token
+`usage`. Sessions can be forked (`session/fork`, the history copied),
 and the LLM providers `main` (required) and `embeddings` listed, set and disabled
 (`providers/list`, `providers/set`, `providers/disable`).";
 
@@ -73,11 +74,9 @@ pub(crate) enum Command {
     },
     Refuse,
     Fail,
-    /// Compact the session's context, reporting it (draft).
-    #[cfg(feature = "unstable")]
+    /// Compact the session's context, reporting it.
     Compact,
-    /// Show the user a notice (draft).
-    #[cfg(feature = "unstable")]
+    /// Show the user a notice.
     Notice {
         severity: acp_types::NoticeSeverity,
         title: String,
@@ -158,9 +157,7 @@ pub(crate) fn parse(text: &str) -> Result<Command, String> {
         }
         "refuse" => Command::Refuse,
         "fail" => Command::Fail,
-        #[cfg(feature = "unstable")]
         "compact" => Command::Compact,
-        #[cfg(feature = "unstable")]
         "notice" => {
             use acp_types::NoticeSeverity;
             let (severity, title) = match rest.split_once(char::is_whitespace) {

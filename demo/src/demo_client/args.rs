@@ -70,10 +70,9 @@ Examples:
 #[cfg(feature = "unstable")]
 pub const DRAFT_USAGE: &str = "\
 Draft protocol features (built with `--features unstable`):
-  --draft              Advertise the client capabilities this client renders: `plan`
-                       (plan_update, plan_removed), `session.compaction` and
-                       `session.notices`. Token usage and tool call names are shown whenever
-                       the agent sends them.
+  --draft              Advertise the draft client capability this client renders: `plan`
+                       (plan_update, plan_removed). Token usage is shown whenever the agent
+                       sends it.
   :fork [ID]           Fork a session, by default the current one, and switch to the fork
                        (session/fork; the agent must advertise sessionCapabilities.fork).
   :providers           List the agent's LLM providers (providers/list).
@@ -150,6 +149,13 @@ pub struct Options {
     /// Do not offer the terminal capability to the agent.
     #[arg(long, verbatim_doc_comment)]
     pub no_terminal: bool,
+    /// Do not advertise `session.compaction` (the agent then reports no
+    /// compaction).
+    #[arg(long, verbatim_doc_comment)]
+    pub no_compaction: bool,
+    /// Do not advertise `session.notices` (the agent then sends no notice).
+    #[arg(long, verbatim_doc_comment)]
+    pub no_notices: bool,
     /// ndjson (default), content-length or auto (stdio only).
     #[arg(long, value_name = "MODE", verbatim_doc_comment)]
     pub framing: Option<FramingMode>,
@@ -177,7 +183,7 @@ pub struct Options {
     #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub tls_ca: Option<PathBuf>,
     /// `--draft` (the `unstable` feature; `DRAFT_USAGE` is its help): advertise the draft client
-    /// capabilities (`plan`, `session.compaction`, `session.notices`).
+    /// capability `plan`.
     #[arg(long, hide = true)]
     pub draft: bool,
 }

@@ -62,8 +62,7 @@ enum Stream {
     None,
     Message,
     Thought,
-    /// A compaction's summary (draft).
-    #[cfg(feature = "unstable")]
+    /// A compaction's summary.
     Summary,
 }
 
@@ -250,8 +249,7 @@ impl Output {
                     .titles
                     .insert(call.tool_call_id.clone(), call.title.clone());
                 let kind = call.kind.as_ref().map_or("other", ToolKind::as_str);
-                // The tool's name (draft), after its kind.
-                #[cfg(feature = "unstable")]
+                // The tool's programmatic name, after its kind.
                 let kind = match &call.name {
                     Some(name) => format!("{kind} {name}"),
                     None => kind.to_owned(),
@@ -317,11 +315,11 @@ impl Output {
             SessionUpdate::PlanRemoved(removed) => {
                 inner.line(&s.dim(&format!("  Plan {} removed", removed.plan_id)));
             }
-            #[cfg(feature = "unstable")]
             SessionUpdate::CompactionUpdate(update) => {
                 let status = match update.status {
                     CompactionStatus::InProgress => "compacting the context\u{2026}".to_owned(),
                     CompactionStatus::Completed => s.green("context compacted"),
+                    CompactionStatus::Cancelled => s.yellow("compaction cancelled"),
                     ref other => s.red(&format!("compaction {}", other.as_str())),
                 };
                 let error = update
@@ -330,15 +328,18 @@ impl Output {
                     .map(|e| format!(": {e}"))
                     .unwrap_or_default();
                 inner.line(&format!("  \u{21bb} {status}{error}"));
+                // A summary given whole (it replaces what the chunks streamed).
+                if let Some(summary) = update.summary.as_deref().filter(|s| !s.is_empty()) {
+                    let text: Vec<String> = summary.iter().map(block_text).collect();
+                    inner.line(&s.dim(&format!("  (summary) {}", text.concat())));
+                }
             }
-            #[cfg(feature = "unstable")]
             SessionUpdate::CompactionSummaryChunk(chunk) => {
                 inner.stream_to(Stream::Summary, &s.dim("  (summary) "));
                 let text = block_text(&chunk.content);
                 let _ = write!(inner.out, "{}", s.dim(&text));
                 inner.after_text(&text);
             }
-            #[cfg(feature = "unstable")]
             SessionUpdate::Notice(notice) => {
                 let label = match notice.severity {
                     NoticeSeverity::Info => s.cyan("info"),

@@ -13,3 +13,5 @@ mod help;
 mod logging;
 mod remote;
 mod session;
+mod session_updates;
+mod wired;

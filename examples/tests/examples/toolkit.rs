@@ -1,6 +1,7 @@
 //! The goal programs of issue 12 against each other: `toolkit_client` spawns `toolkit_agent`
 //! and drives a whole coding turn (plan, thought, read, diff, permission, write, terminal,
-//! replay on `session/load`), allowed, rejected, and cancelled at the permission request.
+//! notice, compaction, replay on `session/load`), allowed, rejected, and cancelled at the
+//! permission request.
 //! Every message both ways is checked against the ACP schema (responses against their
 //! method's result), from the client's traffic log.
 
@@ -144,8 +145,27 @@ fn allowed_turn_edits_runs_and_replays() {
     ] {
         assert!(live.contains(call), "{call} missing: {out}");
     }
+    // The newly stable session updates: tool names, a notice, a compaction and its summary.
+    assert!(
+        live.contains("tool call-1 started: Read notes.txt (read_file) pending"),
+        "{out}"
+    );
+    assert!(live.contains("(edit_file)") && live.contains("Check (run_command)"));
+    assert!(
+        live.contains("notice [info]: notes.txt was written"),
+        "{out}"
+    );
+    let compaction: Vec<&str> = lines_starting(live, "compaction ");
+    assert_eq!(compaction.len(), 4, "{out}");
+    assert!(compaction[0].ends_with(" in_progress "), "{out}");
+    let id = compaction[0].split(' ').nth(1).unwrap();
+    assert!(compaction.iter().all(|l| l.split(' ').nth(1) == Some(id)));
+    assert!(compaction[1].ends_with("summary: Fixed 2 TODO(s) in notes.txt; "));
+    assert!(compaction[2].ends_with("summary: the check passed."));
+    assert!(compaction[3].ends_with(" completed "), "{out}");
     assert!(live.contains("stop: end_turn"), "{out}");
-    // The replay: the user's prompt, then the same conversation, terminals left out.
+    // The replay: the user's prompt, then the same conversation (the compaction too: it is
+    // conversation), terminals and the notice (live only) left out.
     let replayed: Vec<&str> = replay
         .lines()
         .skip(1)
@@ -156,6 +176,8 @@ fn allowed_turn_edits_runs_and_replays() {
         replayed.contains(&"tool call-3 completed 0 TODO(s) left."),
         "{replay}"
     );
+    assert!(!replay.contains("notice"), "{replay}");
+    assert!(replayed.contains(&compaction[3]), "{replay}");
     let live_updates = live.lines().filter(|l| is_update(l)).count();
     assert_eq!(
         replayed.len(),
@@ -217,7 +239,7 @@ fn an_unknown_mode_is_refused() {
 }
 
 fn is_update(line: &str) -> bool {
-    ["plan:", "thought:", "agent:", "tool "]
+    ["plan:", "thought:", "agent:", "tool ", "compaction "]
         .iter()
         .any(|p| line.starts_with(p))
         && !line.starts_with("agent: toolkit-agent")

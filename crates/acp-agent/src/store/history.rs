@@ -186,9 +186,17 @@ pub(super) fn json_len(update: &SessionUpdate) -> usize {
 }
 
 /// True for the updates that make up the conversation, the ones a [`SessionStore`] records
-/// and `session/load` replays: the user's and agent's messages, thoughts, tool calls and
-/// plans. Session state (mode, configuration options, commands, title, usage) is not
-/// conversation: `session/load`'s answer and fresh updates carry it.
+/// and `session/load` replays: the user's and agent's messages, thoughts, tool calls, plans,
+/// and context compactions.
+///
+/// A compaction is conversation: its first update fixes its place in the session's timeline,
+/// and its summary is what the agent kept of the context before it, so a reloaded session
+/// shows where the context was compacted and into what (the updates patch one compaction by
+/// its id, so replaying them in order rebuilds it; a client that did not advertise
+/// `session.compaction` gets a replay without them). Notices are not: the protocol makes them
+/// live events, never session history. Session state (mode, configuration options, commands,
+/// title, usage) is not conversation either: `session/load`'s answer and fresh updates carry
+/// it.
 pub fn is_conversation(update: &SessionUpdate) -> bool {
     matches!(
         update,
@@ -198,6 +206,8 @@ pub fn is_conversation(update: &SessionUpdate) -> bool {
             | SessionUpdate::ToolCall(_)
             | SessionUpdate::ToolCallUpdate(_)
             | SessionUpdate::Plan(_)
+            | SessionUpdate::CompactionUpdate(_)
+            | SessionUpdate::CompactionSummaryChunk(_)
     )
 }
 

@@ -10,6 +10,7 @@ use super::steps::{error_code, no_late_updates, prompt_ok, prompt_params, ready,
 use super::{CaseFn, Ctx};
 use crate::case::{Case, Stop, Verdict, fail, fail_with, skip};
 use crate::conn::Conn;
+use crate::gated;
 
 /// The full-profile cases, in order.
 pub(super) const CASES: &[Case<CaseFn>] = &[
@@ -20,6 +21,9 @@ pub(super) const CASES: &[Case<CaseFn>] = &[
     Case::full("delete-session", |x, c| Box::pin(delete_session(x, c))),
     Case::full("set-mode", |_, c| Box::pin(set_mode(c))),
     Case::full("set-config-option", |_, c| Box::pin(set_config_option(c))),
+    Case::full("compaction-and-notices", |x, c| {
+        Box::pin(compaction_and_notices(x, c))
+    }),
 ];
 
 /// How long updates after a response are watched for.
@@ -263,4 +267,37 @@ async fn set_config_option(c: &mut Conn) -> Verdict {
         ));
     }
     Ok(format!("{config} set to {value}; the answer shows it"))
+}
+
+/// A turn for a client that advertised `session.compaction` and `session.notices`: the
+/// agent may now send compaction updates and notices (every message is checked against the
+/// schema as always), and the turn must work as without them. The core cases, advertising
+/// neither, fail an agent that sends them anyway (the `unadvertised` findings).
+async fn compaction_and_notices(ctx: &Ctx, c: &mut Conn) -> Verdict {
+    let mut init = Conn::initialize_params();
+    init["clientCapabilities"]["session"] = json!({"compaction": {}, "notices": {}});
+    c.call_ok(agent::INITIALIZE, init).await.map_err(fail)?;
+    let created = c.new_session().await.map_err(fail)?;
+    let session = created["sessionId"].as_str().unwrap_or_default().to_owned();
+    let start = c.received.len();
+    prompt_ok(
+        c,
+        &session,
+        &ctx.opts.prompt,
+        "a prompt failed once the client advertised compaction and notices",
+    )
+    .await?;
+    let (mut compaction, mut notices) = (0, 0);
+    for update in updates_of(&c.received[start..], &session) {
+        let kind = update.message["params"]["update"]["sessionUpdate"].as_str();
+        match kind.and_then(gated::capability_of) {
+            Some("session.notices") => notices += 1,
+            Some(_) => compaction += 1,
+            None => {}
+        }
+    }
+    Ok(format!(
+        "`session.compaction` and `session.notices` advertised: the turn worked, with \
+         {compaction} compaction update(s) and {notices} notice(s)"
+    ))
 }

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::fixture::{Fixture, files_below};
 use super::{CaseFn, ClientCheck, Run, answer, call, describe_client, notify_update, probe};
 use crate::case::{Case, Verdict, fail, fail_with, skip};
+use crate::gated;
 use crate::schema::Kind;
 
 /// The cases, in order.
@@ -19,6 +20,9 @@ pub(super) const CASES: &[Case<CaseFn>] = &[
     Case::core("unknown-update", |_, run| Box::pin(unknown_update(run))),
     Case::core("null-tolerance", |_, run| Box::pin(null_tolerance(run))),
     Case::core("large-update", |_, run| Box::pin(large_update(run))),
+    Case::core("compaction-and-notices", |_, run| {
+        Box::pin(compaction_and_notices(run))
+    }),
     Case::core("permission", |_, run| Box::pin(permission(run))),
     Case::core("fs-read", |_, run| Box::pin(fs_read(run))),
     Case::core("fs-write", |_, run| Box::pin(fs_write(run))),
@@ -49,7 +53,8 @@ fn every_update_kind() -> Vec<Value> {
         json!({"sessionUpdate": "plan", "entries": [
             {"content": "Read notes.txt", "priority": "high", "status": "in_progress"}]}),
         json!({"sessionUpdate": "tool_call", "toolCallId": "acp-check-1", "title": "Read notes.txt",
-            "kind": "read", "status": "pending", "locations": [{"path": "/tmp/notes.txt", "line": 1}]}),
+            "kind": "read", "status": "pending", "locations": [{"path": "/tmp/notes.txt", "line": 1}],
+            "name": "read_file"}),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "acp-check-1", "status": "completed",
             "content": [{"type": "content", "content": text("line one")},
                         {"type": "diff", "path": "/tmp/notes.txt", "oldText": "a", "newText": "b"}]}),
@@ -85,6 +90,54 @@ async fn update_kinds(run: &mut Run) -> Verdict {
     }
     probe(run, "every update kind").await?;
     Ok(format!("{n} update kinds taken; the client still answers"))
+}
+
+/// The updates a client takes only once it advertised them: a compaction (started, its
+/// summary streamed, completed with the whole summary) for `session.compaction`, notices of
+/// each severity and of one the protocol does not define yet for `session.notices`. Sent only
+/// for what the client advertised, as an agent must.
+async fn compaction_and_notices(run: &mut Run) -> Verdict {
+    let caps = &run.init["clientCapabilities"];
+    let compaction = gated::advertised(caps, "session.compaction");
+    let notices = gated::advertised(caps, "session.notices");
+    if !compaction && !notices {
+        return Err(skip(
+            "the client advertises neither `session.compaction` nor `session.notices`",
+        ));
+    }
+    let mut sent = Vec::new();
+    if compaction {
+        let id = "acp-check-compaction";
+        for update in [
+            json!({"sessionUpdate": "compaction_update", "compactionId": id, "status": "in_progress"}),
+            json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": id,
+                "content": text("The user asked for a check; ")}),
+            json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": id,
+                "content": text("nothing is pending.")}),
+            json!({"sessionUpdate": "compaction_update", "compactionId": id, "status": "completed",
+                "summary": [text("The user asked for a check; nothing is pending.")]}),
+        ] {
+            notify_update(run, update).await?;
+        }
+        sent.push("a compaction (4 updates)");
+    }
+    if notices {
+        for severity in ["info", "warning", "error", "_acp_check_severity"] {
+            notify_update(
+                run,
+                json!({"sessionUpdate": "notice", "severity": severity,
+                    "title": format!("An {severity} notice of acp check"),
+                    "description": "Nothing to do."}),
+            )
+            .await?;
+        }
+        sent.push("4 notices (one of a future severity)");
+    }
+    probe(run, "compaction updates and notices").await?;
+    Ok(format!(
+        "{} taken; the client still answers",
+        sent.join(" and ")
+    ))
 }
 
 async fn unknown_update(run: &mut Run) -> Verdict {

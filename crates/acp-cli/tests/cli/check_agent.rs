@@ -71,6 +71,21 @@ async fn the_full_profile_skips_what_an_agent_does_not_advertise() {
         assert_eq!(result.status, Status::Skip, "{}", report.table(false));
         assert!(!result.detail.is_empty());
     }
+    // Advertised `session.notices` (and compaction), the turn has its notice.
+    let advertised = report.case("compaction-and-notices").unwrap();
+    assert_eq!(advertised.status, Status::Pass, "{}", report.table(false));
+    assert!(
+        advertised
+            .detail
+            .contains("0 compaction update(s) and 1 notice(s)"),
+        "{}",
+        report.table(false)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notice_to_a_client_that_did_not_advertise_notices_fails_client_capabilities_only() {
+    caught_only_by("unadvertised-notice", "client-capabilities").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

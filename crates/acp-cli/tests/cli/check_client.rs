@@ -51,6 +51,17 @@ async fn a_correct_client_passes_every_case_it_offers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_quitting_on_a_notice_it_advertised_fails_compaction_and_notices_only() {
+    let report = check(Some("quit-on-notice")).await;
+    assert_eq!(
+        report.names(Status::Fail),
+        ["compaction-and-notices"],
+        "{}",
+        report.table(false)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_rejecting_an_unknown_update_kind_fails_unknown_update_only() {
     let report = check(Some("reject-unknown-update")).await;
     assert_eq!(

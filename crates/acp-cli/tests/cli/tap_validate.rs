@@ -177,3 +177,31 @@ fn validate_reports_each_protocol_problem_with_its_line() {
     }
     assert!(stdout.contains("6 problem(s)"), "{stdout}");
 }
+
+#[test]
+fn validate_knows_the_stable_notices_and_compactions_and_who_may_get_them() {
+    let lines = [
+        // 1-2: a client that takes compactions, not notices.
+        r#"{"from":"client","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"session":{"compaction":{}}}}}}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}"#,
+        // 3-7: a turn with a compaction (valid) and a notice (not advertised).
+        r#"{"from":"client","message":{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"compaction_update","compactionId":"c","status":"in_progress"}}}}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"compaction_summary_chunk","compactionId":"c","content":{"type":"text","text":"all"}}}}}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"notice","severity":"info","title":"Hi"}}}}"#,
+        r#"{"from":"agent","message":{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}}"#,
+    ];
+    let path = temp("validate-gated-updates");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let output = acp().arg("validate").arg(&path).output().unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "line 6: from the agent: a `notice` update, but the client did not advertise `session.notices`"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 problem(s)"), "{stdout}");
+}

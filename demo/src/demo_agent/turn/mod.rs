@@ -16,6 +16,7 @@ use super::DemoAgent;
 use super::commands::{self, COMMANDS_HELP, Command};
 use super::session::{Session, now_iso8601};
 
+mod compaction;
 #[cfg(feature = "unstable")]
 mod draft;
 mod tools;
@@ -203,9 +204,7 @@ impl Turn<'_> {
                     "the `fail` command fails the prompt on purpose",
                 )));
             }
-            #[cfg(feature = "unstable")]
             Command::Compact => self.compact().await?,
-            #[cfg(feature = "unstable")]
             Command::Notice { severity, title } => self.notice(severity, title).await?,
         }
         Ok(StopReason::EndTurn)
@@ -369,9 +368,7 @@ fn thought(command: &Command) -> String {
         Command::Stream { .. } => "Something slow, so that it can be cancelled.".into(),
         Command::Refuse => "This one I refuse.".into(),
         Command::Fail => "This one fails on purpose.".into(),
-        #[cfg(feature = "unstable")]
         Command::Compact => "The context is getting long: time to compact it.".into(),
-        #[cfg(feature = "unstable")]
         Command::Notice { .. } => "The user wants a notice shown.".into(),
         Command::Chat => "That is not one of my commands; a short reply will do.".into(),
     }

@@ -21,9 +21,8 @@ impl Turn<'_> {
         let call = ToolCall::new("", format!("Read {path}"))
             .kind(ToolKind::Read)
             .locations(vec![location])
-            .raw_input(json!({ "path": abs, "line": line, "limit": limit }));
-        #[cfg(feature = "unstable")]
-        let call = call.name("read_file");
+            .raw_input(json!({ "path": abs, "line": line, "limit": limit }))
+            .name("read_file");
         let call = self.start(call).await?;
         if !self.agent.client.can_read_text_file() {
             let why = "The client does not offer `fs/read_text_file`, so I cannot read files \
@@ -111,9 +110,8 @@ impl Turn<'_> {
             .raw_input(json!({ "path": abs, "edit": what }))
             .content(vec![ToolCallContent::from(
                 Diff::new(&abs, new.as_str()).old_text(old.as_str()),
-            )]);
-        #[cfg(feature = "unstable")]
-        let call = call.name("edit_file");
+            )])
+            .name("edit_file");
         let call = self.start(call).await?;
         self.plan(&steps, 2).await?;
         let (mode, always) = self.session(|s| (s.mode.clone(), s.always_allow))?;
@@ -161,9 +159,8 @@ impl Turn<'_> {
             .join(" ");
         let call = ToolCall::new("", format!("Run `{line}`"))
             .kind(ToolKind::Execute)
-            .raw_input(json!({ "command": command, "args": args, "cwd": cwd }));
-        #[cfg(feature = "unstable")]
-        let call = call.name("run_command");
+            .raw_input(json!({ "command": command, "args": args, "cwd": cwd }))
+            .name("run_command");
         let call = self.start(call).await?;
         if !self.agent.client.can_use_terminal() {
             let why = format!(
@@ -263,9 +260,8 @@ impl Turn<'_> {
         let call = ToolCall::new("", format!("Switch to {name} mode"))
             .kind(ToolKind::SwitchMode)
             .status(ToolCallStatus::Completed)
-            .raw_input(json!({ "modeId": id }));
-        #[cfg(feature = "unstable")]
-        let call = call.name("switch_mode");
+            .raw_input(json!({ "modeId": id }))
+            .name("switch_mode");
         self.start(call).await?;
         self.session(|s| s.mode = (*id).to_owned())?;
         let sid = self.session_id.clone();

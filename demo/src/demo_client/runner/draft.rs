@@ -7,16 +7,11 @@ use serde_json::json;
 
 use super::Runner;
 
-/// Adds the client capabilities this client renders with the `unstable` feature (`plan`,
-/// `session.compaction`, `session.notices`) when `draft` (`--draft`) says so.
+/// Adds the draft client capability this client renders (`plan`) when `draft` (`--draft`)
+/// says so.
 pub(super) fn advertise(mut caps: ClientCapabilities, draft: bool) -> ClientCapabilities {
     if draft {
         caps.plan = Some(PlanCapabilities::new());
-        let session = caps
-            .session
-            .get_or_insert_with(ClientSessionCapabilities::new);
-        session.compaction = Some(CompactionCapabilities::new());
-        session.notices = Some(NoticeCapabilities::new());
     }
     caps
 }

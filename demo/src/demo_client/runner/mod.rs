@@ -183,10 +183,20 @@ impl Runner {
             // A terminal login reruns the agent command: only a spawned agent has one.
             .auth(AuthCapabilities::new().terminal(!options.agent.is_empty()))
             .session(
-                ClientSessionCapabilities::new().config_options(
-                    SessionConfigOptionsCapabilities::new()
-                        .boolean(BooleanConfigOptionCapabilities::new()),
-                ),
+                ClientSessionCapabilities::new()
+                    .config_options(
+                        SessionConfigOptionsCapabilities::new()
+                            .boolean(BooleanConfigOptionCapabilities::new()),
+                    )
+                    // It shows compactions and notices (see `output.rs`) unless told not to.
+                    .maybe(
+                        (!options.no_compaction).then(CompactionCapabilities::new),
+                        ClientSessionCapabilities::compaction,
+                    )
+                    .maybe(
+                        (!options.no_notices).then(NoticeCapabilities::new),
+                        ClientSessionCapabilities::notices,
+                    ),
             );
         #[cfg(feature = "unstable")]
         let caps = draft::advertise(caps, options.draft);
