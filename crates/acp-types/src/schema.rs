@@ -220,11 +220,8 @@ macro_rules! for_each_value_definition {
 macro_rules! for_each_unstable_definition {
     ($m:ident) => {
         $m!(
-            ConnectMcpRequest,
             McpServerAcpId,
             MessageMcpRequest,
-            McpConnectionId,
-            DisconnectMcpRequest,
             SessionForkCapabilities,
             ProvidersCapabilities,
             NesCapabilities,
@@ -306,8 +303,6 @@ macro_rules! for_each_unstable_definition {
             NesDiagnostic,
             NesDiagnosticSeverity,
             CloseNesRequest,
-            ConnectMcpResponse,
-            DisconnectMcpResponse,
             DidOpenDocumentNotification,
             DidChangeDocumentNotification,
             TextDocumentContentChangeEvent,
@@ -317,6 +312,49 @@ macro_rules! for_each_unstable_definition {
             AcceptNesNotification,
             RejectNesNotification,
             NesRejectReason,
+            McpRequestId,
+            SessionSystemPromptCapabilities,
+            SessionSystemPromptModeCapabilities,
+            SessionSystemPromptOverrideCapabilities,
+            SessionArchiveCapabilities,
+            SessionStatusCapabilities,
+            SessionTitleCapabilities,
+            AuthStatusCapabilities,
+            AuthStatusResponse,
+            AuthState,
+            AuthAccount,
+            ArchiveSessionResponse,
+            UnarchiveSessionResponse,
+            SessionStatusResponse,
+            SessionStatus,
+            SetSessionTitleResponse,
+            SubagentSessionCapabilities,
+            SessionCancelCapabilities,
+            StateUpdate,
+            RunningStateUpdate,
+            ErrorStopReason,
+            IdleStateUpdate,
+            RequiresActionStateUpdate,
+            UnknownStateUpdate,
+            SubagentUpdate,
+            SessionMessage,
+            SessionMessageChunk,
+            AuthStatusUpdateNotification,
+            SubagentCapabilities,
+            AuthStatusRequest,
+            SystemPrompt,
+            SystemPromptMode,
+            SessionArchiveFilter,
+            ArchiveSessionRequest,
+            UnarchiveSessionRequest,
+            SessionStatusRequest,
+            SetSessionTitleRequest,
+            McpError,
+            InitializeProxyRequest,
+            ProxySuccessorRequest,
+            InitializeProxyResponse,
+            ProxySuccessorResponse,
+            ProxySuccessorNotification,
         )
     };
 }
@@ -332,6 +370,15 @@ macro_rules! with_envelopes {
             ClientResponse,
             ClientNotification,
         )
+    };
+}
+
+/// The three envelope definitions of proxy chains (draft), decoded by method like the six
+/// above (see [`crate::ProxyRequest`]).
+#[cfg(feature = "unstable_proxy_chains")]
+macro_rules! with_proxy_envelopes {
+    ($m:ident) => {
+        $m!(ProxyRequest, ProxyResponse, ProxyNotification)
     };
 }
 
@@ -374,6 +421,8 @@ pub fn bundle() -> Value {
     }
     for_each_value_definition!(add_all);
     with_envelopes!(add_all);
+    #[cfg(feature = "unstable_proxy_chains")]
+    with_proxy_envelopes!(add_all);
     let mut defs: Map<String, Value> = generator.take_definitions(true);
     // The official definitions, each titled with its name. (The map keeps its keys sorted, so
     // the file lists them by name, not in the official order.)
@@ -404,7 +453,13 @@ pub fn bundle() -> Value {
             }
         }
     }
-    for name in with_envelopes!(names) {
+    #[cfg(feature = "unstable_proxy_chains")]
+    let envelopes = with_envelopes!(names)
+        .iter()
+        .chain(with_proxy_envelopes!(names));
+    #[cfg(not(feature = "unstable_proxy_chains"))]
+    let envelopes = with_envelopes!(names).iter();
+    for name in envelopes {
         if let Some(obj) = ordered.get_mut(*name).and_then(Value::as_object_mut) {
             obj.insert("x-docs-ignore".into(), true.into());
         }
@@ -477,6 +532,20 @@ pub const UNSTABLE_FEATURES: &[&str] = &[
     "unstable_end_turn_token_usage",
     #[cfg(feature = "unstable_tool_call_name")]
     "unstable_tool_call_name",
+    #[cfg(feature = "unstable_auth_status")]
+    "unstable_auth_status",
+    #[cfg(feature = "unstable_proxy_chains")]
+    "unstable_proxy_chains",
+    #[cfg(feature = "unstable_session_archive")]
+    "unstable_session_archive",
+    #[cfg(feature = "unstable_session_status")]
+    "unstable_session_status",
+    #[cfg(feature = "unstable_session_options")]
+    "unstable_session_options",
+    #[cfg(feature = "unstable_session_set_title")]
+    "unstable_session_set_title",
+    #[cfg(feature = "unstable_subagents")]
+    "unstable_subagents",
 ];
 
 /// The method names, grouped by the side that serves them (the shape of the official

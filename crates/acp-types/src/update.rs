@@ -61,6 +61,15 @@ tagged_union! {
             /// An advisory notice for the user (draft).
             #[cfg(feature = "unstable_session_notices")]
             Notice(Notice) = "notice",
+            /// A child session was created or changed (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SubagentUpdate(SubagentUpdate) = "subagent_update",
+            /// A message between sessions was created or updated (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SessionMessage(SessionMessage) = "session_message",
+            /// A streamed block of a message between sessions (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SessionMessageChunk(SessionMessageChunk) = "session_message_chunk",
         }
     }
 }

@@ -2,6 +2,10 @@
 //!
 //! Their types are re-exported at the crate root, like the stable ones.
 
+#[cfg(feature = "unstable_session_archive")]
+mod archive;
+#[cfg(feature = "unstable_auth_status")]
+mod auth_status;
 #[cfg(feature = "unstable_session_compaction")]
 mod compaction;
 #[cfg(feature = "unstable_nes")]
@@ -22,9 +26,25 @@ mod notices;
 mod plan_operations;
 #[cfg(feature = "unstable_llm_providers")]
 mod providers;
+#[cfg(feature = "unstable_proxy_chains")]
+mod proxy;
+#[cfg(any(feature = "unstable_proxy_chains", feature = "unstable_mcp_over_acp"))]
+mod raw_json;
+#[cfg(feature = "unstable_session_status")]
+mod session_status;
+#[cfg(feature = "unstable_subagents")]
+mod subagents;
+#[cfg(feature = "unstable_session_options")]
+mod system_prompt;
+#[cfg(feature = "unstable_session_set_title")]
+mod title;
 #[cfg(feature = "unstable_end_turn_token_usage")]
 mod usage;
 
+#[cfg(feature = "unstable_session_archive")]
+pub use archive::*;
+#[cfg(feature = "unstable_auth_status")]
+pub use auth_status::*;
 #[cfg(feature = "unstable_session_compaction")]
 pub use compaction::*;
 #[cfg(feature = "unstable_nes")]
@@ -45,5 +65,17 @@ pub use notices::*;
 pub use plan_operations::*;
 #[cfg(feature = "unstable_llm_providers")]
 pub use providers::*;
+#[cfg(feature = "unstable_proxy_chains")]
+pub use proxy::*;
+#[cfg(any(feature = "unstable_proxy_chains", feature = "unstable_mcp_over_acp"))]
+pub use raw_json::*;
+#[cfg(feature = "unstable_session_status")]
+pub use session_status::*;
+#[cfg(feature = "unstable_subagents")]
+pub use subagents::*;
+#[cfg(feature = "unstable_session_options")]
+pub use system_prompt::*;
+#[cfg(feature = "unstable_session_set_title")]
+pub use title::*;
 #[cfg(feature = "unstable_end_turn_token_usage")]
 pub use usage::*;
