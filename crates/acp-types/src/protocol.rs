@@ -179,15 +179,6 @@ method_union! {
         /// `providers/disable` (draft).
         #[cfg(feature = "unstable_llm_providers")]
         DisableProvider(DisableProviderRequest) = agent::PROVIDERS_DISABLE,
-        /// `nes/start` (draft).
-        #[cfg(feature = "unstable_nes")]
-        StartNes(StartNesRequest) = agent::NES_START,
-        /// `nes/suggest` (draft).
-        #[cfg(feature = "unstable_nes")]
-        SuggestNes(SuggestNesRequest) = agent::NES_SUGGEST,
-        /// `nes/close` (draft).
-        #[cfg(feature = "unstable_nes")]
-        CloseNes(CloseNesRequest) = agent::NES_CLOSE,
         /// `auth/status` (draft).
         #[cfg(feature = "unstable_auth_status")]
         AuthStatus(AuthStatusRequest) = agent::AUTH_STATUS,
@@ -245,15 +236,6 @@ method_union! {
         /// `providers/disable` (draft).
         #[cfg(feature = "unstable_llm_providers")]
         DisableProvider(DisableProviderResponse) = agent::PROVIDERS_DISABLE,
-        /// `nes/start` (draft).
-        #[cfg(feature = "unstable_nes")]
-        StartNes(StartNesResponse) = agent::NES_START,
-        /// `nes/suggest` (draft).
-        #[cfg(feature = "unstable_nes")]
-        SuggestNes(SuggestNesResponse) = agent::NES_SUGGEST,
-        /// `nes/close` (draft).
-        #[cfg(feature = "unstable_nes")]
-        CloseNes(CloseNesResponse) = agent::NES_CLOSE,
         /// `auth/status` (draft).
         #[cfg(feature = "unstable_auth_status")]
         AuthStatus(AuthStatusResponse) = agent::AUTH_STATUS,
@@ -348,27 +330,6 @@ method_union! {
         Cancel(CancelNotification) = agent::SESSION_CANCEL,
         /// `$/cancel_request`.
         CancelRequest(CancelRequestNotification) = protocol::CANCEL_REQUEST,
-        /// `nes/accept` (draft).
-        #[cfg(feature = "unstable_nes")]
-        AcceptNes(AcceptNesNotification) = agent::NES_ACCEPT,
-        /// `nes/reject` (draft).
-        #[cfg(feature = "unstable_nes")]
-        RejectNes(RejectNesNotification) = agent::NES_REJECT,
-        /// `document/didOpen` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidOpenDocument(DidOpenDocumentNotification) = agent::DOCUMENT_DID_OPEN,
-        /// `document/didChange` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidChangeDocument(DidChangeDocumentNotification) = agent::DOCUMENT_DID_CHANGE,
-        /// `document/didClose` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidCloseDocument(DidCloseDocumentNotification) = agent::DOCUMENT_DID_CLOSE,
-        /// `document/didSave` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidSaveDocument(DidSaveDocumentNotification) = agent::DOCUMENT_DID_SAVE,
-        /// `document/didFocus` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidFocusDocument(DidFocusDocumentNotification) = agent::DOCUMENT_DID_FOCUS,
         /// `mcp/message` (draft).
         #[cfg(feature = "unstable_mcp_over_acp")]
         MessageMcp(MessageMcpNotification) = agent::MCP_MESSAGE,
