@@ -209,7 +209,6 @@ fn session(caps: &AgentCapabilities) -> Option<&SessionCapabilities> {
     caps.session_capabilities.as_ref()
 }
 
-
 fn terminal(caps: &ClientCapabilities) -> bool {
     caps.terminal == Some(true)
 }

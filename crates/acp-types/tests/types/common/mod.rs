@@ -337,8 +337,14 @@ fn decode_envelope(def: &str, doc: &Value, method: Option<&str>) -> Result<Outco
             ),
             #[cfg(feature = "unstable")]
             "ProxyResponse" => (
-                typed(acp_types::ProxyResponse::decode(bytes, method.unwrap_or_default()))?,
-                typed(acp_types::ProxyResponse::decode(bytes, method.unwrap_or_default()))?,
+                typed(acp_types::ProxyResponse::decode(
+                    bytes,
+                    method.unwrap_or_default(),
+                ))?,
+                typed(acp_types::ProxyResponse::decode(
+                    bytes,
+                    method.unwrap_or_default(),
+                ))?,
             ),
             #[cfg(feature = "unstable")]
             "ProxyNotification" => (
