@@ -39,7 +39,7 @@ impl ClientHandle {
     ///
     /// # Errors
     ///
-    /// [`Error::CapabilityNotAdvertised`] when the agent did not advertise `auth.status`
+    /// [`Error::OwnCapabilityNotAdvertised`] when the agent did not advertise `auth.status`
     /// (nothing is sent), or when the connection is closed.
     pub async fn auth_status_update(
         &self,
@@ -50,7 +50,7 @@ impl ClientHandle {
             .and_then(|c| c.auth.as_ref())
             .is_some_and(|a| a.status.is_some());
         if !advertised && self.gates() {
-            return Err(Error::CapabilityNotAdvertised {
+            return Err(Error::OwnCapabilityNotAdvertised {
                 method: methods::client::AUTH_STATUS_UPDATE,
                 capability: "auth.status",
             });
