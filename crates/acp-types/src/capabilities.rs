@@ -718,7 +718,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "needs the official ACP specification (../shared/spec, or ACP_SPEC_DIR); CI runs it"]
+    #[ignore = "needs the official ACP specification (../shared/spec/2026-11, or ACP_SPEC_DIR); CI runs it"]
     fn the_chapters_state_the_same_gates() {
         let dir = acp_testkit::Spec::official().dir().join("protocol");
         let found = gates_in_chapters(&dir);

@@ -9,9 +9,9 @@ wire_object! {
         /// The working directory (an absolute path).
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
-        req mcp_servers: Vec<McpServer> = "mcpServers" [DOE | SKIP];
+        req mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// Client-provided system instructions for the session (draft; only when the agent
         /// advertises `sessionCapabilities.systemPrompt`).
         #[cfg(feature = "unstable_session_options")]
@@ -45,11 +45,11 @@ wire_object! {
     )]
     pub struct LoadSessionRequest {
         /// The MCP servers the agent should connect to.
-        req mcp_servers: Vec<McpServer> = "mcpServers" [DOE | SKIP];
+        req mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// The working directory (an absolute path).
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
         /// Client-provided system instructions for the session (draft; only when the agent
@@ -113,7 +113,7 @@ wire_object! {
         /// The session's working directory.
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The session's title.
         opt title: String = "title" [DOE | NULLABLE];
         /// When the session was last updated (an ISO 8601 timestamp).
@@ -156,9 +156,9 @@ wire_object! {
         /// The working directory (an absolute path).
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
-        opt mcp_servers: Vec<McpServer> = "mcpServers" [DOE | SKIP];
+        opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// Client-provided system instructions for the session (draft; only when the agent
         /// advertises `sessionCapabilities.systemPrompt`).
         #[cfg(feature = "unstable_session_options")]
