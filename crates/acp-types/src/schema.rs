@@ -367,6 +367,9 @@ pub fn bundle() -> Value {
     with_envelopes!(add_all);
     #[cfg(feature = "unstable_proxy_chains")]
     with_proxy_envelopes!(add_all);
+    // Referenced only from the schema of `IdleStateUpdate`'s `error` branch.
+    #[cfg(feature = "unstable_subagents")]
+    add_all!(ErrorStopReason);
     let mut defs: Map<String, Value> = generator.take_definitions(true);
     // The official definitions, each titled with its name. (The map keeps its keys sorted, so
     // the file lists them by name, not in the official order.)

@@ -345,7 +345,11 @@ pub(crate) enum Mark {
 
 impl Mark {
     fn from_other_form(other_form: bool) -> Self {
-        if other_form { Self::OtherForm } else { Self::Plain }
+        if other_form {
+            Self::OtherForm
+        } else {
+            Self::Plain
+        }
     }
 
     /// Records the mark of the field `json` in `extras`.

@@ -125,6 +125,15 @@ const IDLE_STOP_REASONS: &[&str] = &[
 fn idle_schema(object: &mut Map<String, Value>) {
     if let Some(Value::Object(properties)) = object.get_mut("properties") {
         properties.remove("error");
+        // Any string: the branches below say which ones add fields (unknown ones are kept).
+        properties.insert(
+            "stopReason".into(),
+            json!({
+                "description": "Why the foreground work stopped; unknown values are kept.",
+                "type": ["string", "null"],
+                "x-deserialize-default-on-error": true,
+            }),
+        );
     }
     let branch = |reason: &str| {
         json!({
