@@ -330,20 +330,20 @@ mod tests {
     use serde_json::{Value, json};
 
     /// The methods the agent serves that the specification gates, with the capability, as the
-    /// official chapters state it (`../shared/spec/protocol/*.md`; the drafts: the unstable
-    /// schema's capability descriptions and `rfds/mcp-over-acp.md`).
+    /// November 2026 v1 schema's descriptions state it (see [`gates_in_schema`]; the drafts:
+    /// the unstable schema's capability descriptions).
     const AGENT_SPEC: &[(&str, &str)] = &[
-        // overview.md "Optional Methods"; session-setup.md "Loading Sessions".
+        // LoadSessionRequest, AgentCapabilities.loadSession.
         ("session/load", "loadSession"),
-        // session-list.md "Checking Support".
+        // ListSessionsRequest, SessionCapabilities.list.
         ("session/list", "sessionCapabilities.list"),
-        // session-setup.md "Resuming Sessions".
+        // ResumeSessionRequest, SessionCapabilities.resume.
         ("session/resume", "sessionCapabilities.resume"),
-        // session-setup.md "Closing Active Sessions".
+        // CloseSessionRequest, SessionCapabilities.close.
         ("session/close", "sessionCapabilities.close"),
-        // session-delete.md "Checking Support".
+        // DeleteSessionRequest, SessionCapabilities.delete.
         ("session/delete", "sessionCapabilities.delete"),
-        // overview.md; authentication.md "Logging out" (`agentCapabilities.auth.logout`).
+        // AgentAuthCapabilities.logout ("the logout method").
         ("logout", "auth.logout"),
         // schema.unstable.json SessionCapabilities.fork.
         #[cfg(feature = "unstable_session_fork")]
@@ -355,7 +355,7 @@ mod tests {
         ("providers/set", "providers"),
         #[cfg(feature = "unstable_llm_providers")]
         ("providers/disable", "providers"),
-        // rfds/mcp-over-acp.md "Capability advertising".
+        // schema.unstable.json McpCapabilities.acp (`acp` MCP servers, reached by `mcp/message`).
         #[cfg(feature = "unstable_mcp_over_acp")]
         ("mcp/message", "mcpCapabilities.acp"),
         // schema.unstable.json AgentAuthCapabilities.status.
@@ -374,22 +374,23 @@ mod tests {
 
     /// The methods the client serves that the specification gates.
     const CLIENT_SPEC: &[(&str, &str)] = &[
-        // overview.md "Optional Methods"; file-system.md.
+        // ReadTextFileRequest, WriteTextFileRequest, FileSystemCapabilities.
         ("fs/read_text_file", "fs.readTextFile"),
         ("fs/write_text_file", "fs.writeTextFile"),
-        // overview.md; terminals.md.
+        // ClientCapabilities.terminal ("all `terminal/*` methods").
         ("terminal/create", "terminal"),
         ("terminal/output", "terminal"),
         ("terminal/release", "terminal"),
         ("terminal/wait_for_exit", "terminal"),
         ("terminal/kill", "terminal"),
-        // overview.md ("requires the matching `elicitation` mode capability"); elicitation.md.
+        // ClientCapabilities.elicitation ("which elicitation modes the agent may use"), and
+        // ElicitationCapabilities.url for the out-of-band completion of URL elicitations.
         ("elicitation/create", "elicitation"),
-        // elicitation.md "URL completion": only URL elicitations complete out of band.
         ("elicitation/complete", "elicitation.url"),
     ];
 
-    /// The methods the chapters list as baseline (or give no capability).
+    /// The methods the schema lists as baseline (SessionCapabilities: `session/new`,
+    /// `session/prompt`, `session/cancel`, `session/update`) or gives no capability.
     const AGENT_BASELINE: &[&str] = &[
         "initialize",
         "authenticate",
@@ -674,75 +675,166 @@ mod tests {
         );
     }
 
-    /// The gates the chapters state in prose: the overview's "(requires `X` capability)" and
-    /// the chapters' "If `X` is not present, ... MUST NOT attempt to call `method`".
-    fn gates_in_chapters(dir: &std::path::Path) -> Vec<(String, String)> {
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-        };
-        // The first `quoted` text after `marker` in `text`.
-        let quoted_after = |text: &str, marker: &str| -> Option<String> {
-            let rest = &text[text.find(marker)? + marker.len()..];
-            let start = rest.find('`')? + 1;
-            let len = rest[start..].find('`')?;
-            Some(rest[start..start + len].to_owned())
-        };
+    /// The gates the official schema states itself (November 2026; it has no chapters for
+    /// v1): a method definition's description "Only available if the Agent supports the `X`
+    /// capability", and a capability's description "Whether the agent supports `method`" (or
+    /// "all `prefix/*` methods", or "the `name` method"), with the capability's path from
+    /// `AgentCapabilities` or `ClientCapabilities`.
+    fn gates_in_schema(schema: &Value) -> Vec<(String, String)> {
+        let defs = schema["$defs"].as_object().expect("$defs");
+        let methods: Vec<&str> = methods::agent::ALL
+            .iter()
+            .chain(methods::client::ALL)
+            .copied()
+            .collect();
         let mut found = Vec::new();
-        let overview = read("overview.md");
-        for field in overview.split("<ResponseField").skip(1) {
-            let field = field.split("</ResponseField>").next().unwrap_or_default();
-            let text = field.split_whitespace().collect::<Vec<_>>().join(" ");
-            let method = text
-                .split_once("name=\"")
-                .and_then(|(_, rest)| rest.split_once('"'))
-                .map(|(name, _)| name.to_owned());
-            if let (Some(method), Some(capability)) = (method, quoted_after(&text, "(requires")) {
-                found.push((method, capability));
+        // The method definitions' own descriptions.
+        let marker = "Only available if the ";
+        for def in defs.values() {
+            let (Some(method), Some(text)) =
+                (def["x-method"].as_str(), def["description"].as_str())
+            else {
+                continue;
+            };
+            let Some(rest) = text.find(marker).map(|at| &text[at + marker.len()..]) else {
+                continue;
+            };
+            let capability = rest.split('`').nth(1).filter(|_| {
+                rest.split('`')
+                    .nth(2)
+                    .is_some_and(|t| t.starts_with(" capabilit"))
+            });
+            if let Some(capability) = capability {
+                found.push((method.to_owned(), capability.to_owned()));
             }
         }
-        for chapter in ["session-setup.md", "session-list.md", "session-delete.md"] {
-            for line in read(chapter)
-                .lines()
-                .filter(|l| l.contains("attempt to call `"))
-            {
-                let capability = quoted_after(line, "If ");
-                let method = quoted_after(line, "attempt to call ");
-                if let (Some(method), Some(capability)) = (method, capability) {
-                    found.push((method, capability));
+        // The capabilities' descriptions, walking both capability objects.
+        let mut pending = vec![
+            ("AgentCapabilities", String::new()),
+            ("ClientCapabilities", String::new()),
+        ];
+        while let Some((name, prefix)) = pending.pop() {
+            let Some(properties) = defs[name]["properties"].as_object() else {
+                continue;
+            };
+            for (key, property) in properties {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                let text = property["description"].as_str().unwrap_or_default();
+                for method in methods_stated(text, &methods) {
+                    found.push((method.to_owned(), path.clone()));
+                }
+                let mut refs = Vec::new();
+                collect_refs(property, &mut refs);
+                for target in refs {
+                    let target = target.trim_start_matches("#/$defs/");
+                    if target.ends_with("Capabilities") {
+                        let (target, _) = defs.get_key_value(target).expect("a resolvable $ref");
+                        pending.push((target.as_str(), path.clone()));
+                    }
                 }
             }
         }
+        found.sort();
+        found.dedup();
         found
+    }
+
+    /// The methods a capability's description says it enables: "Whether the agent supports
+    /// `session/load`", "Whether the Client support all `terminal/*` methods", "Whether the
+    /// agent supports the logout method".
+    fn methods_stated<'a>(text: &str, methods: &[&'a str]) -> Vec<&'a str> {
+        let Some(rest) = text
+            .strip_prefix("Whether the ")
+            .and_then(|rest| rest.split_once(' '))
+            .map(|(_, rest)| rest)
+            .and_then(|rest| {
+                rest.strip_prefix("supports ")
+                    .or(rest.strip_prefix("support "))
+            })
+        else {
+            return Vec::new();
+        };
+        let rest = rest.strip_prefix("all ").unwrap_or(rest);
+        let named = if let Some(quoted) = rest.strip_prefix('`') {
+            quoted.split('`').next().unwrap_or_default()
+        } else if let Some(word) = rest.strip_prefix("the ") {
+            word.split_once(" method").map_or("", |(name, _)| name)
+        } else {
+            ""
+        };
+        match named.strip_suffix('*') {
+            Some(prefix) => methods
+                .iter()
+                .copied()
+                .filter(|m| m.starts_with(prefix))
+                .collect(),
+            None => methods.iter().copied().filter(|m| *m == named).collect(),
+        }
+    }
+
+    /// Collects every `$ref` below `value`.
+    fn collect_refs<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    match (key.as_str(), value) {
+                        ("$ref", Value::String(target)) => out.push(target),
+                        _ => collect_refs(value, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| collect_refs(item, out)),
+            _ => {}
+        }
     }
 
     #[test]
     #[ignore = "needs the official ACP specification (../shared/spec/2026-11, or ACP_SPEC_DIR); CI runs it"]
-    fn the_chapters_state_the_same_gates() {
-        let dir = acp_testkit::Spec::official().dir().join("protocol");
-        let found = gates_in_chapters(&dir);
-        // load, logout, 2 fs, 5 terminal, elicitation/create; load, list, resume, close, delete.
-        assert!(
-            found.len() >= 15,
-            "only {found:?} found in {}",
-            dir.display()
-        );
+    fn the_official_schema_states_the_same_gates() {
+        let found = gates_in_schema(acp_testkit::Spec::official().schema());
+        // load, list, delete, resume, close, logout; 2 fs, 5 terminal.
+        assert!(found.len() >= 13, "only {found:?} found");
         for (method, capability) in &found {
-            let capability = capability
-                .strip_prefix("agentCapabilities.")
-                .unwrap_or(capability);
             let gate = agent_gate(method)
                 .map(|g| g.capability)
                 .or_else(|| client_gate(method).map(|g| g.capability));
-            assert_eq!(gate, Some(capability), "{method}");
+            assert_eq!(gate, Some(capability.as_str()), "{method}");
         }
-        // Every stable gate is stated there, but `elicitation/complete`'s (elicitation.md:
-        // URL completion, for URL elicitations only).
+        // Every stable gate is stated there, but the elicitation ones: the schema describes
+        // `elicitation` and its modes as what the agent may use, without naming the methods.
         let stated = |method: &str| found.iter().any(|(m, _)| m == method);
         let stable = AGENT_SPEC.iter().take(6).chain(CLIENT_SPEC); // The drafts come last.
-        for (method, _) in stable.filter(|(m, _)| *m != "elicitation/complete") {
-            assert!(stated(method), "{method} is gated but no chapter says so");
+        for (method, _) in stable.filter(|(m, _)| !m.starts_with("elicitation/")) {
+            assert!(
+                stated(method),
+                "{method} is gated but the schema does not say so"
+            );
         }
+    }
+
+    #[test]
+    fn capability_descriptions_name_their_methods() {
+        let methods = ["session/load", "terminal/create", "terminal/kill", "logout"];
+        let stated = |text| methods_stated(text, &methods);
+        assert_eq!(
+            stated("Whether the agent supports `session/load`."),
+            ["session/load"]
+        );
+        assert_eq!(
+            stated("Whether the Client support all `terminal/*` methods."),
+            ["terminal/create", "terminal/kill"]
+        );
+        assert_eq!(
+            stated("Whether the agent supports the logout method."),
+            ["logout"]
+        );
+        assert!(
+            stated("Whether the agent supports `additionalDirectories` on requests.").is_empty()
+        );
+        assert!(stated("Agent supports `image` content blocks.").is_empty());
     }
 }

@@ -113,7 +113,7 @@ wire_object! {
         /// The session's working directory.
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
         /// The session's title.
         opt title: String = "title" [DOE | NULLABLE];
         /// When the session was last updated (an ISO 8601 timestamp).

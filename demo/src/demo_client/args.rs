@@ -70,9 +70,10 @@ Examples:
 #[cfg(feature = "unstable")]
 pub const DRAFT_USAGE: &str = "\
 Draft protocol features (built with `--features unstable`):
-  --draft              Advertise the draft client capabilities this client renders: `plan`
-                       (plan_update, plan_removed) and `session.compaction`. Notices, token
-                       usage and tool call names are shown whenever the agent sends them.
+  --draft              Advertise the client capabilities this client renders: `plan`
+                       (plan_update, plan_removed), `session.compaction` and
+                       `session.notices`. Token usage and tool call names are shown whenever
+                       the agent sends them.
   :fork [ID]           Fork a session, by default the current one, and switch to the fork
                        (session/fork; the agent must advertise sessionCapabilities.fork).
   :providers           List the agent's LLM providers (providers/list).
@@ -176,7 +177,7 @@ pub struct Options {
     #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub tls_ca: Option<PathBuf>,
     /// `--draft` (the `unstable` feature; `DRAFT_USAGE` is its help): advertise the draft client
-    /// capabilities (`plan`, `session.compaction`).
+    /// capabilities (`plan`, `session.compaction`, `session.notices`).
     #[arg(long, hide = true)]
     pub draft: bool,
 }

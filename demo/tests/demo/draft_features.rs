@@ -300,9 +300,10 @@ fn without_draft_capabilities_the_agent_sends_only_what_the_client_advertised() 
     assert!(run.updates("plan_removed").is_empty());
     assert!(run.updates("compaction_update").is_empty());
     assert!(run.updates("compaction_summary_chunk").is_empty());
-    // Notices, usage and tool names need no capability.
-    assert_eq!(run.updates("notice")[0]["severity"], "info");
-    assert_eq!(run.updates("notice")[0]["title"], "Hello");
+    // No notices without `session.notices`: the agent says it in a message instead. Usage
+    // and tool names need no capability.
+    assert!(run.updates("notice").is_empty());
+    assert!(caps["session"].get("notices").is_none(), "{caps}");
     assert!(
         run.of("prompt_result")
             .iter()

@@ -323,3 +323,29 @@ fn generated_constructors_leave_optional_fields_absent() {
     );
     assert!(error.extras().is_empty());
 }
+
+#[test]
+fn notices_compaction_and_tool_names_build_from_literals() {
+    // Stable since November 2026: no feature needed.
+    let notice = Notice::new(NoticeSeverity::Warning, "Rate limited").description("Retrying");
+    let update = SessionNotification::new("s", SessionUpdate::Notice(notice));
+    assert_eq!(
+        valid("SessionNotification", &update)["update"]["sessionUpdate"],
+        "notice"
+    );
+    let compaction = CompactionUpdate::new("cmp-1", CompactionStatus::Completed)
+        .summary(vec![ContentBlock::from("kept")]);
+    valid("CompactionUpdate", &compaction);
+    let chunk = CompactionSummaryChunk::new("cmp-1", "more");
+    let update = SessionNotification::new("s", SessionUpdate::CompactionSummaryChunk(chunk));
+    valid("SessionNotification", &update);
+    let call = ToolCall::new("t", "Read a.rs").name("read_file");
+    assert_eq!(valid("ToolCall", &call)["name"], "read_file");
+    let caps = ClientSessionCapabilities::new()
+        .compaction(CompactionCapabilities::new())
+        .notices(NoticeCapabilities::new());
+    assert_eq!(
+        valid("ClientSessionCapabilities", &caps),
+        json!({"compaction": {}, "notices": {}})
+    );
+}

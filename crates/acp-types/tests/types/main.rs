@@ -9,6 +9,7 @@ mod builders;
 mod draft_features_off;
 mod fixtures;
 mod messages;
+mod null_default;
 mod proptest_roundtrip;
 mod schema_snapshot;
 mod spec_examples;

@@ -221,9 +221,11 @@ prop_compose! {
         locations in option::of(vec(location(), 0..3)),
         raw_input in option::of(json()),
         raw_output in option::of(json()),
+        name in option::of(id()),
         meta in meta(),
     ) -> ToolCall {
         let mut call = ToolCall::new(call_id, title);
+        call.name = name;
         call.kind = kind;
         call.status = status;
         call.content = content;
@@ -245,9 +247,11 @@ prop_compose! {
         locations in option::of(vec(location(), 0..3)),
         raw_input in option::of(json()),
         raw_output in option::of(json()),
+        name in option::of(id()),
         meta in meta(),
     ) -> ToolCallUpdate {
         let mut update = ToolCallUpdate::new(call_id);
+        update.name = name;
         update.title = title;
         update.kind = kind;
         update.status = status;
@@ -354,7 +358,42 @@ fn session_update() -> impl Strategy<Value = SessionUpdate> {
         i.updated_at = updated_at;
         SessionUpdate::SessionInfoUpdate(i)
     });
+    let notice = (
+        enum_value::<NoticeSeverity>(NoticeSeverity::VALUES),
+        "[a-zA-Z0-9 ]{1,16}",
+        option::of(text()),
+        meta(),
+    )
+        .prop_map(|(severity, title, description, meta)| {
+            let mut n = Notice::new(severity, title);
+            n.description = description;
+            n.meta = meta;
+            SessionUpdate::Notice(n)
+        });
+    let compaction = (
+        id(),
+        enum_value::<CompactionStatus>(CompactionStatus::VALUES),
+        option::of(vec(content_block(), 0..3)),
+        option::of(text()),
+        meta(),
+    )
+        .prop_map(|(compaction_id, status, summary, error, meta)| {
+            let mut c = CompactionUpdate::new(compaction_id, status);
+            c.summary = summary;
+            c.error = error;
+            c.meta = meta;
+            SessionUpdate::CompactionUpdate(c)
+        });
+    let summary_chunk =
+        (id(), content_block(), meta()).prop_map(|(compaction_id, content, meta)| {
+            let mut c = CompactionSummaryChunk::new(compaction_id, content);
+            c.meta = meta;
+            SessionUpdate::CompactionSummaryChunk(c)
+        });
     prop_oneof![
+        notice,
+        compaction,
+        summary_chunk,
         chunk().prop_map(SessionUpdate::UserMessageChunk),
         chunk().prop_map(SessionUpdate::AgentMessageChunk),
         chunk().prop_map(SessionUpdate::AgentThoughtChunk),
@@ -655,12 +694,19 @@ proptest! {
             option::of(any::<bool>()),
             any::<bool>(),
         )),
+        session in option::of((any::<bool>(), any::<bool>())),
         info in implementation(),
         m in meta(),
     ) {
         let mut request = InitializeRequest::new(version);
         request.client_capabilities = capabilities.map(|(read, write, terminal, elicitation)| {
             let mut c = ClientCapabilities::new();
+            c.session = session.map(|(compaction, notices)| {
+                let mut s = ClientSessionCapabilities::new();
+                s.compaction = compaction.then(CompactionCapabilities::new);
+                s.notices = notices.then(NoticeCapabilities::new);
+                s
+            });
             if read.is_some() || write.is_some() {
                 let mut fs = FileSystemCapabilities::new();
                 fs.read_text_file = read;

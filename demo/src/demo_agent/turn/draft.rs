@@ -71,13 +71,17 @@ impl Turn<'_> {
         .await
     }
 
-    /// `notice`: shows the user an advisory notice (no capability needed).
+    /// `notice`: shows the user an advisory notice, if the client advertised
+    /// `session.notices`; else says it in an agent message, as the schema suggests.
     pub(super) async fn notice(
         &mut self,
         severity: NoticeSeverity,
         title: String,
     ) -> Result<(), Stop> {
         let what = severity.as_str().to_owned();
+        if !self.cx.client_supports_notices() {
+            return self.say(&format!("Notice ({what}): {title}")).await;
+        }
         self.guard(self.cx.notice(severity, title)).await?;
         self.say(&format!("Sent a notice ({what}).")).await
     }

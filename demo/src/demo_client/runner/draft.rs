@@ -7,14 +7,16 @@ use serde_json::json;
 
 use super::Runner;
 
-/// Adds the draft client capabilities this client renders (`plan`, `session.compaction`)
-/// when `draft` (`--draft`) says so.
+/// Adds the client capabilities this client renders with the `unstable` feature (`plan`,
+/// `session.compaction`, `session.notices`) when `draft` (`--draft`) says so.
 pub(super) fn advertise(mut caps: ClientCapabilities, draft: bool) -> ClientCapabilities {
     if draft {
         caps.plan = Some(PlanCapabilities::new());
-        caps.session
-            .get_or_insert_with(ClientSessionCapabilities::new)
-            .compaction = Some(CompactionCapabilities::new());
+        let session = caps
+            .session
+            .get_or_insert_with(ClientSessionCapabilities::new);
+        session.compaction = Some(CompactionCapabilities::new());
+        session.notices = Some(NoticeCapabilities::new());
     }
     caps
 }
