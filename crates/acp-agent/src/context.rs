@@ -286,7 +286,8 @@ impl PromptContext {
     /// Sends a `session/update` for this session.
     ///
     /// An update that needs a client capability (compaction updates need `session.compaction`,
-    /// notices `session.notices`, draft plan operations `plan`) goes only to a client that
+    /// notices `session.notices`, draft plan operations `plan`, draft subagent updates
+    /// `subagents`) goes only to a client that
     /// advertised it, unless gating is
     /// off ([`AgentOptions::gate_client_capabilities`](crate::AgentOptions::gate_client_capabilities)).
     ///
@@ -328,6 +329,14 @@ impl PromptContext {
                 if !self.client_supports_plan_operations() =>
             {
                 Some("plan")
+            }
+            #[cfg(feature = "unstable_subagents")]
+            SessionUpdate::SubagentUpdate(_)
+            | SessionUpdate::SessionMessage(_)
+            | SessionUpdate::SessionMessageChunk(_)
+                if !self.client_supports_subagents() =>
+            {
+                Some("subagents")
             }
             _ => None,
         }

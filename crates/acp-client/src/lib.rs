@@ -92,7 +92,12 @@ pub mod workspace;
 #[cfg(any(
     feature = "unstable_session_fork",
     feature = "unstable_llm_providers",
-    feature = "unstable_mcp_over_acp"
+    feature = "unstable_mcp_over_acp",
+    feature = "unstable_auth_status",
+    feature = "unstable_session_archive",
+    feature = "unstable_session_status",
+    feature = "unstable_session_set_title",
+    feature = "unstable_session_options"
 ))]
 mod unstable;
 

@@ -22,7 +22,7 @@ const ON: &[&str] = acp_types::schema::UNSTABLE_FEATURES;
 fn acp_types_features() -> Vec<&'static str> {
     include_str!("../../Cargo.toml")
         .lines()
-        .filter_map(|line| line.strip_suffix(" = []"))
+        .filter_map(|line| line.split_once(" = [").map(|(name, _)| name))
         .filter(|name| name.starts_with("unstable_"))
         .collect()
 }
