@@ -17,4 +17,5 @@ mod permissions;
 mod prompt_turn;
 mod remote;
 mod rules;
+mod spec_update;
 mod toolkit;
