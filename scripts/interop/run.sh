@@ -19,6 +19,19 @@
 #       initialize, session/new, `hello` (updates), `permission` (session/request_permission,
 #       answered by --yes), `slow` cancelled by --cancel-after, and the close (DELETE seen by
 #       their server, or the WebSocket closing).
+#   (c) the features that became stable in November and a draft method, with the TypeScript SDK
+#       (its stable entry point, and `/unstable` for the draft):
+#       - their client (`ts_side.mjs eras URL`) against our agent: as an August-era client
+#         (neither `session.compaction` nor `session.notices`) it gets no compaction or notice
+#         update for `compact` and `notice`; as a November-era client (both advertised) it gets
+#         the compaction (in_progress, summary chunks, completed) and the notice, and the tool
+#         calls of `edit` carry a `name`;
+#       - their `/unstable` client (`ts_side.mjs draft URL`) forks a session of our agent
+#         (session/fork);
+#       - our client (`client --url --draft`) against their stable server: `compact`, `notice`,
+#         `permission` (a tool call with a `name`): what our client advertised decides what
+#         their agent sends, and everything sent is rendered in the transcript;
+#       - our client's `:fork` against their `/unstable` server (`ts_side.mjs server --draft`).
 #
 # Prints the matrix (pair x transport: PASS / FAIL and why) and exits 0 when every cell passed.
 # Every step has a timeout; every process started is stopped at the end (by its pid); the
@@ -129,8 +142,9 @@ say "installing the Python SDK ($PY_SDK, $PY_SERVER) into $WORK/venv"
 } >"$WORK/pip.log" 2>&1 || { cat "$WORK/pip.log" >&2; echo "pip install failed" >&2; exit 2; }
 PY="$WORK/venv/bin/python"
 
-say "building the demo agent, client and bridge"
-(cd "$ROOT" && timeout 1800 cargo build -j2 -q -p acp-demo --bin agent --bin client --bin bridge) ||
+# With the draft features: session/fork (a draft) is part of (c).
+say "building the demo agent, client and bridge (--features unstable)"
+(cd "$ROOT" && timeout 1800 cargo build -j2 -q -p acp-demo --features unstable --bin agent --bin client --bin bridge) ||
     { echo "cargo build failed" >&2; exit 2; }
 BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
 
@@ -297,6 +311,162 @@ for side in ts py; do
             result "acp-rs client -> $side server" "$transport" FAIL "timed out; $detail"
         else
             result "acp-rs client -> $side server" "$transport" FAIL "exit $rc; $detail; $close_note; $(head -c 300 "$cwd/stderr")"
+        fi
+    done
+    stop "$SERVER"
+done
+
+# --- (c) the newly stable features and a draft method (TypeScript SDK) ---
+
+say "(c) their stable and /unstable clients -> our agent --listen"
+"$BIN/agent" --listen 127.0.0.1:0 2>"$WORK/agent-c.err" &
+AGENT=$!
+PIDS+=("$AGENT")
+URL=$(wait_url "$WORK/agent-c.err")
+if [[ -z "$URL" ]]; then
+    result "ts client -> acp-rs agent, November features" "-" FAIL "our agent did not start: $(tail -n 3 "$WORK/agent-c.err" | tr '\n' ' ')"
+else
+    for url in "$URL" "${URL/http:/ws:}"; do
+        transport=$([[ "$url" == ws:* ]] && echo WebSocket || echo HTTP)
+        for mode in eras draft; do
+            log="$WORK/c-ts-$mode-${transport}.log"
+            (cd "$WORK/node" && timeout 90 node ts_side.mjs "$mode" "$url") >"$log" 2>&1
+            rc=$?
+            if [[ $mode == eras ]]; then
+                pair="ts client -> acp-rs agent, November features"
+            else
+                pair="ts /unstable client -> acp-rs agent, session/fork"
+            fi
+            if ((rc == 0)) && grep -q "STEP $mode: ok" "$log"; then
+                result "$pair" "$transport" PASS "$(grep "STEP $mode: ok" "$log" | sed "s/.*STEP $mode: ok (\(.*\))/\1/")"
+            elif ((rc == 124)); then
+                result "$pair" "$transport" FAIL "timed out; last: $(tail -n 1 "$log" | cut -c 1-160)"
+            else
+                result "$pair" "$transport" FAIL "$(why "$log")"
+            fi
+        done
+    done
+fi
+stop "$AGENT"
+
+# check_november TRANSCRIPT CAPS: our client's transcript of `compact`, `notice`, `permission`
+# against their stable server, given the client capabilities their agent saw (JSON).
+check_november() {
+    "$PY" - "$1" "$2" <<'EOF'
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+caps = json.loads(sys.argv[2] or "{}")
+session = caps.get("session") or {}
+updates = [e["update"] for e in events if e.get("event") == "update"]
+texts = " ".join(u["content"].get("text", "") for u in updates if u.get("sessionUpdate") == "agent_message_chunk")
+problems, notes = [], []
+compaction = [u for u in updates if u.get("sessionUpdate", "").startswith("compaction_")]
+if session.get("compaction") is not None:
+    statuses = [u.get("status") for u in compaction if u["sessionUpdate"] == "compaction_update"]
+    chunks = [u for u in compaction if u["sessionUpdate"] == "compaction_summary_chunk"]
+    if statuses != ["in_progress", "completed"] or len(chunks) != 2:
+        problems.append(f"compaction: statuses {statuses}, {len(chunks)} summary chunks")
+    notes.append(f"compaction advertised: {len(compaction)} updates rendered")
+else:
+    if compaction or "Compaction not advertised" not in texts:
+        problems.append("compaction: their agent did not see our advertisement as expected")
+    notes.append("compaction not advertised by our client")
+notices = [u for u in updates if u.get("sessionUpdate") == "notice"]
+if session.get("notices") is not None:
+    if len(notices) != 1 or notices[0].get("severity") != "warning" or notices[0].get("title") != "Disk almost full":
+        problems.append(f"notices: {notices}")
+    notes.append("notices advertised: the notice rendered")
+else:
+    if notices or "Notices not advertised" not in texts:
+        problems.append("notices: their agent did not see our advertisement as expected")
+    notes.append("notices not advertised by our client")
+names = [u.get("name") for u in updates if u.get("sessionUpdate") == "tool_call"]
+if names != ["touch_file"]:
+    problems.append(f"tool-call names {names}, not ['touch_file']")
+else:
+    notes.append("the tool call's name kept")
+reasons = [e.get("stopReason") for e in events if e.get("event") == "prompt_result"]
+if reasons != ["end_turn"] * 3:
+    problems.append(f"stop reasons {reasons}")
+errors = [e.get("message") for e in events if e.get("event") == "error"]
+if errors:
+    problems.append(f"errors: {errors}")
+done = [e for e in events if e.get("event") == "done"]
+if not done or not done[0].get("ok"):
+    problems.append("not ok")
+print("; ".join(problems) if problems else "; ".join(notes))
+sys.exit(1 if problems else 0)
+EOF
+}
+
+# check_fork TRANSCRIPT: our client's transcript of `hello`, `:fork`, `hello` against their
+# /unstable server.
+check_fork() {
+    "$PY" - "$1" <<'EOF'
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+problems = []
+forks = [e for e in events if e.get("event") == "session_fork"]
+results = [e for e in events if e.get("event") == "prompt_result"]
+if len(forks) != 1:
+    problems.append(f"{len(forks)} session_fork events")
+elif [r.get("sessionId") for r in results] != [forks[0]["sessionId"], forks[0]["forkId"]]:
+    problems.append(f"prompts in {[r.get('sessionId') for r in results]}, not the session then its fork")
+if [r.get("stopReason") for r in results] != ["end_turn", "end_turn"]:
+    problems.append(f"stop reasons {[r.get('stopReason') for r in results]}")
+errors = [e.get("message") for e in events if e.get("event") == "error"]
+if errors:
+    problems.append(f"errors: {errors}")
+done = [e for e in events if e.get("event") == "done"]
+if not done or not done[0].get("ok"):
+    problems.append("not ok")
+print("; ".join(problems) if problems else f"forked {forks[0]['sessionId']} into {forks[0]['forkId']}, a prompt in each")
+sys.exit(1 if problems else 0)
+EOF
+}
+
+for flavour in stable draft; do
+    say "(c) our client -> the ts server ($flavour)"
+    err="$WORK/ts-$flavour-server.err"
+    out="$WORK/ts-$flavour-server.out"
+    flags=()
+    [[ $flavour == draft ]] && flags=(--draft)
+    (cd "$WORK/node" && exec timeout 600 node ts_side.mjs server "${flags[@]}") >"$out" 2>"$err" &
+    SERVER=$!
+    PIDS+=("$SERVER")
+    URL=$(wait_url "$out")
+    if [[ $flavour == stable ]]; then
+        pair="acp-rs client -> ts server, November features"
+        prompts=(--prompt compact --prompt notice --prompt permission)
+    else
+        pair="acp-rs client -> ts /unstable server, session/fork"
+        prompts=(--prompt hello --prompt :fork --prompt hello)
+    fi
+    if [[ -z "$URL" ]]; then
+        result "$pair" "-" FAIL "the ts server did not start: $(tail -n 3 "$err" | tr '\n' ' ')"
+        stop "$SERVER"
+        continue
+    fi
+    for url in "$URL" "${URL/http:/ws:}"; do
+        transport=$([[ "$url" == ws:* ]] && echo WebSocket || echo HTTP)
+        cwd="$WORK/cwd-c-$flavour-$transport"
+        mkdir -p "$cwd"
+        (cd "$cwd" && timeout 90 "$BIN/client" --url "$url" --json --yes --draft "${prompts[@]}") \
+            >"$cwd/transcript.json" 2>"$cwd/stderr"
+        rc=$?
+        if [[ $flavour == stable ]]; then
+            caps=$(grep -o 'CLIENT CAPS .*' "$err" | tail -n 1 | sed 's/^CLIENT CAPS //')
+            detail=$(check_november "$cwd/transcript.json" "$caps")
+        else
+            detail=$(check_fork "$cwd/transcript.json")
+        fi
+        ok=$?
+        if ((rc == 0 && ok == 0)); then
+            result "$pair" "$transport" PASS "$detail"
+        elif ((rc == 124)); then
+            result "$pair" "$transport" FAIL "timed out; $detail"
+        else
+            result "$pair" "$transport" FAIL "exit $rc; $detail; $(head -c 300 "$cwd/stderr")"
         fi
     done
     stop "$SERVER"
