@@ -10,6 +10,7 @@ mod cancel;
 mod child_process;
 mod draft_features;
 mod elicitation;
+mod eras;
 mod faults;
 mod fs_terminal;
 mod lifecycle;

@@ -1,0 +1,719 @@
+//! Peers of both eras of protocol v1 against our agent and our client: the August 2026 schema
+//! (v1 1.21, 170 definitions) and the November 2026 one (178 definitions, the schemas of the
+//! official TypeScript SDK 2.4.0). Both are version 1, so an August peer and a November peer
+//! must both work with us.
+//!
+//! Each peer is scripted by the test ([`RawPeer`]) and sends recorded message sequences, each
+//! labelled with the era whose schema it follows. Every message is validated against the
+//! November schema (the only one the tests read): v1 stayed compatible, so an August message is
+//! a valid November message. Where November is stricter than August (the list and map fields
+//! annotated `x-deserialize-default-on-null`, which August read with "default on error" and
+//! "skip invalid items"), the input is deliberately outside the schema
+//! ([`RawPeer::send_unchecked`]) and the tests show what we do with it: `null` takes the
+//! default, a wrong type is refused with a clear error, as the November schema says.
+//!
+//! Asserted each time: every request gets exactly one answer, and what we send to an August
+//! peer holds nothing it did not advertise (no `notice` or compaction update without the
+//! client capabilities).
+
+use crate::common::checker;
+
+use acp_client::{AgentHandle, ClientOptions};
+use acp_e2e::{AgentConfig, PIPE_BYTES, PermissionPolicy, RawPeer, ScriptedAgent, TestClient};
+use acp_types::*;
+use serde_json::{Value, json};
+
+/// The `sessionUpdate` kinds of the August schema: all an August client knows.
+const AUGUST_UPDATE_KINDS: [&str; 11] = [
+    "user_message_chunk",
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+    "available_commands_update",
+    "current_mode_update",
+    "config_option_update",
+    "session_info_update",
+    "usage_update",
+];
+
+/// The kinds November added to stable v1; each needs a client capability, except none.
+const NOVEMBER_UPDATE_KINDS: [&str; 3] =
+    ["notice", "compaction_update", "compaction_summary_chunk"];
+
+/// JSON-RPC "Invalid params".
+const INVALID_PARAMS: i64 = -32602;
+
+// --- Our agent ---
+
+/// Our agent (the scripted agent, advertising everything including MCP servers over HTTP),
+/// with the test as its client.
+fn our_agent() -> RawPeer {
+    let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
+    let (read, write) = tokio::io::split(ours);
+    let (_client, driver) = acp_agent::serve(
+        |client| {
+            let mut config = AgentConfig::full();
+            config.capabilities.mcp_capabilities =
+                Some(McpCapabilities::new().http(true).sse(true));
+            ScriptedAgent::new(client, config)
+        },
+        read,
+        write,
+        acp_agent::AgentOptions::default(),
+    );
+    tokio::spawn(driver);
+    RawPeer::new(theirs, checker())
+}
+
+/// What a client peer saw of one request's exchange.
+#[derive(Debug, Default)]
+struct Exchange {
+    /// The `session/update` notifications before the answer, in order.
+    updates: Vec<Value>,
+    /// The methods of the requests the agent sent meanwhile (each answered by the peer).
+    asked: Vec<String>,
+}
+
+/// Sends a client request and plays the client until its answer, answering the agent's
+/// requests as an editor of either era would; returns the answer (result or error) and the
+/// exchange.
+async fn call(raw: &mut RawPeer, id: u64, method: &str, params: Value) -> (Value, Exchange) {
+    raw.request(id, method, params).await;
+    let mut exchange = Exchange::default();
+    loop {
+        let message = raw.recv().await;
+        if message.get("method").is_none() {
+            assert_eq!(
+                message["id"],
+                json!(id),
+                "an answer to a request never sent: {message}"
+            );
+            return (message, exchange);
+        }
+        let asked = message["method"].as_str().unwrap_or_default().to_owned();
+        match asked.as_str() {
+            "session/update" => exchange.updates.push(message["params"]["update"].clone()),
+            "session/request_permission" => {
+                let option = message["params"]["options"][0]["optionId"].clone();
+                raw.respond(
+                    &message["id"],
+                    json!({"outcome": {"outcome": "selected", "optionId": option}}),
+                )
+                .await;
+            }
+            "fs/read_text_file" => {
+                raw.respond(&message["id"], json!({"content": "one\ntwo\n"}))
+                    .await;
+            }
+            "fs/write_text_file" => raw.respond(&message["id"], json!({})).await,
+            other => panic!("our agent sent `{other}`, which this client never advertised"),
+        }
+        if message.get("id").is_some() {
+            exchange.asked.push(asked);
+        }
+    }
+}
+
+/// The result of an answer, failing on an error.
+#[track_caller]
+fn result(answer: &Value) -> &Value {
+    answer
+        .get("result")
+        .unwrap_or_else(|| panic!("expected a result, got {answer}"))
+}
+
+/// The error code of an answer, failing on a result.
+#[track_caller]
+fn error_code(answer: &Value) -> i64 {
+    answer["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error, got {answer}"))
+}
+
+/// The kinds of a list of updates.
+fn kinds(updates: &[Value]) -> Vec<&str> {
+    updates
+        .iter()
+        .map(|u| u["sessionUpdate"].as_str().unwrap_or_default())
+        .collect()
+}
+
+/// Closes the client's side and checks that no further message comes: no request was answered
+/// twice, nothing was left over.
+async fn no_more(mut raw: RawPeer) {
+    raw.request(999, "session/list", json!({})).await;
+    let last = raw.recv().await;
+    assert_eq!(last["id"], 999, "a message after every answer: {last}");
+    raw.close().await;
+}
+
+/// An August-era client (recorded from the August schema: no `session` client capabilities,
+/// MCP servers over stdio with `args` and `env`, the fs and terminal capabilities) talks to our
+/// agent: everything answered, and no update of a kind August does not know.
+#[tokio::test(flavor = "current_thread")]
+async fn an_august_client_gets_only_what_august_knows_from_our_agent() {
+    let mut raw = our_agent();
+    // August 2026 (v1 1.21): initialize.
+    let (answer, _) = call(
+        &mut raw,
+        0,
+        "initialize",
+        json!({
+            "protocolVersion": 1,
+            "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false},
+            "clientInfo": {"name": "august-editor", "version": "1.21.0"},
+        }),
+    )
+    .await;
+    assert_eq!(result(&answer)["protocolVersion"], 1);
+    // August 2026: session/new with an MCP server over stdio.
+    let (answer, _) = call(
+        &mut raw,
+        1,
+        "session/new",
+        json!({
+            "cwd": "/work",
+            "mcpServers": [{"name": "files", "command": "/usr/bin/mcp-files", "args": ["--root", "/work"], "env": [{"name": "LOG", "value": "1"}]}],
+        }),
+    )
+    .await;
+    let session = result(&answer)["sessionId"].clone();
+    // August 2026: prompts that make the agent stream every kind of update it has, and use
+    // the client's files and permission.
+    let mut updates = Vec::new();
+    let mut asked = Vec::new();
+    for (id, text) in [
+        (2, acp_e2e::script::STREAM_ALL_UPDATES.to_owned()),
+        (
+            3,
+            format!(
+                "{} /work/a.txt /work/b.txt",
+                acp_e2e::script::READ_WRITE_FILE
+            ),
+        ),
+        (4, acp_e2e::script::ASK_PERMISSION.to_owned()),
+    ] {
+        let (answer, exchange) = call(
+            &mut raw,
+            id,
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}),
+        )
+        .await;
+        assert_eq!(
+            result(&answer)["stopReason"],
+            "end_turn",
+            "{text}: {answer}"
+        );
+        updates.extend(exchange.updates);
+        asked.extend(exchange.asked);
+    }
+    assert_eq!(
+        asked,
+        [
+            "fs/read_text_file",
+            "fs/read_text_file",
+            "fs/write_text_file",
+            "session/request_permission"
+        ]
+    );
+    let seen = kinds(&updates);
+    for kind in &seen {
+        assert!(
+            AUGUST_UPDATE_KINDS.contains(kind),
+            "an August client got a `{kind}` update, which it never advertised"
+        );
+    }
+    assert!(seen.len() >= AUGUST_UPDATE_KINDS.len(), "{seen:?}");
+    // A tool call's `name` (stable in November) is an optional string: an August client, whose
+    // ToolCall has no `name` but allows other properties, ignores it.
+    for update in &updates {
+        if let Some(name) = update.get("name") {
+            assert!(name.as_str().is_some_and(|n| !n.is_empty()), "{update}");
+        }
+    }
+    no_more(raw).await;
+}
+
+/// A November-era client (recorded from the November schema: `session.compaction` and
+/// `session.notices` advertised) talks to our agent: everything answered, every update of a
+/// kind the November schema has.
+#[tokio::test(flavor = "current_thread")]
+async fn a_november_client_advertising_the_new_capabilities_is_served() {
+    let mut raw = our_agent();
+    // November 2026: initialize with the newly stable client capabilities.
+    let (answer, _) = call(
+        &mut raw,
+        0,
+        "initialize",
+        json!({
+            "protocolVersion": 1,
+            "clientCapabilities": {
+                "fs": {"readTextFile": true, "writeTextFile": true},
+                "terminal": false,
+                "session": {"compaction": {}, "notices": {}},
+            },
+            "clientInfo": {"name": "november-editor", "version": "2.4.0"},
+        }),
+    )
+    .await;
+    assert_eq!(result(&answer)["protocolVersion"], 1);
+    // November 2026: session/new with MCP servers over stdio and HTTP.
+    let (answer, _) = call(
+        &mut raw,
+        1,
+        "session/new",
+        json!({
+            "cwd": "/work",
+            "mcpServers": [
+                {"name": "files", "command": "/usr/bin/mcp-files", "args": [], "env": []},
+                {"type": "http", "name": "web", "url": "http://127.0.0.1:9/mcp", "headers": []},
+            ],
+        }),
+    )
+    .await;
+    let session = result(&answer)["sessionId"].clone();
+    let (answer, exchange) = call(
+        &mut raw,
+        2,
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": acp_e2e::script::STREAM_ALL_UPDATES}]}),
+    )
+    .await;
+    assert_eq!(result(&answer)["stopReason"], "end_turn");
+    for kind in kinds(&exchange.updates) {
+        assert!(
+            AUGUST_UPDATE_KINDS.contains(&kind) || NOVEMBER_UPDATE_KINDS.contains(&kind),
+            "`{kind}` is no stable v1 update kind"
+        );
+    }
+    // November 2026: session/close and session/list, each answered once.
+    let (answer, _) = call(&mut raw, 3, "session/close", json!({"sessionId": session})).await;
+    result(&answer);
+    no_more(raw).await;
+}
+
+/// The fields November reads with `x-deserialize-default-on-null` where August read them with
+/// "default on error" (and "skip invalid items" for lists), in the requests our agent serves:
+/// `null` is the default; a wrong type or an invalid item, which August turned into the
+/// default, is refused with "Invalid params" naming the field, and the agent serves on.
+#[tokio::test(flavor = "current_thread")]
+async fn null_lists_are_defaults_and_wrong_ones_are_refused_by_our_agent() {
+    let mut raw = our_agent();
+    let (answer, _) = call(
+        &mut raw,
+        0,
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {}}),
+    )
+    .await;
+    result(&answer);
+    let (answer, _) = call(
+        &mut raw,
+        1,
+        "session/new",
+        json!({"cwd": "/work", "mcpServers": []}),
+    )
+    .await;
+    let existing = result(&answer)["sessionId"].clone();
+
+    let stdio = |args: Value, env: Value| json!({"name": "s", "command": "/bin/s", "args": args, "env": env});
+    let http = |headers: Value| json!({"type": "http", "name": "h", "url": "http://127.0.0.1:9/mcp", "headers": headers});
+    let sse = |headers: Value| json!({"type": "sse", "name": "e", "url": "http://127.0.0.1:9/sse", "headers": headers});
+    // (what is sent in place of a valid value, the field it is in, taken as the default?)
+    let cases: Vec<(Value, &str, bool)> = vec![
+        (json!({"mcpServers": null}), "mcpServers", true),
+        (
+            json!({"mcpServers": [], "additionalDirectories": null}),
+            "additionalDirectories",
+            true,
+        ),
+        (
+            json!({"mcpServers": [stdio(Value::Null, Value::Null)]}),
+            "args",
+            true,
+        ),
+        (json!({"mcpServers": [http(Value::Null)]}), "headers", true),
+        (json!({"mcpServers": [sse(Value::Null)]}), "headers", true),
+        (json!({"mcpServers": "none"}), "mcpServers", false),
+        (json!({"mcpServers": [42]}), "mcpServers", false),
+        (
+            json!({"mcpServers": [], "additionalDirectories": "/tmp"}),
+            "additionalDirectories",
+            false,
+        ),
+        (
+            json!({"mcpServers": [], "additionalDirectories": ["/tmp", 7]}),
+            "additionalDirectories",
+            false,
+        ),
+        (
+            json!({"mcpServers": [stdio(json!("--flag"), json!([]))]}),
+            "args",
+            false,
+        ),
+        (
+            json!({"mcpServers": [stdio(json!([]), json!({"LOG": "1"}))]}),
+            "env",
+            false,
+        ),
+        (
+            json!({"mcpServers": [http(json!({"X": "1"}))]}),
+            "headers",
+            false,
+        ),
+    ];
+    let mut id = 10;
+    for method in ["session/new", "session/load", "session/resume"] {
+        for (fields, field, tolerated) in &cases {
+            let mut params = json!({"cwd": "/work"});
+            if method != "session/new" {
+                params["sessionId"] = existing.clone();
+            }
+            params
+                .as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            id += 1;
+            // Deliberately outside the November schema: these lists are not nullable there.
+            raw.send_unchecked(
+                json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            )
+            .await;
+            let answer = loop {
+                let message = raw.recv().await;
+                if message.get("method").is_none() {
+                    break message;
+                }
+                // session/load replays the history: updates only.
+                assert_eq!(message["method"], "session/update", "{message}");
+            };
+            assert_eq!(answer["id"], id, "{answer}");
+            if *tolerated {
+                assert!(
+                    answer.get("result").is_some(),
+                    "{method} {fields}: {answer}"
+                );
+            } else {
+                assert_eq!(
+                    error_code(&answer),
+                    INVALID_PARAMS,
+                    "{method} {fields}: {answer}"
+                );
+                let text = answer["error"].to_string();
+                assert!(
+                    text.contains(field),
+                    "{method} {fields}: the error does not name `{field}`: {text}"
+                );
+            }
+        }
+    }
+    no_more(raw).await;
+}
+
+// --- Our client ---
+
+/// Our client (acp-client serving the test editor), with the test as its agent.
+struct OurClient {
+    agent: AgentHandle,
+    editor: TestClient,
+    raw: RawPeer,
+}
+
+fn our_client() -> OurClient {
+    let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
+    let (read, write) = tokio::io::split(ours);
+    let (editor, _events) = TestClient::new(PermissionPolicy::Allow);
+    let served = editor.clone();
+    let (agent, driver) =
+        acp_client::connect(move |_| served, read, write, ClientOptions::default());
+    tokio::spawn(driver);
+    OurClient {
+        agent,
+        editor,
+        raw: RawPeer::new(theirs, checker()),
+    }
+}
+
+impl OurClient {
+    /// Our `initialize` with `capabilities`, answered with `answer` (the agent's era speaks).
+    async fn initialize(
+        &mut self,
+        capabilities: ClientCapabilities,
+        answer: Value,
+    ) -> Result<InitializeResponse, acp_client::Error> {
+        let agent = self.agent.clone();
+        let call = tokio::spawn(async move {
+            agent
+                .initialize(
+                    InitializeRequest::new(ProtocolVersion::LATEST)
+                        .client_capabilities(capabilities),
+                )
+                .await
+        });
+        let (id, params) = self.raw.expect_request("initialize").await;
+        self.raw
+            .send_unchecked(json!({"jsonrpc": "2.0", "id": id, "result": answer}))
+            .await;
+        let sent = params;
+        let response = acp_e2e::within("initialize", call)
+            .await
+            .expect("the call ran");
+        if response.is_ok() {
+            assert_eq!(sent["protocolVersion"], 1);
+        }
+        response
+    }
+
+    /// `session/new` answered with `session_id`.
+    async fn new_session(&mut self, session_id: &str) -> SessionId {
+        let agent = self.agent.clone();
+        let call = tokio::spawn(async move {
+            agent
+                .new_session(NewSessionRequest::new("/work", Vec::<McpServer>::new()))
+                .await
+        });
+        let (id, _) = self.raw.expect_request("session/new").await;
+        self.raw
+            .respond(&id, json!({"sessionId": session_id}))
+            .await;
+        acp_e2e::within("session/new", call)
+            .await
+            .expect("the call ran")
+            .expect("created")
+            .session_id
+    }
+
+    /// Sends an agent request and returns our client's answer to it.
+    async fn ask(&mut self, id: u64, method: &str, params: Value, checked: bool) -> Value {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if checked {
+            self.raw.send(message).await;
+        } else {
+            self.raw.send_unchecked(message).await;
+        }
+        let answer = self.raw.recv().await;
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    }
+}
+
+/// An August-era agent's answer to `initialize`: the August capabilities, an agent auth
+/// method (recorded from the August schema).
+fn august_initialize_result() -> Value {
+    json!({
+        "protocolVersion": 1,
+        "agentCapabilities": {
+            "loadSession": false,
+            "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
+            "mcpCapabilities": {"http": false, "sse": false},
+        },
+        "authMethods": [{"id": "login", "name": "Log in"}],
+        "agentInfo": {"name": "august-agent", "version": "1.21.0"},
+    })
+}
+
+/// Our client with an August-era agent: the August messages are understood and answered,
+/// and what our client sends stays within what the agent advertised (no session/close, list
+/// or resume it never offered).
+#[tokio::test(flavor = "current_thread")]
+async fn our_client_and_an_august_agent() {
+    let mut t = our_client();
+    t.initialize(common_capabilities(), august_initialize_result())
+        .await
+        .expect("initialized");
+    let session = t.new_session("aug-1").await;
+    t.editor.put_file("/work/a.txt", "one\ntwo\nthree\n");
+    // August 2026: updates of every August kind our editor renders, then the agent's requests.
+    for update in [
+        json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Reading."}}),
+        json!({"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Read a.txt", "kind": "read", "status": "pending"}),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"}),
+        json!({"sessionUpdate": "plan", "entries": [{"content": "Read", "priority": "high", "status": "completed"}]}),
+    ] {
+        t.raw
+            .notify(
+                "session/update",
+                json!({"sessionId": "aug-1", "update": update}),
+            )
+            .await;
+    }
+    let read = t
+        .ask(
+            1,
+            "fs/read_text_file",
+            json!({"sessionId": "aug-1", "path": "/work/a.txt", "line": 2, "limit": 1}),
+            true,
+        )
+        .await;
+    assert_eq!(result(&read)["content"], "two\n");
+    let permission = t
+        .ask(
+            2,
+            "session/request_permission",
+            json!({
+                "sessionId": "aug-1",
+                "toolCall": {"toolCallId": "c1", "title": "Edit a.txt"},
+                "options": [{"optionId": "yes", "name": "Yes", "kind": "allow_once"}],
+            }),
+            true,
+        )
+        .await;
+    assert_eq!(result(&permission)["outcome"]["optionId"], "yes");
+    let terminal = t
+        .ask(
+            3,
+            "terminal/create",
+            json!({"sessionId": "aug-1", "command": "echo", "args": ["hi"], "env": [], "cwd": "/work", "outputByteLimit": 1024}),
+            true,
+        )
+        .await;
+    assert!(result(&terminal)["terminalId"].is_string());
+    // The four updates reached the editor, before the answers that followed them.
+    let updates = t.editor.updates_of(&session);
+    assert_eq!(updates.len(), 4, "{updates:?}");
+    // The agent offered no session/close, list or resume: our client refuses them itself.
+    for refused in [
+        t.agent
+            .close_session(CloseSessionRequest::new(session.clone()))
+            .await
+            .err(),
+        t.agent
+            .list_sessions(ListSessionsRequest::new())
+            .await
+            .err(),
+    ] {
+        let error = refused.expect("refused without the agent's capability");
+        assert!(error.remote().is_none(), "sent to the agent: {error:?}");
+    }
+    // Nothing else went on the wire: the next message is our next request.
+    let agent = t.agent.clone();
+    let cancel = tokio::spawn(async move { agent.cancel(CancelNotification::new("aug-1")).await });
+    let next = t.raw.recv().await;
+    assert_eq!(next["method"], "session/cancel", "{next}");
+    cancel.await.unwrap().expect("sent");
+    t.raw.close().await;
+}
+
+/// The capabilities our editor advertises in these tests: files and terminals.
+fn common_capabilities() -> ClientCapabilities {
+    ClientCapabilities::new()
+        .fs(FileSystemCapabilities::new()
+            .read_text_file(true)
+            .write_text_file(true))
+        .terminal(true)
+}
+
+/// The fields of the agent's requests (and of its `initialize` answer) that November reads
+/// with `x-deserialize-default-on-null` or no longer defaults on error: our client takes
+/// `null` as the default and refuses a wrong type with "Invalid params", where August took the
+/// default; the connection goes on.
+#[tokio::test(flavor = "current_thread")]
+async fn null_lists_are_defaults_and_wrong_types_are_refused_by_our_client() {
+    let mut t = our_client();
+    // November 2026: a terminal auth method with null `args` and `env` (the defaults).
+    let mut answer = august_initialize_result();
+    answer["authMethods"] = json!([{"type": "terminal", "id": "tui", "name": "Log in in a terminal", "args": null, "env": null}]);
+    let init = t
+        .initialize(common_capabilities(), answer)
+        .await
+        .expect("null args and env are the defaults");
+    assert_eq!(init.auth_methods.map(|m| m.len()), Some(1));
+    t.new_session("nov-1").await;
+    t.editor.put_file("/work/a.txt", "x\n");
+
+    let terminal = |extra: Value| {
+        let mut params = json!({"sessionId": "nov-1", "command": "echo"});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        params
+    };
+    let tolerated = [
+        terminal(json!({"args": null})),
+        terminal(json!({"env": null})),
+    ];
+    let mut id = 0;
+    for params in tolerated {
+        id += 1;
+        // Deliberately outside the November schema: these lists are not nullable there.
+        let answer = t.ask(id, "terminal/create", params.clone(), false).await;
+        assert!(
+            result(&answer)["terminalId"].is_string(),
+            "{params}: {answer}"
+        );
+    }
+    let refused = [
+        ("terminal/create", terminal(json!({"args": "hi"})), "args"),
+        (
+            "terminal/create",
+            terminal(json!({"args": ["hi", 1]})),
+            "args",
+        ),
+        (
+            "terminal/create",
+            terminal(json!({"env": {"LOG": "1"}})),
+            "env",
+        ),
+        ("terminal/create", terminal(json!({"cwd": 5})), "cwd"),
+        (
+            "terminal/create",
+            terminal(json!({"outputByteLimit": "big"})),
+            "outputByteLimit",
+        ),
+        (
+            "fs/read_text_file",
+            json!({"sessionId": "nov-1", "path": "/work/a.txt", "line": "two"}),
+            "line",
+        ),
+        (
+            "fs/read_text_file",
+            json!({"sessionId": "nov-1", "path": "/work/a.txt", "limit": -1}),
+            "limit",
+        ),
+    ];
+    for (method, params, field) in refused {
+        id += 1;
+        let answer = t.ask(id, method, params.clone(), false).await;
+        assert_eq!(error_code(&answer), INVALID_PARAMS, "{params}: {answer}");
+        let text = answer["error"].to_string();
+        assert!(
+            text.contains(field),
+            "{params}: the error does not name `{field}`: {text}"
+        );
+    }
+    // The connection goes on: a valid request is served.
+    let read = t
+        .ask(
+            id + 1,
+            "fs/read_text_file",
+            json!({"sessionId": "nov-1", "path": "/work/a.txt"}),
+            true,
+        )
+        .await;
+    assert_eq!(result(&read)["content"], "x\n");
+    t.raw.close().await;
+}
+
+/// A wrong type where November refuses it in the agent's `initialize` answer (a terminal auth
+/// method's `args`): our client fails the call with an error naming the field, instead of
+/// taking the default as August did.
+#[tokio::test(flavor = "current_thread")]
+async fn a_wrong_auth_method_args_fails_initialize_with_a_clear_error() {
+    let mut t = our_client();
+    let mut answer = august_initialize_result();
+    answer["authMethods"] =
+        json!([{"type": "terminal", "id": "tui", "name": "Log in", "args": "--login"}]);
+    let error = t
+        .initialize(common_capabilities(), answer)
+        .await
+        .expect_err("a string is no list of arguments");
+    assert!(
+        error.remote().is_none(),
+        "a local decoding error: {error:?}"
+    );
+    assert!(error.to_string().contains("args"), "{error}");
+}
