@@ -486,6 +486,32 @@ impl OurClient {
             .session_id
     }
 
+    /// A prompt turn in which the agent streams `updates` before ending the turn: once our
+    /// `prompt` returns, the editor has handled every one of them (a response is delivered
+    /// after the notifications that arrived before it).
+    async fn turn(&mut self, session: &SessionId, updates: &[Value]) {
+        let agent = self.agent.clone();
+        let request = PromptRequest::new(session.clone(), vec!["go".into()]);
+        let call = tokio::spawn(async move { agent.prompt(request).await });
+        let (id, _) = self.raw.expect_request("session/prompt").await;
+        for update in updates {
+            self.raw
+                .notify(
+                    "session/update",
+                    json!({"sessionId": session, "update": update}),
+                )
+                .await;
+        }
+        self.raw
+            .respond(&id, json!({"stopReason": "end_turn"}))
+            .await;
+        let done = acp_e2e::within("session/prompt", call)
+            .await
+            .expect("the call ran")
+            .expect("the turn ended");
+        assert_eq!(done.stop_reason, StopReason::EndTurn);
+    }
+
     /// Sends an agent request and returns our client's answer to it.
     async fn ask(&mut self, id: u64, method: &str, params: Value, checked: bool) -> Value {
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -526,20 +552,14 @@ async fn our_client_and_an_august_agent() {
         .expect("initialized");
     let session = t.new_session("aug-1").await;
     t.editor.put_file("/work/a.txt", "one\ntwo\nthree\n");
-    // August 2026: updates of every August kind our editor renders, then the agent's requests.
-    for update in [
+    // August 2026: a turn with updates of August kinds, then the agent's requests.
+    let august_updates = [
         json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Reading."}}),
         json!({"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Read a.txt", "kind": "read", "status": "pending"}),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"}),
         json!({"sessionUpdate": "plan", "entries": [{"content": "Read", "priority": "high", "status": "completed"}]}),
-    ] {
-        t.raw
-            .notify(
-                "session/update",
-                json!({"sessionId": "aug-1", "update": update}),
-            )
-            .await;
-    }
+    ];
+    t.turn(&session, &august_updates).await;
     let read = t
         .ask(
             1,
@@ -571,9 +591,14 @@ async fn our_client_and_an_august_agent() {
         )
         .await;
     assert!(result(&terminal)["terminalId"].is_string());
-    // The four updates reached the editor, before the answers that followed them.
-    let updates = t.editor.updates_of(&session);
-    assert_eq!(updates.len(), 4, "{updates:?}");
+    // The four updates reached the editor whole.
+    let got: Vec<Value> = t
+        .editor
+        .updates_of(&session)
+        .iter()
+        .map(|u| serde_json::to_value(u).expect("an update serializes"))
+        .collect();
+    assert_eq!(got, august_updates);
     // The agent offered no session/close, list or resume: our client refuses them itself.
     for refused in [
         t.agent
@@ -594,6 +619,84 @@ async fn our_client_and_an_august_agent() {
     let next = t.raw.recv().await;
     assert_eq!(next["method"], "session/cancel", "{next}");
     cancel.await.unwrap().expect("sent");
+    t.raw.close().await;
+}
+
+/// A November-era agent (recorded from the November schema) streams the newly stable updates
+/// to our client, which advertised them: tool calls with a `name`, a compaction with its
+/// summary, a notice. The editor gets each one, in order and whole (written back, it is the
+/// message the agent sent), and our `initialize` carried the capabilities.
+#[tokio::test(flavor = "current_thread")]
+async fn our_client_and_a_november_agent() {
+    let mut t = our_client();
+    // The November client capabilities, as JSON: what the editor advertises is what goes out.
+    let capabilities: ClientCapabilities = serde_json::from_value(json!({
+        "fs": {"readTextFile": true, "writeTextFile": true},
+        "terminal": true,
+        "session": {"compaction": {}, "notices": {}},
+    }))
+    .expect("November client capabilities");
+    let agent = t.agent.clone();
+    let call = tokio::spawn(async move {
+        agent
+            .initialize(
+                InitializeRequest::new(ProtocolVersion::LATEST).client_capabilities(capabilities),
+            )
+            .await
+    });
+    let (id, sent) = t.raw.expect_request("initialize").await;
+    assert_eq!(
+        sent["clientCapabilities"]["session"],
+        json!({"compaction": {}, "notices": {}}),
+        "{sent}"
+    );
+    // November 2026: the answer of an agent on the new schema.
+    t.raw
+        .respond(
+            &id,
+            json!({
+                "protocolVersion": 1,
+                "agentCapabilities": {"loadSession": true, "sessionCapabilities": {"close": {}}},
+                "agentInfo": {"name": "november-agent", "version": "2.4.0"},
+            }),
+        )
+        .await;
+    acp_e2e::within("initialize", call)
+        .await
+        .unwrap()
+        .expect("initialized");
+    let session = t.new_session("nov-1").await;
+    // November 2026: the newly stable session updates.
+    let updates = [
+        json!({"sessionUpdate": "tool_call", "toolCallId": "c1", "name": "read_file", "title": "Read a.txt", "kind": "read", "status": "in_progress"}),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "c1", "name": "read_file", "status": "completed"}),
+        json!({"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "in_progress"}),
+        json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "k1", "content": {"type": "text", "text": "Read a.txt."}}),
+        json!({"sessionUpdate": "compaction_update", "compactionId": "k1", "status": "completed"}),
+        json!({"sessionUpdate": "notice", "severity": "warning", "title": "Disk almost full", "description": "2% left"}),
+    ];
+    t.turn(&session, &updates).await;
+    // A tool call's `name` in a permission request too.
+    let permission = t
+        .ask(
+            1,
+            "session/request_permission",
+            json!({
+                "sessionId": "nov-1",
+                "toolCall": {"toolCallId": "c2", "name": "write_file", "title": "Write a.txt"},
+                "options": [{"optionId": "yes", "name": "Yes", "kind": "allow_once"}],
+            }),
+            true,
+        )
+        .await;
+    assert_eq!(result(&permission)["outcome"]["optionId"], "yes");
+    let got: Vec<Value> = t
+        .editor
+        .updates_of(&session)
+        .iter()
+        .map(|u| serde_json::to_value(u).expect("an update serializes"))
+        .collect();
+    assert_eq!(got, updates);
     t.raw.close().await;
 }
 
