@@ -116,6 +116,15 @@ async fn call(raw: &mut RawPeer, id: u64, method: &str, params: Value) -> (Value
     }
 }
 
+/// `initialize` and `session/new` with these params, both answered with a result; returns the
+/// new session's id.
+async fn open(raw: &mut RawPeer, initialize: Value, new_session: Value) -> Value {
+    let (answer, _) = call(raw, 0, "initialize", initialize).await;
+    assert_eq!(result(&answer)["protocolVersion"], 1, "{answer}");
+    let (answer, _) = call(raw, 1, "session/new", new_session).await;
+    result(&answer)["sessionId"].clone()
+}
+
 /// The result of an answer, failing on an error.
 #[track_caller]
 fn result(answer: &Value) -> &Value {
@@ -155,31 +164,20 @@ async fn no_more(mut raw: RawPeer) {
 #[tokio::test(flavor = "current_thread")]
 async fn an_august_client_gets_only_what_august_knows_from_our_agent() {
     let mut raw = our_agent();
-    // August 2026 (v1 1.21): initialize.
-    let (answer, _) = call(
+    // August 2026 (v1 1.21): initialize, then session/new with an MCP server over stdio.
+    let session = open(
         &mut raw,
-        0,
-        "initialize",
         json!({
             "protocolVersion": 1,
             "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": false},
             "clientInfo": {"name": "august-editor", "version": "1.21.0"},
         }),
-    )
-    .await;
-    assert_eq!(result(&answer)["protocolVersion"], 1);
-    // August 2026: session/new with an MCP server over stdio.
-    let (answer, _) = call(
-        &mut raw,
-        1,
-        "session/new",
         json!({
             "cwd": "/work",
             "mcpServers": [{"name": "files", "command": "/usr/bin/mcp-files", "args": ["--root", "/work"], "env": [{"name": "LOG", "value": "1"}]}],
         }),
     )
     .await;
-    let session = result(&answer)["sessionId"].clone();
     // August 2026: prompts that make the agent stream every kind of update it has, and use
     // the client's files and permission.
     let mut updates = Vec::new();
@@ -243,11 +241,10 @@ async fn an_august_client_gets_only_what_august_knows_from_our_agent() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_november_client_advertising_the_new_capabilities_is_served() {
     let mut raw = our_agent();
-    // November 2026: initialize with the newly stable client capabilities.
-    let (answer, _) = call(
+    // November 2026: initialize with the newly stable client capabilities, then session/new
+    // with MCP servers over stdio and HTTP.
+    let session = open(
         &mut raw,
-        0,
-        "initialize",
         json!({
             "protocolVersion": 1,
             "clientCapabilities": {
@@ -257,14 +254,6 @@ async fn a_november_client_advertising_the_new_capabilities_is_served() {
             },
             "clientInfo": {"name": "november-editor", "version": "2.4.0"},
         }),
-    )
-    .await;
-    assert_eq!(result(&answer)["protocolVersion"], 1);
-    // November 2026: session/new with MCP servers over stdio and HTTP.
-    let (answer, _) = call(
-        &mut raw,
-        1,
-        "session/new",
         json!({
             "cwd": "/work",
             "mcpServers": [
@@ -274,7 +263,6 @@ async fn a_november_client_advertising_the_new_capabilities_is_served() {
         }),
     )
     .await;
-    let session = result(&answer)["sessionId"].clone();
     let (answer, exchange) = call(
         &mut raw,
         2,
@@ -302,22 +290,12 @@ async fn a_november_client_advertising_the_new_capabilities_is_served() {
 #[tokio::test(flavor = "current_thread")]
 async fn null_lists_are_defaults_and_wrong_ones_are_refused_by_our_agent() {
     let mut raw = our_agent();
-    let (answer, _) = call(
+    let existing = open(
         &mut raw,
-        0,
-        "initialize",
         json!({"protocolVersion": 1, "clientCapabilities": {}}),
-    )
-    .await;
-    result(&answer);
-    let (answer, _) = call(
-        &mut raw,
-        1,
-        "session/new",
         json!({"cwd": "/work", "mcpServers": []}),
     )
     .await;
-    let existing = result(&answer)["sessionId"].clone();
 
     let stdio = |args: Value, env: Value| json!({"name": "s", "command": "/bin/s", "args": args, "env": env});
     let http = |headers: Value| json!({"type": "http", "name": "h", "url": "http://127.0.0.1:9/mcp", "headers": headers});
@@ -438,12 +416,15 @@ fn our_client() -> OurClient {
 }
 
 impl OurClient {
-    /// Our `initialize` with `capabilities`, answered with `answer` (the agent's era speaks).
+    /// Our `initialize` with `capabilities`, answered with `answer` (the agent's era speaks;
+    /// not checked against the schema unless `checked`); returns the call's outcome and the
+    /// params our client sent.
     async fn initialize(
         &mut self,
         capabilities: ClientCapabilities,
         answer: Value,
-    ) -> Result<InitializeResponse, acp_client::Error> {
+        checked: bool,
+    ) -> (Result<InitializeResponse, acp_client::Error>, Value) {
         let agent = self.agent.clone();
         let call = tokio::spawn(async move {
             agent
@@ -453,18 +434,18 @@ impl OurClient {
                 )
                 .await
         });
-        let (id, params) = self.raw.expect_request("initialize").await;
-        self.raw
-            .send_unchecked(json!({"jsonrpc": "2.0", "id": id, "result": answer}))
-            .await;
-        let sent = params;
+        let (id, sent) = self.raw.expect_request("initialize").await;
+        assert_eq!(sent["protocolVersion"], 1, "{sent}");
+        let message = json!({"jsonrpc": "2.0", "id": id, "result": answer});
+        if checked {
+            self.raw.send(message).await;
+        } else {
+            self.raw.send_unchecked(message).await;
+        }
         let response = acp_e2e::within("initialize", call)
             .await
             .expect("the call ran");
-        if response.is_ok() {
-            assert_eq!(sent["protocolVersion"], 1);
-        }
-        response
+        (response, sent)
     }
 
     /// `session/new` answered with `session_id`.
@@ -547,9 +528,15 @@ fn august_initialize_result() -> Value {
 #[tokio::test(flavor = "current_thread")]
 async fn our_client_and_an_august_agent() {
     let mut t = our_client();
-    t.initialize(common_capabilities(), august_initialize_result())
-        .await
-        .expect("initialized");
+    let (response, sent) = t
+        .initialize(common_capabilities(), august_initialize_result(), true)
+        .await;
+    response.expect("initialized");
+    // Our client adds no capability the editor did not give (none of the November ones).
+    assert!(
+        sent["clientCapabilities"].get("session").is_none(),
+        "{sent}"
+    );
     let session = t.new_session("aug-1").await;
     t.editor.put_file("/work/a.txt", "one\ntwo\nthree\n");
     // August 2026: a turn with updates of August kinds, then the agent's requests.
@@ -636,35 +623,19 @@ async fn our_client_and_a_november_agent() {
         "session": {"compaction": {}, "notices": {}},
     }))
     .expect("November client capabilities");
-    let agent = t.agent.clone();
-    let call = tokio::spawn(async move {
-        agent
-            .initialize(
-                InitializeRequest::new(ProtocolVersion::LATEST).client_capabilities(capabilities),
-            )
-            .await
+    // November 2026: the answer of an agent on the new schema.
+    let answer = json!({
+        "protocolVersion": 1,
+        "agentCapabilities": {"loadSession": true, "sessionCapabilities": {"close": {}}},
+        "agentInfo": {"name": "november-agent", "version": "2.4.0"},
     });
-    let (id, sent) = t.raw.expect_request("initialize").await;
+    let (response, sent) = t.initialize(capabilities, answer, true).await;
+    response.expect("initialized");
     assert_eq!(
         sent["clientCapabilities"]["session"],
         json!({"compaction": {}, "notices": {}}),
         "{sent}"
     );
-    // November 2026: the answer of an agent on the new schema.
-    t.raw
-        .respond(
-            &id,
-            json!({
-                "protocolVersion": 1,
-                "agentCapabilities": {"loadSession": true, "sessionCapabilities": {"close": {}}},
-                "agentInfo": {"name": "november-agent", "version": "2.4.0"},
-            }),
-        )
-        .await;
-    acp_e2e::within("initialize", call)
-        .await
-        .unwrap()
-        .expect("initialized");
     let session = t.new_session("nov-1").await;
     // November 2026: the newly stable session updates.
     let updates = [
@@ -719,10 +690,9 @@ async fn null_lists_are_defaults_and_wrong_types_are_refused_by_our_client() {
     // November 2026: a terminal auth method with null `args` and `env` (the defaults).
     let mut answer = august_initialize_result();
     answer["authMethods"] = json!([{"type": "terminal", "id": "tui", "name": "Log in in a terminal", "args": null, "env": null}]);
-    let init = t
-        .initialize(common_capabilities(), answer)
-        .await
-        .expect("null args and env are the defaults");
+    // Deliberately outside the November schema: these lists are not nullable there.
+    let (response, _) = t.initialize(common_capabilities(), answer, false).await;
+    let init = response.expect("null args and env are the defaults");
     assert_eq!(init.auth_methods.map(|m| m.len()), Some(1));
     t.new_session("nov-1").await;
     t.editor.put_file("/work/a.txt", "x\n");
@@ -810,10 +780,8 @@ async fn a_wrong_auth_method_args_fails_initialize_with_a_clear_error() {
     let mut answer = august_initialize_result();
     answer["authMethods"] =
         json!([{"type": "terminal", "id": "tui", "name": "Log in", "args": "--login"}]);
-    let error = t
-        .initialize(common_capabilities(), answer)
-        .await
-        .expect_err("a string is no list of arguments");
+    let (response, _) = t.initialize(common_capabilities(), answer, false).await;
+    let error = response.expect_err("a string is no list of arguments");
     assert!(
         error.remote().is_none(),
         "a local decoding error: {error:?}"
