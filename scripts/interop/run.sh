@@ -235,40 +235,6 @@ stop "$BRIDGE"
 
 # --- (b) our client against their servers ---
 
-# check_transcript FILE: our client's --json transcript of `hello`, `permission`, `slow`.
-check_transcript() {
-    "$PY" - "$1" <<'EOF'
-import json, sys
-events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-def of(name):
-    return [e for e in events if e.get("event") == name]
-problems = []
-if not of("initialized"):
-    problems.append("no initialize")
-if not of("session_new"):
-    problems.append("no session/new")
-reasons = [e.get("stopReason") for e in of("prompt_result")]
-if reasons != ["end_turn", "end_turn", "cancelled"]:
-    problems.append(f"stop reasons {reasons}, not [end_turn, end_turn, cancelled]")
-chunks = [e for e in events if e.get("event") == "update" and e["update"].get("sessionUpdate") == "agent_message_chunk"]
-if len(chunks) < 3:
-    problems.append(f"{len(chunks)} message chunks")
-answers = [e.get("optionId") for e in of("permission_response")]
-if answers != ["allow"]:
-    problems.append(f"permission answers {answers}")
-if not of("cancel"):
-    problems.append("no session/cancel sent")
-errors = [e.get("message") for e in of("error")]
-if errors:
-    problems.append(f"errors: {errors}")
-done = of("done")
-if not done or not done[0].get("ok"):
-    problems.append("not ok")
-print("; ".join(problems) if problems else f"{len(chunks)} chunks, permission allowed, turn cancelled")
-sys.exit(1 if problems else 0)
-EOF
-}
-
 for side in ts py; do
     say "(b) our client -> the $side server"
     err="$WORK/$side-server.err"
@@ -296,7 +262,7 @@ for side in ts py; do
             --prompt hello --prompt permission --prompt slow) >"$cwd/transcript.json" 2>"$cwd/stderr"
         rc=$?
         sleep 1
-        detail=$(check_transcript "$cwd/transcript.json")
+        detail=$("$PY" "$HERE/transcripts.py" core "$cwd/transcript.json")
         ok=$?
         if [[ $transport == HTTP ]]; then
             closed=$(($(grep -c 'DELETE /acp 202' "$err") - deletes_before))
@@ -349,82 +315,6 @@ else
 fi
 stop "$AGENT"
 
-# check_november TRANSCRIPT CAPS: our client's transcript of `compact`, `notice`, `permission`
-# against their stable server, given the client capabilities their agent saw (JSON).
-check_november() {
-    "$PY" - "$1" "$2" <<'EOF'
-import json, sys
-events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-caps = json.loads(sys.argv[2] or "{}")
-session = caps.get("session") or {}
-updates = [e["update"] for e in events if e.get("event") == "update"]
-texts = " ".join(u["content"].get("text", "") for u in updates if u.get("sessionUpdate") == "agent_message_chunk")
-problems, notes = [], []
-compaction = [u for u in updates if u.get("sessionUpdate", "").startswith("compaction_")]
-if session.get("compaction") is not None:
-    statuses = [u.get("status") for u in compaction if u["sessionUpdate"] == "compaction_update"]
-    chunks = [u for u in compaction if u["sessionUpdate"] == "compaction_summary_chunk"]
-    if statuses != ["in_progress", "completed"] or len(chunks) != 2:
-        problems.append(f"compaction: statuses {statuses}, {len(chunks)} summary chunks")
-    notes.append(f"compaction advertised: {len(compaction)} updates rendered")
-else:
-    if compaction or "Compaction not advertised" not in texts:
-        problems.append("compaction: their agent did not see our advertisement as expected")
-    notes.append("compaction not advertised by our client")
-notices = [u for u in updates if u.get("sessionUpdate") == "notice"]
-if session.get("notices") is not None:
-    if len(notices) != 1 or notices[0].get("severity") != "warning" or notices[0].get("title") != "Disk almost full":
-        problems.append(f"notices: {notices}")
-    notes.append("notices advertised: the notice rendered")
-else:
-    if notices or "Notices not advertised" not in texts:
-        problems.append("notices: their agent did not see our advertisement as expected")
-    notes.append("notices not advertised by our client")
-names = [u.get("name") for u in updates if u.get("sessionUpdate") == "tool_call"]
-if names != ["touch_file"]:
-    problems.append(f"tool-call names {names}, not ['touch_file']")
-else:
-    notes.append("the tool call's name kept")
-reasons = [e.get("stopReason") for e in events if e.get("event") == "prompt_result"]
-if reasons != ["end_turn"] * 3:
-    problems.append(f"stop reasons {reasons}")
-errors = [e.get("message") for e in events if e.get("event") == "error"]
-if errors:
-    problems.append(f"errors: {errors}")
-done = [e for e in events if e.get("event") == "done"]
-if not done or not done[0].get("ok"):
-    problems.append("not ok")
-print("; ".join(problems) if problems else "; ".join(notes))
-sys.exit(1 if problems else 0)
-EOF
-}
-
-# check_fork TRANSCRIPT: our client's transcript of `hello`, `:fork`, `hello` against their
-# /unstable server.
-check_fork() {
-    "$PY" - "$1" <<'EOF'
-import json, sys
-events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-problems = []
-forks = [e for e in events if e.get("event") == "session_fork"]
-results = [e for e in events if e.get("event") == "prompt_result"]
-if len(forks) != 1:
-    problems.append(f"{len(forks)} session_fork events")
-elif [r.get("sessionId") for r in results] != [forks[0]["sessionId"], forks[0]["forkId"]]:
-    problems.append(f"prompts in {[r.get('sessionId') for r in results]}, not the session then its fork")
-if [r.get("stopReason") for r in results] != ["end_turn", "end_turn"]:
-    problems.append(f"stop reasons {[r.get('stopReason') for r in results]}")
-errors = [e.get("message") for e in events if e.get("event") == "error"]
-if errors:
-    problems.append(f"errors: {errors}")
-done = [e for e in events if e.get("event") == "done"]
-if not done or not done[0].get("ok"):
-    problems.append("not ok")
-print("; ".join(problems) if problems else f"forked {forks[0]['sessionId']} into {forks[0]['forkId']}, a prompt in each")
-sys.exit(1 if problems else 0)
-EOF
-}
-
 for flavour in stable draft; do
     say "(c) our client -> the ts server ($flavour)"
     err="$WORK/ts-$flavour-server.err"
@@ -456,9 +346,9 @@ for flavour in stable draft; do
         rc=$?
         if [[ $flavour == stable ]]; then
             caps=$(grep -o 'CLIENT CAPS .*' "$err" | tail -n 1 | sed 's/^CLIENT CAPS //')
-            detail=$(check_november "$cwd/transcript.json" "$caps")
+            detail=$("$PY" "$HERE/transcripts.py" november "$cwd/transcript.json" "$caps")
         else
-            detail=$(check_fork "$cwd/transcript.json")
+            detail=$("$PY" "$HERE/transcripts.py" fork "$cwd/transcript.json")
         fi
         ok=$?
         if ((rc == 0 && ok == 0)); then
