@@ -219,36 +219,8 @@ pub trait Agent: Send + Sync + 'static {
         Err(ErrorObject::method_not_found(m::PROVIDERS_DISABLE))
     }
 
-    /// `nes/start` (draft, feature `unstable_nes`): start a next-edit-suggestion session. Only
-    /// called if the agent advertised `nes`.
-    #[cfg(feature = "unstable_nes")]
-    async fn start_nes(&self, request: StartNesRequest) -> Result<StartNesResponse, ErrorObject> {
-        let _ = request;
-        Err(ErrorObject::method_not_found(m::NES_START))
-    }
-
-    /// `nes/suggest` (draft, feature `unstable_nes`): suggest the user's next edits at a position.
-    /// Only called if the agent advertised `nes`.
-    #[cfg(feature = "unstable_nes")]
-    async fn suggest_nes(
-        &self,
-        request: SuggestNesRequest,
-    ) -> Result<SuggestNesResponse, ErrorObject> {
-        let _ = request;
-        Err(ErrorObject::method_not_found(m::NES_SUGGEST))
-    }
-
-    /// `nes/close` (draft, feature `unstable_nes`): end an NES session. Only called if the agent
-    /// advertised `nes`.
-    #[cfg(feature = "unstable_nes")]
-    async fn close_nes(&self, request: CloseNesRequest) -> Result<CloseNesResponse, ErrorObject> {
-        let _ = request;
-        Err(ErrorObject::method_not_found(m::NES_CLOSE))
-    }
-
     /// `mcp/message` as a request (draft, feature `unstable_mcp_over_acp`): an MCP request from the
-    /// client on an MCP-over-ACP connection the agent opened with
-    /// [`ClientHandle::connect_mcp`](crate::ClientHandle::connect_mcp).
+    /// client on an MCP-over-ACP connection.
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp(
         &self,
@@ -256,79 +228,6 @@ pub trait Agent: Send + Sync + 'static {
     ) -> Result<MessageMcpResponse, ErrorObject> {
         let _ = request;
         Err(ErrorObject::method_not_found(m::MCP_MESSAGE))
-    }
-
-    /// `nes/accept` (draft, feature `unstable_nes`), a notification: the user accepted a
-    /// suggestion. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
-    #[cfg(feature = "unstable_nes")]
-    async fn accept_nes(&self, notification: AcceptNesNotification) -> Result<(), ErrorObject> {
-        let _ = notification;
-        Ok(())
-    }
-
-    /// `nes/reject` (draft, feature `unstable_nes`), a notification: the user did not take a
-    /// suggestion. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
-    #[cfg(feature = "unstable_nes")]
-    async fn reject_nes(&self, notification: RejectNesNotification) -> Result<(), ErrorObject> {
-        let _ = notification;
-        Ok(())
-    }
-
-    /// `document/didOpen` (draft, feature `unstable_nes`), a notification: a document was opened in
-    /// the NES session's editor. Ignored by default; must not await the client (see
-    /// [`cancel`](Self::cancel)).
-    #[cfg(feature = "unstable_nes")]
-    async fn did_open_document(
-        &self,
-        notification: DidOpenDocumentNotification,
-    ) -> Result<(), ErrorObject> {
-        let _ = notification;
-        Ok(())
-    }
-
-    /// `document/didChange` (draft, feature `unstable_nes`), a notification: a document
-    /// changed. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
-    #[cfg(feature = "unstable_nes")]
-    async fn did_change_document(
-        &self,
-        notification: DidChangeDocumentNotification,
-    ) -> Result<(), ErrorObject> {
-        let _ = notification;
-        Ok(())
-    }
-
-    /// `document/didClose` (draft, feature `unstable_nes`), a notification: a document was
-    /// closed. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
-    #[cfg(feature = "unstable_nes")]
-    async fn did_close_document(
-        &self,
-        notification: DidCloseDocumentNotification,
-    ) -> Result<(), ErrorObject> {
-        let _ = notification;
-        Ok(())
-    }
-
-    /// `document/didSave` (draft, feature `unstable_nes`), a notification: a document was
-    /// saved. Ignored by default; must not await the client (see [`cancel`](Self::cancel)).
-    #[cfg(feature = "unstable_nes")]
-    async fn did_save_document(
-        &self,
-        notification: DidSaveDocumentNotification,
-    ) -> Result<(), ErrorObject> {
-        let _ = notification;
-        Ok(())
-    }
-
-    /// `document/didFocus` (draft, feature `unstable_nes`), a notification: the user focused a
-    /// document or moved in it. Ignored by default; must not await the client (see
-    /// [`cancel`](Self::cancel)).
-    #[cfg(feature = "unstable_nes")]
-    async fn did_focus_document(
-        &self,
-        notification: DidFocusDocumentNotification,
-    ) -> Result<(), ErrorObject> {
-        let _ = notification;
-        Ok(())
     }
 
     /// `mcp/message` as a notification (draft, feature `unstable_mcp_over_acp`): an MCP
@@ -448,52 +347,9 @@ impl<T: Agent + ?Sized> Agent for Arc<T> {
     ) -> Result<DisableProviderResponse, ErrorObject> {
         (**self).disable_provider(r).await
     }
-    #[cfg(feature = "unstable_nes")]
-    async fn start_nes(&self, r: StartNesRequest) -> Result<StartNesResponse, ErrorObject> {
-        (**self).start_nes(r).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn suggest_nes(&self, r: SuggestNesRequest) -> Result<SuggestNesResponse, ErrorObject> {
-        (**self).suggest_nes(r).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn close_nes(&self, r: CloseNesRequest) -> Result<CloseNesResponse, ErrorObject> {
-        (**self).close_nes(r).await
-    }
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp(&self, r: MessageMcpRequest) -> Result<MessageMcpResponse, ErrorObject> {
         (**self).message_mcp(r).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn accept_nes(&self, n: AcceptNesNotification) -> Result<(), ErrorObject> {
-        (**self).accept_nes(n).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn reject_nes(&self, n: RejectNesNotification) -> Result<(), ErrorObject> {
-        (**self).reject_nes(n).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn did_open_document(&self, n: DidOpenDocumentNotification) -> Result<(), ErrorObject> {
-        (**self).did_open_document(n).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn did_change_document(
-        &self,
-        n: DidChangeDocumentNotification,
-    ) -> Result<(), ErrorObject> {
-        (**self).did_change_document(n).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn did_close_document(&self, n: DidCloseDocumentNotification) -> Result<(), ErrorObject> {
-        (**self).did_close_document(n).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn did_save_document(&self, n: DidSaveDocumentNotification) -> Result<(), ErrorObject> {
-        (**self).did_save_document(n).await
-    }
-    #[cfg(feature = "unstable_nes")]
-    async fn did_focus_document(&self, n: DidFocusDocumentNotification) -> Result<(), ErrorObject> {
-        (**self).did_focus_document(n).await
     }
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp_notification(&self, n: MessageMcpNotification) -> Result<(), ErrorObject> {

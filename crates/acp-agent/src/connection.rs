@@ -42,10 +42,8 @@ pub struct AgentOptions {
     /// `sessionCapabilities`, `logout` without `auth.logout`) with `-32601` naming the method
     /// and the capability; prompt content (images, audio, embedded resources) and MCP
     /// transports (HTTP, SSE) beyond `promptCapabilities` / `mcpCapabilities` with `-32602`.
-    /// Draft features: their methods without their capability (`-32601`; a notification such
-    /// as `nes/accept` or a `document/*` event the agent did not ask for is dropped with a
-    /// warning), and `mcp/message` on an MCP-over-ACP connection that is not open (`-32002`
-    /// naming it, or dropped with a warning).
+    /// Draft features: their methods without their capability (`-32601`; such a notification
+    /// is dropped with a warning).
     pub refuse_unadvertised: bool,
     /// Refuse `session/new`, `session/load`, `session/resume` (and the draft `session/fork`)
     /// whose `cwd` or `additionalDirectories` holds a relative path, as the spec requires
@@ -117,28 +115,11 @@ struct State {
     /// The running prompts of each session (one, unless the one-prompt rule is off), by their
     /// cancellation signals.
     prompts: Mutex<HashMap<SessionId, Vec<Signal>>>,
-    /// The MCP-over-ACP connections open (draft): answered by the client's `mcp/connect`,
-    /// not closed by `mcp/disconnect` since.
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    mcp_connections: Mutex<std::collections::HashSet<McpConnectionId>>,
 }
 
 impl State {
     fn prompts(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Vec<Signal>>> {
         lock(&self.prompts)
-    }
-
-    /// Refuses an `mcp/message` (request or notification) from the client on a connection
-    /// that is not open.
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    fn check_mcp_connection(&self, connection_id: &McpConnectionId) -> Result<(), ErrorObject> {
-        if lock(&self.mcp_connections).contains(connection_id) {
-            Ok(())
-        } else {
-            Err(ErrorObject::mcp_connection_not_found(
-                connection_id.as_str(),
-            ))
-        }
     }
 }
 
@@ -148,15 +129,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-#[cfg(feature = "unstable_mcp_over_acp")]
-impl ClientHandle {
-    /// Forgets an MCP-over-ACP connection the client closed: its messages are refused from now
-    /// on.
-    pub(crate) fn mcp_disconnected(&self, connection_id: &McpConnectionId) {
-        lock(&self.state.mcp_connections).remove(connection_id);
-    }
 }
 
 /// A cloneable handle for calling the client, one method per ACP client method.
@@ -388,13 +360,6 @@ impl ClientHandle {
 
     /// True when calls the client did not advertise fail locally (see
     /// [`AgentOptions::gate_client_capabilities`]).
-    #[cfg_attr(
-        not(any(
-            feature = "unstable_plan_operations",
-            feature = "unstable_session_compaction"
-        )),
-        allow(dead_code)
-    )]
     pub(crate) fn gates(&self) -> bool {
         self.gate
     }
@@ -564,10 +529,6 @@ impl<A: Agent> Handler for AgentHandler<A> {
         }
         if self.options.refuse_unadvertised {
             admit::check_request(advertised, &params)?;
-            #[cfg(feature = "unstable_mcp_over_acp")]
-            if let ClientRequestParams::MessageMcp(message) = &params {
-                self.state.check_mcp_connection(&message.connection_id)?;
-            }
         }
         let mut guard = None;
         if let ClientRequestParams::Prompt(prompt) = &params {
@@ -605,27 +566,7 @@ impl<A: Agent> Handler for AgentHandler<A> {
             admit::check_method(self.state.advertised.get(), method)?;
         }
         let notification = acp_rpc::decode_params(method, params)?;
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        if let (true, ClientNotificationParams::MessageMcp(message)) =
-            (self.options.refuse_unadvertised, &notification)
-        {
-            self.state.check_mcp_connection(&message.connection_id)?;
-        }
         Ok(notification)
-    }
-
-    #[allow(unused_variables)] // Without the draft feature there is nothing to record.
-    fn response_received(&self, method: &str, result: Result<&acp_rpc::RawResult, &ErrorObject>) {
-        // An MCP connection is open from the client's answer on: its first messages may follow
-        // the answer before the caller of `connect_mcp` has seen it.
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        if method == cm::MCP_CONNECT {
-            if let Ok(Ok(connected)) =
-                result.map(|r| r.decode_method_result::<ConnectMcpResponse>())
-            {
-                lock(&self.state.mcp_connections).insert(connected.connection_id);
-            }
-        }
     }
 
     fn handle_request(
@@ -732,18 +673,6 @@ impl<A: Agent> Handler for AgentHandler<A> {
                 ClientRequestParams::DisableProvider(r) => {
                     AgentResult::DisableProvider(agent.disable_provider(r).await?)
                 }
-                #[cfg(feature = "unstable_nes")]
-                ClientRequestParams::StartNes(r) => {
-                    AgentResult::StartNes(agent.start_nes(r).await?)
-                }
-                #[cfg(feature = "unstable_nes")]
-                ClientRequestParams::SuggestNes(r) => {
-                    AgentResult::SuggestNes(agent.suggest_nes(r).await?)
-                }
-                #[cfg(feature = "unstable_nes")]
-                ClientRequestParams::CloseNes(r) => {
-                    AgentResult::CloseNes(agent.close_nes(r).await?)
-                }
                 #[cfg(feature = "unstable_mcp_over_acp")]
                 ClientRequestParams::MessageMcp(r) => {
                     AgentResult::MessageMcp(agent.message_mcp(r).await?)
@@ -779,30 +708,6 @@ impl<A: Agent> Handler for AgentHandler<A> {
                     this.agent.cancel(n).await
                 }
                 ClientNotificationParams::Ext(n) => this.agent.ext_notification(n).await,
-                #[cfg(feature = "unstable_nes")]
-                ClientNotificationParams::AcceptNes(n) => this.agent.accept_nes(n).await,
-                #[cfg(feature = "unstable_nes")]
-                ClientNotificationParams::RejectNes(n) => this.agent.reject_nes(n).await,
-                #[cfg(feature = "unstable_nes")]
-                ClientNotificationParams::DidOpenDocument(n) => {
-                    this.agent.did_open_document(n).await
-                }
-                #[cfg(feature = "unstable_nes")]
-                ClientNotificationParams::DidChangeDocument(n) => {
-                    this.agent.did_change_document(n).await
-                }
-                #[cfg(feature = "unstable_nes")]
-                ClientNotificationParams::DidCloseDocument(n) => {
-                    this.agent.did_close_document(n).await
-                }
-                #[cfg(feature = "unstable_nes")]
-                ClientNotificationParams::DidSaveDocument(n) => {
-                    this.agent.did_save_document(n).await
-                }
-                #[cfg(feature = "unstable_nes")]
-                ClientNotificationParams::DidFocusDocument(n) => {
-                    this.agent.did_focus_document(n).await
-                }
                 #[cfg(feature = "unstable_mcp_over_acp")]
                 ClientNotificationParams::MessageMcp(n) => {
                     this.agent.message_mcp_notification(n).await

@@ -82,13 +82,7 @@ mod signal;
 mod store;
 mod terminal;
 mod tools;
-// The draft features that add calls to the client or session updates.
-#[cfg(any(
-    feature = "unstable_mcp_over_acp",
-    feature = "unstable_plan_operations",
-    feature = "unstable_session_compaction",
-    feature = "unstable_session_notices"
-))]
+// Session updates gated by a client capability, and the draft features' calls to the client.
 mod unstable;
 
 pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};

@@ -1,36 +1,18 @@
-//! The agent's side of the draft (unstable) protocol features: calls to the client and
-//! session updates, each behind its cargo feature.
+//! The agent's calls to the client and session updates that need a client capability beyond
+//! the baseline: compaction and notices (stable), and the draft features, each behind its
+//! cargo feature.
 
 use acp_types::*;
 
 #[cfg(feature = "unstable_mcp_over_acp")]
 use crate::ClientHandle;
 use crate::Error;
-#[cfg(any(
-    feature = "unstable_plan_operations",
-    feature = "unstable_session_compaction",
-    feature = "unstable_session_notices"
-))]
 use crate::PromptContext;
 
-/// MCP over ACP: the agent connects to MCP servers the client offered as
-/// [`McpServer::Acp`], and MCP messages flow on the ACP connection.
+/// MCP over ACP: the agent reaches MCP servers the client offered as [`McpServer::Acp`], and
+/// MCP messages flow on the ACP connection.
 #[cfg(feature = "unstable_mcp_over_acp")]
 impl ClientHandle {
-    /// `mcp/connect` (draft): opens a connection to an MCP server the client offered with
-    /// `"type": "acp"`; later `mcp/message`s and `mcp/disconnect` name the connection id it
-    /// returns.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Rpc`] when the client answers with an error or the connection closes.
-    pub async fn connect_mcp(
-        &self,
-        request: ConnectMcpRequest,
-    ) -> Result<ConnectMcpResponse, Error> {
-        Ok(self.peer().request::<methods::McpConnect>(&request).await?)
-    }
-
     /// `mcp/message` as a request (draft): sends an MCP request on an open connection and
     /// returns the MCP result.
     ///
@@ -59,36 +41,14 @@ impl ClientHandle {
             .notify::<methods::McpMessageNotification>(&notification)
             .await?)
     }
-
-    /// `mcp/disconnect` (draft): closes an MCP-over-ACP connection. Once the client has
-    /// answered, its `mcp/message`s on the connection are refused.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Rpc`] when the client answers with an error or the connection closes.
-    pub async fn disconnect_mcp(
-        &self,
-        request: DisconnectMcpRequest,
-    ) -> Result<DisconnectMcpResponse, Error> {
-        let response = self
-            .peer()
-            .request::<methods::McpDisconnect>(&request)
-            .await?;
-        self.mcp_disconnected(&request.connection_id);
-        Ok(response)
-    }
 }
 
-/// Session updates of the draft features.
-#[cfg(any(
-    feature = "unstable_plan_operations",
-    feature = "unstable_session_compaction",
-    feature = "unstable_session_notices"
-))]
+/// Session updates that need a client capability: compaction and notices (stable since the
+/// November 2026 schema) and plan operations (draft).
 impl PromptContext {
     /// True when the client advertised plan operations (`plan`). Without it, publish the
     /// stable `plan` update instead ([`plan`](Self::plan)).
-    #[cfg(feature = "unstable_plan_operations")]
+    #[cfg(feature = "unstable")]
     pub fn client_supports_plan_operations(&self) -> bool {
         self.client()
             .client_capabilities()
@@ -101,7 +61,7 @@ impl PromptContext {
     /// # Errors
     ///
     /// [`Error::CapabilityNotAdvertised`] without `plan`; or when the connection is closed.
-    #[cfg(feature = "unstable_plan_operations")]
+    #[cfg(feature = "unstable")]
     pub async fn plan_update(&self, plan: impl Into<PlanUpdateContent>) -> Result<(), Error> {
         self.require(self.client_supports_plan_operations(), "plan")?;
         self.update(SessionUpdate::PlanUpdate(PlanUpdate::new(plan)))
@@ -113,7 +73,7 @@ impl PromptContext {
     /// # Errors
     ///
     /// [`Error::CapabilityNotAdvertised`] without `plan`; or when the connection is closed.
-    #[cfg(feature = "unstable_plan_operations")]
+    #[cfg(feature = "unstable")]
     pub async fn plan_removed(&self, plan_id: impl Into<PlanId>) -> Result<(), Error> {
         self.require(self.client_supports_plan_operations(), "plan")?;
         self.update(SessionUpdate::PlanRemoved(PlanRemoved::new(plan_id)))
@@ -121,7 +81,6 @@ impl PromptContext {
     }
 
     /// True when the client advertised compaction updates (`session.compaction`).
-    #[cfg(feature = "unstable_session_compaction")]
     pub fn client_supports_compaction(&self) -> bool {
         self.client()
             .client_capabilities()
@@ -129,27 +88,25 @@ impl PromptContext {
             .is_some_and(|s| s.compaction.is_some())
     }
 
-    /// Reports a compaction's state (`compaction_update`, draft). Needs the client capability
+    /// Reports a compaction's state (`compaction_update`). Needs the client capability
     /// `session.compaction`.
     ///
     /// # Errors
     ///
     /// [`Error::CapabilityNotAdvertised`] without `session.compaction`; or when the connection
     /// is closed.
-    #[cfg(feature = "unstable_session_compaction")]
     pub async fn compaction_update(&self, update: CompactionUpdate) -> Result<(), Error> {
         self.require(self.client_supports_compaction(), "session.compaction")?;
         self.update(SessionUpdate::CompactionUpdate(update)).await
     }
 
-    /// Streams a piece of a compaction's summary (`compaction_summary_chunk`, draft). Needs the
+    /// Streams a piece of a compaction's summary (`compaction_summary_chunk`). Needs the
     /// client capability `session.compaction`.
     ///
     /// # Errors
     ///
     /// [`Error::CapabilityNotAdvertised`] without `session.compaction`; or when the connection
     /// is closed.
-    #[cfg(feature = "unstable_session_compaction")]
     pub async fn compaction_summary_chunk(
         &self,
         compaction_id: impl Into<CompactionId>,
@@ -161,28 +118,34 @@ impl PromptContext {
             .await
     }
 
-    /// Shows the user an advisory notice (`notice`, draft). No capability is needed: clients
-    /// that do not know notices ignore them.
+    /// True when the client advertised notices (`session.notices`).
+    pub fn client_supports_notices(&self) -> bool {
+        self.client()
+            .client_capabilities()
+            .and_then(|c| c.session.as_ref())
+            .is_some_and(|s| s.notices.is_some())
+    }
+
+    /// Shows the user an advisory notice (`notice`). Needs the client capability
+    /// `session.notices` (the schema: agents send notices only to clients that advertise it;
+    /// otherwise an agent message can carry the information).
     ///
     /// # Errors
     ///
-    /// When the connection is closed.
-    #[cfg(feature = "unstable_session_notices")]
+    /// [`Error::CapabilityNotAdvertised`] without `session.notices`; or when the connection is
+    /// closed.
     pub async fn notice(
         &self,
         severity: impl Into<NoticeSeverity>,
         title: impl Into<String>,
     ) -> Result<(), Error> {
+        self.require(self.client_supports_notices(), "session.notices")?;
         self.update(SessionUpdate::Notice(Notice::new(severity, title)))
             .await
     }
 
     /// Fails with [`Error::CapabilityNotAdvertised`] for a `session/update` the client did not
     /// advertise, unless gating is off.
-    #[cfg(any(
-        feature = "unstable_plan_operations",
-        feature = "unstable_session_compaction"
-    ))]
     fn require(&self, advertised: bool, capability: &'static str) -> Result<(), Error> {
         if advertised || !self.client().gates() {
             Ok(())

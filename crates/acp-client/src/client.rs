@@ -145,20 +145,6 @@ pub trait Client: Send + Sync + 'static {
         Ok(())
     }
 
-    /// `mcp/connect` (draft, feature `unstable_mcp_over_acp`): the agent opens a connection to an
-    /// MCP server the client offered as [`McpServer::Acp`]; answer with a new connection id.
-    /// Called only for a server offered on this connection, and `message_mcp` and
-    /// `disconnect_mcp` only for a connection opened here and not closed since (see
-    /// [`ClientOptions::refuse_unadvertised`](crate::ClientOptions::refuse_unadvertised)).
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn connect_mcp(
-        &self,
-        request: ConnectMcpRequest,
-    ) -> Result<ConnectMcpResponse, ErrorObject> {
-        let _ = request;
-        Err(ErrorObject::method_not_found(m::MCP_CONNECT))
-    }
-
     /// `mcp/message` as a request (draft, feature `unstable_mcp_over_acp`): an MCP request from the
     /// agent on an open MCP-over-ACP connection; answer with the MCP result.
     #[cfg(feature = "unstable_mcp_over_acp")]
@@ -168,17 +154,6 @@ pub trait Client: Send + Sync + 'static {
     ) -> Result<MessageMcpResponse, ErrorObject> {
         let _ = request;
         Err(ErrorObject::method_not_found(m::MCP_MESSAGE))
-    }
-
-    /// `mcp/disconnect` (draft, feature `unstable_mcp_over_acp`): the agent closes an MCP-over-ACP
-    /// connection.
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn disconnect_mcp(
-        &self,
-        request: DisconnectMcpRequest,
-    ) -> Result<DisconnectMcpResponse, ErrorObject> {
-        let _ = request;
-        Err(ErrorObject::method_not_found(m::MCP_DISCONNECT))
     }
 
     /// `mcp/message` as a notification (draft, feature `unstable_mcp_over_acp`): an MCP
@@ -267,19 +242,8 @@ impl<T: Client + ?Sized> Client for Arc<T> {
         (**self).ext_notification(n).await
     }
     #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn connect_mcp(&self, r: ConnectMcpRequest) -> Result<ConnectMcpResponse, ErrorObject> {
-        (**self).connect_mcp(r).await
-    }
-    #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp(&self, r: MessageMcpRequest) -> Result<MessageMcpResponse, ErrorObject> {
         (**self).message_mcp(r).await
-    }
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn disconnect_mcp(
-        &self,
-        r: DisconnectMcpRequest,
-    ) -> Result<DisconnectMcpResponse, ErrorObject> {
-        (**self).disconnect_mcp(r).await
     }
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp_notification(&self, n: MessageMcpNotification) -> Result<(), ErrorObject> {

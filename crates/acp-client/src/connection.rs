@@ -46,11 +46,7 @@ pub struct ClientOptions {
     /// `fs.writeTextFile`, `terminal`, `elicitation` and its modes) with `-32601`, naming the
     /// method and the capability, before they reach the [`Client`]; `elicitation/complete`
     /// without `elicitation.url` is dropped with a warning. Before `initialize` nothing is
-    /// advertised. With MCP over ACP (draft), also refuse `mcp/connect` to a server not
-    /// offered as an `"acp"` MCP server in a session request sent through the [`AgentHandle`]
-    /// (`session/new`, load, resume, fork), and `mcp/message` or `mcp/disconnect` on a
-    /// connection the client did not open or has closed, with `-32002` naming it (an
-    /// `mcp/message` notification is dropped with a warning).
+    /// advertised.
     pub refuse_unadvertised: bool,
     /// Refuse the agent's requests for a session this connection does not have (not created
     /// by `session/new`, loaded or resumed through the [`AgentHandle`], or closed or deleted
@@ -761,23 +757,8 @@ impl<C: Client> Handler for ClientHandler<C> {
                 }
                 AgentRequestParams::Ext(r) => ClientResult::Ext(client.ext_method(r).await?),
                 #[cfg(feature = "unstable_mcp_over_acp")]
-                AgentRequestParams::ConnectMcp(r) => {
-                    let connected = client.connect_mcp(r).await?;
-                    // Recorded before the answer is written: the agent's first message on the
-                    // connection can only follow it.
-                    this.state.admission.mcp_connected(&connected.connection_id);
-                    ClientResult::ConnectMcp(connected)
-                }
-                #[cfg(feature = "unstable_mcp_over_acp")]
                 AgentRequestParams::MessageMcp(r) => {
                     ClientResult::MessageMcp(client.message_mcp(r).await?)
-                }
-                #[cfg(feature = "unstable_mcp_over_acp")]
-                AgentRequestParams::DisconnectMcp(r) => {
-                    let connection_id = r.connection_id.clone();
-                    let disconnected = client.disconnect_mcp(r).await?;
-                    this.state.admission.mcp_disconnected(&connection_id);
-                    ClientResult::DisconnectMcp(disconnected)
                 }
                 other => return Err(ErrorObject::method_not_found(MethodUnion::method(&other))),
             })

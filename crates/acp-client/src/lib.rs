@@ -91,8 +91,7 @@ pub mod workspace;
 #[cfg(any(
     feature = "unstable_session_fork",
     feature = "unstable_llm_providers",
-    feature = "unstable_mcp_over_acp",
-    feature = "unstable_nes"
+    feature = "unstable_mcp_over_acp"
 ))]
 mod unstable;
 

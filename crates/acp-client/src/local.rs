@@ -388,19 +388,8 @@ impl<C: Client> Client for WithLocal<C> {
         self.client.ext_notification(n).await
     }
     #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn connect_mcp(&self, r: ConnectMcpRequest) -> Result<ConnectMcpResponse, ErrorObject> {
-        self.client.connect_mcp(r).await
-    }
-    #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp(&self, r: MessageMcpRequest) -> Result<MessageMcpResponse, ErrorObject> {
         self.client.message_mcp(r).await
-    }
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn disconnect_mcp(
-        &self,
-        r: DisconnectMcpRequest,
-    ) -> Result<DisconnectMcpResponse, ErrorObject> {
-        self.client.disconnect_mcp(r).await
     }
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp_notification(&self, n: MessageMcpNotification) -> Result<(), ErrorObject> {

@@ -45,7 +45,7 @@ macro_rules! draft_calls {
 impl AgentHandle {
     /// `session/fork` (draft): forks a session into a new one with the same history, for side
     /// prompts. Needs `sessionCapabilities.fork`. The new session is this connection's as soon
-    /// as the agent answers; with MCP over ACP, the agent may connect to the `"acp"` servers in
+    /// as the agent answers; with MCP over ACP, the agent may reach the `"acp"` servers in
     /// `mcpServers` from now on.
     ///
     /// # Errors
@@ -75,53 +75,10 @@ impl AgentHandle {
         #[cfg(feature = "unstable_llm_providers")]
         request disable_provider: ProvidersDisable(DisableProviderRequest) -> DisableProviderResponse,
             needs "providers";
-        /// `nes/start` (draft): starts a next-edit-suggestion session. Needs `nes`.
-        #[cfg(feature = "unstable_nes")]
-        request start_nes: NesStart(StartNesRequest) -> StartNesResponse,
-            needs "nes";
-        /// `nes/suggest` (draft): asks for next-edit suggestions. Needs `nes`.
-        #[cfg(feature = "unstable_nes")]
-        request suggest_nes: NesSuggest(SuggestNesRequest) -> SuggestNesResponse,
-            needs "nes";
-        /// `nes/close` (draft): ends an NES session. Needs `nes`.
-        #[cfg(feature = "unstable_nes")]
-        request close_nes: NesClose(CloseNesRequest) -> CloseNesResponse,
-            needs "nes";
-        /// `mcp/message` as a request (draft): sends an MCP request on an MCP-over-ACP connection the
-        /// agent opened. Needs `mcpCapabilities.acp`.
+        /// `mcp/message` as a request (draft): sends an MCP request on an MCP-over-ACP connection. Needs `mcpCapabilities.acp`.
         #[cfg(feature = "unstable_mcp_over_acp")]
         request message_mcp: McpMessage(MessageMcpRequest) -> MessageMcpResponse,
             needs "mcpCapabilities.acp";
-        /// `nes/accept` (draft): the user accepted a suggestion. Needs `nes`.
-        #[cfg(feature = "unstable_nes")]
-        notification accept_nes: NesAccept(AcceptNesNotification) -> (),
-            needs "nes";
-        /// `nes/reject` (draft): the user did not take a suggestion. Needs `nes`.
-        #[cfg(feature = "unstable_nes")]
-        notification reject_nes: NesReject(RejectNesNotification) -> (),
-            needs "nes";
-        /// `document/didOpen` (draft): a document was opened. Needs `nes.events.document.didOpen`.
-        #[cfg(feature = "unstable_nes")]
-        notification did_open_document: DocumentDidOpen(DidOpenDocumentNotification) -> (),
-            needs "nes.events.document.didOpen";
-        /// `document/didChange` (draft): a document changed, sent as the agent's `syncKind` asks.
-        /// Needs `nes.events.document.didChange`.
-        #[cfg(feature = "unstable_nes")]
-        notification did_change_document: DocumentDidChange(DidChangeDocumentNotification) -> (),
-            needs "nes.events.document.didChange";
-        /// `document/didClose` (draft): a document was closed. Needs `nes.events.document.didClose`.
-        #[cfg(feature = "unstable_nes")]
-        notification did_close_document: DocumentDidClose(DidCloseDocumentNotification) -> (),
-            needs "nes.events.document.didClose";
-        /// `document/didSave` (draft): a document was saved. Needs `nes.events.document.didSave`.
-        #[cfg(feature = "unstable_nes")]
-        notification did_save_document: DocumentDidSave(DidSaveDocumentNotification) -> (),
-            needs "nes.events.document.didSave";
-        /// `document/didFocus` (draft): the user focused a document or moved in it. Needs
-        /// `nes.events.document.didFocus`.
-        #[cfg(feature = "unstable_nes")]
-        notification did_focus_document: DocumentDidFocus(DidFocusDocumentNotification) -> (),
-            needs "nes.events.document.didFocus";
         /// `mcp/message` as a notification (draft): sends an MCP notification on an MCP-over-ACP
         /// connection. Needs `mcpCapabilities.acp`.
         #[cfg(feature = "unstable_mcp_over_acp")]

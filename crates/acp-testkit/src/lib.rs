@@ -1,17 +1,20 @@
 //! Test support shared by the workspace (not published).
 //!
-//! It finds the official ACP specification (`schema.json`, `meta.json`, `protocol/*.md`) and
-//! validates JSON documents against the official schema, so that no test can put a message on
-//! the wire, or keep a fixture, that the specification would reject without noticing.
+//! It finds the official ACP specification (the November 2026 schemas: `v1/schema.json`,
+//! `v1/meta.json`, their draft pair `v1/schema.unstable.json` and `v1/meta.unstable.json`, and
+//! the `v2/` draft) and validates JSON documents against the official schema, so that no test
+//! can put a message on the wire, or keep a fixture, that the specification would reject
+//! without noticing.
 //!
 //! The specification is looked up in the directory named by the `ACP_SPEC_DIR` environment
-//! variable, by default `../shared/spec` relative to the workspace root. When it is absent,
+//! variable, by default `../shared/spec/2026-11` relative to the workspace root. When it is absent,
 //! [`Spec::load`] falls back to the repository's own generated schema (`schema/acp.schema.json`
 //! and `schema/meta.json`, which the `acp-types` tests prove equivalent to the official one)
 //! and says so once, so that a fresh clone's `cargo test` still checks every message; under
 //! CI (`CI=true`) the official specification is required. Tests that need the official
 //! documents themselves (the chapters' examples, the comparison of the two schemas) use
-//! [`Spec::official`]; they are `#[ignore]`d, so that a fresh clone's `cargo test` reports them
+//! [`Spec::official`] (or [`Spec::official_file`] for any other file of it); they are
+//! `#[ignore]`d, so that a fresh clone's `cargo test` reports them
 //! as ignored instead of passing without checking anything, and CI runs them with
 //! `--include-ignored`.
 
@@ -37,13 +40,24 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Where the specification is expected: `$ACP_SPEC_DIR`, or `../shared/spec` beside the workspace.
+/// Where the specification is expected: `$ACP_SPEC_DIR`, or `../shared/spec/2026-11` beside
+/// the workspace. The directory holds `v1/schema.json`, `v1/meta.json`,
+/// `v1/schema.unstable.json`, `v1/meta.unstable.json` and the same under `v2/`.
 pub fn spec_dir() -> PathBuf {
     match std::env::var_os(SPEC_DIR_ENV) {
         Some(dir) => PathBuf::from(dir),
-        None => workspace_root().join("../shared/spec"),
+        None => workspace_root().join("../shared/spec/2026-11"),
     }
 }
+
+/// The official v1 schema, relative to [`spec_dir`].
+const V1_SCHEMA: &str = "v1/schema.json";
+/// The official v1 method table.
+const V1_META: &str = "v1/meta.json";
+/// The official v1 schema with every draft feature.
+const V1_UNSTABLE_SCHEMA: &str = "v1/schema.unstable.json";
+/// The official v1 method table with every draft feature.
+const V1_UNSTABLE_META: &str = "v1/meta.unstable.json";
 
 /// An example program of the workspace (`agent`, `client`, ...), as `cargo test` builds it next
 /// to the test executable (`target/<profile>/examples/<name>`).
@@ -221,7 +235,7 @@ pub fn in_ci() -> bool {
 fn missing(file: &str) -> ! {
     panic!(
         "this test needs the official ACP specification, but {} is missing: put the \
-         specification at ../shared/spec beside the repository or set {SPEC_DIR_ENV} to its \
+         specification at ../shared/spec/2026-11 beside the repository or set {SPEC_DIR_ENV} to its \
          directory (CI runs these tests with `--include-ignored`)",
         spec_dir().join(file).display()
     )
@@ -252,7 +266,7 @@ impl Spec {
         static SPEC: OnceLock<Spec> = OnceLock::new();
         SPEC.get_or_init(|| {
             if let Some(official) = Self::official_if_present() {
-                return Self::read(official.dir.clone(), "schema.json", "meta.json", true);
+                return Self::read(official.dir.clone(), V1_SCHEMA, V1_META, true);
             }
             let dir = workspace_root().join("schema");
             eprintln!(
@@ -282,30 +296,66 @@ impl Spec {
     /// When the specification is missing, saying where it was looked for; and whenever its
     /// files are not valid JSON.
     pub fn official() -> &'static Spec {
-        Self::official_if_present().unwrap_or_else(|| missing("schema.json"))
+        Self::official_if_present().unwrap_or_else(|| missing(V1_SCHEMA))
     }
 
-    /// The official draft specification (`schema.unstable.json`, `meta.unstable.json`), for
+    /// Another official schema and its method table, both relative to [`spec_dir`] (e.g.
+    /// `"v2/schema.json"` and `"v2/meta.json"`), loaded once per process.
+    ///
+    /// # Panics
+    ///
+    /// As [`official`](Self::official).
+    pub fn official_pair(schema: &str, meta: &str) -> &'static Spec {
+        static SPECS: OnceLock<Mutex<HashMap<(String, String), &'static Spec>>> = OnceLock::new();
+        let mut specs = SPECS
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = (schema.to_owned(), meta.to_owned());
+        if let Some(spec) = specs.get(&key) {
+            return spec;
+        }
+        let spec = Self::official_files(schema, meta).unwrap_or_else(|| missing(schema));
+        let spec: &'static Spec = Box::leak(Box::new(spec));
+        specs.insert(key, spec);
+        spec
+    }
+
+    /// The path of the official file `relative` (to [`spec_dir`]; e.g.
+    /// `"v2/protocol/migration.md"`), for tests about the official documents.
+    ///
+    /// # Panics
+    ///
+    /// When the file is missing, saying where it was looked for.
+    pub fn official_file(relative: &str) -> PathBuf {
+        let path = spec_dir().join(relative);
+        if !path.is_file() {
+            missing(relative);
+        }
+        path
+    }
+
+    /// The official draft specification (`v1/schema.unstable.json`, `v1/meta.unstable.json`), for
     /// the tests of the draft features about the official documents.
     ///
     /// # Panics
     ///
     /// As [`official`](Self::official).
     pub fn official_unstable() -> &'static Spec {
-        Self::official_unstable_if_present().unwrap_or_else(|| missing("schema.unstable.json"))
+        Self::official_unstable_if_present().unwrap_or_else(|| missing(V1_UNSTABLE_SCHEMA))
     }
 
     /// The official specification, `None` when it is absent outside CI.
     fn official_if_present() -> Option<&'static Spec> {
         static SPEC: OnceLock<Option<Spec>> = OnceLock::new();
-        SPEC.get_or_init(|| Self::official_files("schema.json", "meta.json"))
+        SPEC.get_or_init(|| Self::official_files(V1_SCHEMA, V1_META))
             .as_ref()
     }
 
     /// The official draft specification, `None` when it is absent outside CI.
     fn official_unstable_if_present() -> Option<&'static Spec> {
         static SPEC: OnceLock<Option<Spec>> = OnceLock::new();
-        SPEC.get_or_init(|| Self::official_files("schema.unstable.json", "meta.unstable.json"))
+        SPEC.get_or_init(|| Self::official_files(V1_UNSTABLE_SCHEMA, V1_UNSTABLE_META))
             .as_ref()
     }
 
@@ -372,17 +422,18 @@ impl Spec {
         self.official
     }
 
-    /// The directory the specification was loaded from.
+    /// The directory the specification was loaded from ([`spec_dir`] for an official one, the
+    /// repository's `schema/` for the fallback).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// The official `schema.json`.
+    /// The schema (`v1/schema.json` for the official stable one).
     pub fn schema(&self) -> &Value {
         &self.schema
     }
 
-    /// The official `meta.json` (method names).
+    /// The method table (`v1/meta.json` for the official stable one).
     pub fn meta(&self) -> &Value {
         &self.meta
     }

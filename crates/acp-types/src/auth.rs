@@ -34,9 +34,9 @@ wire_object! {
         /// A human-readable description.
         opt description: String = "description" [DOE | NULLABLE];
         /// Extra arguments to run the agent with for authentication.
-        opt args: Vec<String> = "args" [DOE | SKIP];
+        opt args: Vec<String> = "args" [NULL_DEFAULT];
         /// Extra environment variables for authentication.
-        opt env: BTreeMap<String, String> = "env" [DOE];
+        opt env: BTreeMap<String, String> = "env" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -11,9 +11,9 @@ wire_object! {
         /// An absolute file path.
         req path: String as path = "path";
         /// The 1-based line to start reading at.
-        opt line: u32 = "line" [DOE | NULLABLE];
+        opt line: u32 = "line" [NULLABLE];
         /// The maximum number of lines to read.
-        opt limit: u32 = "limit" [DOE | NULLABLE];
+        opt limit: u32 = "limit" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -66,12 +66,6 @@ wire_object! {
         /// Support for the `providers/*` methods (draft).
         #[cfg(feature = "unstable_llm_providers")]
         opt providers: ProvidersCapabilities = "providers" [DOE | NULLABLE];
-        /// Next-edit suggestions: what the agent supports and wants (draft).
-        #[cfg(feature = "unstable_nes")]
-        opt nes: NesCapabilities = "nes" [DOE | NULLABLE];
-        /// The position encoding the agent chose among the client's; UTF-16 when absent (draft).
-        #[cfg(feature = "unstable_nes")]
-        opt position_encoding: PositionEncodingKind = "positionEncoding" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -210,14 +204,8 @@ wire_object! {
         /// Which elicitation modes the client supports.
         opt elicitation: ElicitationCapabilities = "elicitation" [DOE | NULLABLE];
         /// Whether the client understands plan operations (draft).
-        #[cfg(feature = "unstable_plan_operations")]
+        #[cfg(feature = "unstable")]
         opt plan: PlanCapabilities = "plan" [DOE | NULLABLE];
-        /// The kinds of next-edit suggestion the client can show (draft).
-        #[cfg(feature = "unstable_nes")]
-        opt nes: ClientNesCapabilities = "nes" [DOE | NULLABLE];
-        /// The position encodings the client supports, preferred first (draft).
-        #[cfg(feature = "unstable_nes")]
-        opt position_encodings: Vec<PositionEncodingKind> = "positionEncodings" [DOE | SKIP];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -240,11 +228,14 @@ wire_object! {
     /// Session features the client supports.
     #[optional_fields(new)]
     pub struct ClientSessionCapabilities {
+        /// Support for compaction updates: `{}` advertises the whole compaction contract;
+        /// absent or `null` means unsupported.
+        opt compaction: CompactionCapabilities = "compaction" [DOE | NULLABLE];
         /// The session's configuration options.
         opt config_options: SessionConfigOptionsCapabilities = "configOptions" [DOE | NULLABLE];
-        /// Whether the client understands compaction updates (draft).
-        #[cfg(feature = "unstable_session_compaction")]
-        opt compaction: CompactionCapabilities = "compaction" [DOE | NULLABLE];
+        /// Support for `notice` updates: `{}` means the client can show notices to the user;
+        /// absent or `null` means unsupported.
+        opt notices: NoticeCapabilities = "notices" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

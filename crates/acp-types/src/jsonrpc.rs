@@ -411,8 +411,8 @@ impl Error {
         Self::unknown("terminal", "terminalId", terminal_id)
     }
 
-    /// `-32002` (draft, feature `unstable_mcp_over_acp`): `mcp/connect` names an MCP server
-    /// this side did not offer (as an `"acp"` server of a session); the message names it and
+    /// `-32002` (draft, feature `unstable_mcp_over_acp`): a request names an MCP server this
+    /// side did not offer (as an `"acp"` server of a session); the message names it and
     /// `data` is `{"serverId": …}`.
     #[cfg(feature = "unstable_mcp_over_acp")]
     pub fn mcp_server_not_found(server_id: &str) -> Self {
@@ -420,8 +420,7 @@ impl Error {
     }
 
     /// `-32002` (draft, feature `unstable_mcp_over_acp`): the request names an MCP-over-ACP
-    /// connection that is not open (never opened by `mcp/connect`, or disconnected since);
-    /// the message names it and `data` is `{"connectionId": …}`.
+    /// connection that is not open; the message names it and `data` is `{"connectionId": …}`.
     #[cfg(feature = "unstable_mcp_over_acp")]
     pub fn mcp_connection_not_found(connection_id: &str) -> Self {
         Self::unknown("MCP connection", "connectionId", connection_id)

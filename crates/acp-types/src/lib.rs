@@ -6,7 +6,7 @@
 //! acp-rpc        the JSON-RPC connection, built on both
 //! ```
 //!
-//! Each of the 170 definitions of the official schema (ACP schema 1.21) is a type of the same
+//! Each of the 178 definitions of the official stable schema (November 2026) is a type of the same
 //! name at the crate root: [`ContentBlock`], [`SessionUpdate`], [`PromptRequest`], ...
 //! Decoding a document and encoding it again yields the same JSON: unknown fields and explicit
 //! nulls are kept (see [`Extras`]), unknown union tags and enum values decode into explicit
@@ -40,10 +40,13 @@
 //! `schema/acp.schema.json` in the repository (see [`schema`]).
 //!
 //! The protocol's draft (unstable) surface is behind cargo features, off by default and named
-//! as in the official Rust schema crate: `unstable_session_fork`, `unstable_llm_providers`,
-//! `unstable_mcp_over_acp`, `unstable_nes`, `unstable_session_compaction`,
-//! `unstable_plan_operations`, `unstable_session_notices`, `unstable_end_turn_token_usage`,
-//! `unstable_tool_call_name`, and `unstable` for all of them. Each adds its definitions, fields,
+//! as in the official Rust schema crate: `unstable_agent_skills`, `unstable_auth_status`,
+//! `unstable_end_turn_token_usage`, `unstable_llm_providers`, `unstable_mcp_over_acp`,
+//! `unstable_prompt_suggestions`, `unstable_proxy_chains`, `unstable_session_archive`,
+//! `unstable_session_cursors`, `unstable_session_fork`, `unstable_session_status`,
+//! `unstable_session_options`, `unstable_session_set_title`, `unstable_speed_config_category`,
+//! `unstable_subagents`, and `unstable` for all of them (plan operations come with `unstable`
+//! alone). Each adds its definitions, fields,
 //! union variants and methods; with a feature off, what it adds to the wire decodes as unknown
 //! fields, `Unknown` variants and unknown methods, as before, and is written back unchanged.
 //! Anything behind these features follows the draft and may change in a minor release.
@@ -60,6 +63,7 @@ mod wire_value;
 mod auth;
 mod cancel_request;
 pub mod capabilities;
+mod compaction;
 mod config;
 mod content;
 pub mod decode;
@@ -72,6 +76,7 @@ mod initialize;
 mod jsonrpc;
 mod mcp;
 pub mod methods;
+mod notice;
 mod permission;
 mod plan;
 mod prompt;
@@ -86,6 +91,7 @@ mod update;
 
 pub use auth::*;
 pub use cancel_request::*;
+pub use compaction::*;
 pub use config::*;
 pub use content::*;
 pub use decode::{DecodeError, DecodeErrorKind, from_slice, from_str, from_value};
@@ -96,6 +102,7 @@ pub use fs::*;
 pub use initialize::*;
 pub use jsonrpc::*;
 pub use mcp::*;
+pub use notice::*;
 pub use permission::*;
 pub use plan::*;
 pub use prompt::*;

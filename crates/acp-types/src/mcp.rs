@@ -32,7 +32,7 @@ wire_object! {
         /// The server's URL.
         req url: String = "url";
         /// HTTP headers to send.
-        req headers: Vec<HttpHeader> = "headers";
+        req headers: Vec<HttpHeader> = "headers" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -47,7 +47,7 @@ wire_object! {
         /// The server's URL.
         req url: String = "url";
         /// HTTP headers to send.
-        req headers: Vec<HttpHeader> = "headers";
+        req headers: Vec<HttpHeader> = "headers" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -67,9 +67,9 @@ wire_object! {
         /// The program to run (an absolute path).
         req command: String = "command";
         /// The program's arguments.
-        req args: Vec<String> = "args";
+        req args: Vec<String> = "args" [NULL_DEFAULT];
         /// Environment variables for the program.
-        req env: Vec<EnvVariable> = "env";
+        req env: Vec<EnvVariable> = "env" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -58,36 +58,6 @@ pub mod agent {
     #[cfg(feature = "unstable_llm_providers")]
     /// `providers/disable` (draft).
     pub const PROVIDERS_DISABLE: &str = "providers/disable";
-    #[cfg(feature = "unstable_nes")]
-    /// `nes/start` (draft).
-    pub const NES_START: &str = "nes/start";
-    #[cfg(feature = "unstable_nes")]
-    /// `nes/suggest` (draft).
-    pub const NES_SUGGEST: &str = "nes/suggest";
-    #[cfg(feature = "unstable_nes")]
-    /// `nes/close` (draft).
-    pub const NES_CLOSE: &str = "nes/close";
-    #[cfg(feature = "unstable_nes")]
-    /// `nes/accept` (a notification, draft).
-    pub const NES_ACCEPT: &str = "nes/accept";
-    #[cfg(feature = "unstable_nes")]
-    /// `nes/reject` (a notification, draft).
-    pub const NES_REJECT: &str = "nes/reject";
-    #[cfg(feature = "unstable_nes")]
-    /// `document/didOpen` (a notification, draft).
-    pub const DOCUMENT_DID_OPEN: &str = "document/didOpen";
-    #[cfg(feature = "unstable_nes")]
-    /// `document/didChange` (a notification, draft).
-    pub const DOCUMENT_DID_CHANGE: &str = "document/didChange";
-    #[cfg(feature = "unstable_nes")]
-    /// `document/didClose` (a notification, draft).
-    pub const DOCUMENT_DID_CLOSE: &str = "document/didClose";
-    #[cfg(feature = "unstable_nes")]
-    /// `document/didSave` (a notification, draft).
-    pub const DOCUMENT_DID_SAVE: &str = "document/didSave";
-    #[cfg(feature = "unstable_nes")]
-    /// `document/didFocus` (a notification, draft).
-    pub const DOCUMENT_DID_FOCUS: &str = "document/didFocus";
     #[cfg(feature = "unstable_mcp_over_acp")]
     /// `mcp/message` (a request and a notification, sent by either side; draft).
     pub const MCP_MESSAGE: &str = "mcp/message";
@@ -115,26 +85,6 @@ pub mod agent {
         PROVIDERS_SET,
         #[cfg(feature = "unstable_llm_providers")]
         PROVIDERS_DISABLE,
-        #[cfg(feature = "unstable_nes")]
-        NES_START,
-        #[cfg(feature = "unstable_nes")]
-        NES_SUGGEST,
-        #[cfg(feature = "unstable_nes")]
-        NES_CLOSE,
-        #[cfg(feature = "unstable_nes")]
-        NES_ACCEPT,
-        #[cfg(feature = "unstable_nes")]
-        NES_REJECT,
-        #[cfg(feature = "unstable_nes")]
-        DOCUMENT_DID_OPEN,
-        #[cfg(feature = "unstable_nes")]
-        DOCUMENT_DID_CHANGE,
-        #[cfg(feature = "unstable_nes")]
-        DOCUMENT_DID_CLOSE,
-        #[cfg(feature = "unstable_nes")]
-        DOCUMENT_DID_SAVE,
-        #[cfg(feature = "unstable_nes")]
-        DOCUMENT_DID_FOCUS,
         #[cfg(feature = "unstable_mcp_over_acp")]
         MCP_MESSAGE,
     ];
@@ -165,14 +115,8 @@ pub mod client {
     /// `elicitation/complete` (a notification).
     pub const ELICITATION_COMPLETE: &str = "elicitation/complete";
     #[cfg(feature = "unstable_mcp_over_acp")]
-    /// `mcp/connect` (draft).
-    pub const MCP_CONNECT: &str = "mcp/connect";
-    #[cfg(feature = "unstable_mcp_over_acp")]
     /// `mcp/message` (a request and a notification, sent by either side; draft).
     pub const MCP_MESSAGE: &str = "mcp/message";
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    /// `mcp/disconnect` (draft).
-    pub const MCP_DISCONNECT: &str = "mcp/disconnect";
 
     /// Every method the client serves.
     pub const ALL: &[&str] = &[
@@ -188,11 +132,7 @@ pub mod client {
         ELICITATION_CREATE,
         ELICITATION_COMPLETE,
         #[cfg(feature = "unstable_mcp_over_acp")]
-        MCP_CONNECT,
-        #[cfg(feature = "unstable_mcp_over_acp")]
         MCP_MESSAGE,
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        MCP_DISCONNECT,
     ];
 }
 
@@ -448,21 +388,6 @@ request_markers! {
     /// `providers/disable`: disable an LLM provider (draft).
     #[cfg(feature = "unstable_llm_providers")]
     ProvidersDisable = agent::PROVIDERS_DISABLE, DisableProviderRequest => DisableProviderResponse;
-    /// `nes/start`: start an NES session (draft).
-    #[cfg(feature = "unstable_nes")]
-    NesStart = agent::NES_START, StartNesRequest => StartNesResponse;
-    /// `nes/suggest`: ask for next-edit suggestions (draft).
-    #[cfg(feature = "unstable_nes")]
-    NesSuggest = agent::NES_SUGGEST, SuggestNesRequest => SuggestNesResponse;
-    /// `nes/close`: end an NES session (draft).
-    #[cfg(feature = "unstable_nes")]
-    NesClose = agent::NES_CLOSE, CloseNesRequest => CloseNesResponse;
-    /// `mcp/connect`: open a connection to an MCP server reached over ACP (draft).
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    McpConnect = client::MCP_CONNECT, ConnectMcpRequest => ConnectMcpResponse;
-    /// `mcp/disconnect`: close an MCP-over-ACP connection (draft).
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    McpDisconnect = client::MCP_DISCONNECT, DisconnectMcpRequest => DisconnectMcpResponse;
     /// `mcp/message` as a request: an MCP request over an MCP-over-ACP connection, sent by
     /// either side (draft).
     #[cfg(feature = "unstable_mcp_over_acp")]
@@ -478,27 +403,6 @@ notification_markers! {
     ElicitationComplete = client::ELICITATION_COMPLETE, CompleteElicitationNotification;
     /// `$/cancel_request`: cancel one running request.
     CancelRequest = protocol::CANCEL_REQUEST, CancelRequestNotification;
-    /// `nes/accept`: the user accepted a suggestion (draft).
-    #[cfg(feature = "unstable_nes")]
-    NesAccept = agent::NES_ACCEPT, AcceptNesNotification;
-    /// `nes/reject`: the user did not take a suggestion (draft).
-    #[cfg(feature = "unstable_nes")]
-    NesReject = agent::NES_REJECT, RejectNesNotification;
-    /// `document/didOpen`: a document was opened (draft).
-    #[cfg(feature = "unstable_nes")]
-    DocumentDidOpen = agent::DOCUMENT_DID_OPEN, DidOpenDocumentNotification;
-    /// `document/didChange`: a document changed (draft).
-    #[cfg(feature = "unstable_nes")]
-    DocumentDidChange = agent::DOCUMENT_DID_CHANGE, DidChangeDocumentNotification;
-    /// `document/didClose`: a document was closed (draft).
-    #[cfg(feature = "unstable_nes")]
-    DocumentDidClose = agent::DOCUMENT_DID_CLOSE, DidCloseDocumentNotification;
-    /// `document/didSave`: a document was saved (draft).
-    #[cfg(feature = "unstable_nes")]
-    DocumentDidSave = agent::DOCUMENT_DID_SAVE, DidSaveDocumentNotification;
-    /// `document/didFocus`: the user focused or moved in a document (draft).
-    #[cfg(feature = "unstable_nes")]
-    DocumentDidFocus = agent::DOCUMENT_DID_FOCUS, DidFocusDocumentNotification;
     /// `mcp/message` as a notification: an MCP notification over an MCP-over-ACP connection,
     /// sent by either side (draft).
     #[cfg(feature = "unstable_mcp_over_acp")]
@@ -514,8 +418,7 @@ mod tests {
         [
             (cfg!(feature = "unstable_session_fork"), 1),
             (cfg!(feature = "unstable_llm_providers"), 3),
-            (cfg!(feature = "unstable_mcp_over_acp"), 3),
-            (cfg!(feature = "unstable_nes"), 10),
+            (cfg!(feature = "unstable_mcp_over_acp"), 1),
         ]
         .iter()
         .filter(|(on, _)| *on)

@@ -173,15 +173,6 @@ method_union! {
         /// `providers/disable` (draft).
         #[cfg(feature = "unstable_llm_providers")]
         DisableProvider(DisableProviderRequest) = agent::PROVIDERS_DISABLE,
-        /// `nes/start` (draft).
-        #[cfg(feature = "unstable_nes")]
-        StartNes(StartNesRequest) = agent::NES_START,
-        /// `nes/suggest` (draft).
-        #[cfg(feature = "unstable_nes")]
-        SuggestNes(SuggestNesRequest) = agent::NES_SUGGEST,
-        /// `nes/close` (draft).
-        #[cfg(feature = "unstable_nes")]
-        CloseNes(CloseNesRequest) = agent::NES_CLOSE,
         /// `mcp/message` (draft).
         #[cfg(feature = "unstable_mcp_over_acp")]
         MessageMcp(MessageMcpRequest) = agent::MCP_MESSAGE,
@@ -227,15 +218,6 @@ method_union! {
         /// `providers/disable` (draft).
         #[cfg(feature = "unstable_llm_providers")]
         DisableProvider(DisableProviderResponse) = agent::PROVIDERS_DISABLE,
-        /// `nes/start` (draft).
-        #[cfg(feature = "unstable_nes")]
-        StartNes(StartNesResponse) = agent::NES_START,
-        /// `nes/suggest` (draft).
-        #[cfg(feature = "unstable_nes")]
-        SuggestNes(SuggestNesResponse) = agent::NES_SUGGEST,
-        /// `nes/close` (draft).
-        #[cfg(feature = "unstable_nes")]
-        CloseNes(CloseNesResponse) = agent::NES_CLOSE,
         /// `mcp/message` (draft).
         #[cfg(feature = "unstable_mcp_over_acp")]
         MessageMcp(MessageMcpResponse) = agent::MCP_MESSAGE,
@@ -263,15 +245,9 @@ method_union! {
         KillTerminal(KillTerminalRequest) = client::TERMINAL_KILL,
         /// `elicitation/create`.
         CreateElicitation(CreateElicitationRequest) = client::ELICITATION_CREATE as boxed,
-        /// `mcp/connect` (draft).
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        ConnectMcp(ConnectMcpRequest) = client::MCP_CONNECT,
         /// `mcp/message` (draft).
         #[cfg(feature = "unstable_mcp_over_acp")]
         MessageMcp(MessageMcpRequest) = client::MCP_MESSAGE,
-        /// `mcp/disconnect` (draft).
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        DisconnectMcp(DisconnectMcpRequest) = client::MCP_DISCONNECT,
     }
 }
 
@@ -296,15 +272,9 @@ method_union! {
         KillTerminal(KillTerminalResponse) = client::TERMINAL_KILL,
         /// `elicitation/create`.
         CreateElicitation(CreateElicitationResponse) = client::ELICITATION_CREATE,
-        /// `mcp/connect` (draft).
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        ConnectMcp(ConnectMcpResponse) = client::MCP_CONNECT,
         /// `mcp/message` (draft).
         #[cfg(feature = "unstable_mcp_over_acp")]
         MessageMcp(MessageMcpResponse) = client::MCP_MESSAGE,
-        /// `mcp/disconnect` (draft).
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        DisconnectMcp(DisconnectMcpResponse) = client::MCP_DISCONNECT,
     }
 }
 
@@ -330,27 +300,6 @@ method_union! {
         Cancel(CancelNotification) = agent::SESSION_CANCEL,
         /// `$/cancel_request`.
         CancelRequest(CancelRequestNotification) = protocol::CANCEL_REQUEST,
-        /// `nes/accept` (draft).
-        #[cfg(feature = "unstable_nes")]
-        AcceptNes(AcceptNesNotification) = agent::NES_ACCEPT,
-        /// `nes/reject` (draft).
-        #[cfg(feature = "unstable_nes")]
-        RejectNes(RejectNesNotification) = agent::NES_REJECT,
-        /// `document/didOpen` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidOpenDocument(DidOpenDocumentNotification) = agent::DOCUMENT_DID_OPEN,
-        /// `document/didChange` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidChangeDocument(DidChangeDocumentNotification) = agent::DOCUMENT_DID_CHANGE,
-        /// `document/didClose` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidCloseDocument(DidCloseDocumentNotification) = agent::DOCUMENT_DID_CLOSE,
-        /// `document/didSave` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidSaveDocument(DidSaveDocumentNotification) = agent::DOCUMENT_DID_SAVE,
-        /// `document/didFocus` (draft).
-        #[cfg(feature = "unstable_nes")]
-        DidFocusDocument(DidFocusDocumentNotification) = agent::DOCUMENT_DID_FOCUS,
         /// `mcp/message` (draft).
         #[cfg(feature = "unstable_mcp_over_acp")]
         MessageMcp(MessageMcpNotification) = agent::MCP_MESSAGE,

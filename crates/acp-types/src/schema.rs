@@ -32,7 +32,7 @@ use crate::*;
 /// macro_rules! count {
 ///     ($($name:ident),* $(,)?) => { [$(stringify!($name)),*].len() };
 /// }
-/// assert_eq!(acp_types::for_each_value_definition!(count), 164);
+/// assert_eq!(acp_types::for_each_value_definition!(count), 172);
 /// ```
 #[macro_export]
 macro_rules! for_each_value_definition {
@@ -158,14 +158,22 @@ macro_rules! for_each_value_definition {
             SessionInfoUpdate,
             Cost,
             UsageUpdate,
+            NoticeSeverity,
+            Notice,
+            CompactionId,
+            CompactionStatus,
+            CompactionUpdate,
+            CompactionSummaryChunk,
             CompleteElicitationNotification,
             ExtNotification,
             InitializeRequest,
             ClientCapabilities,
             FileSystemCapabilities,
             ClientSessionCapabilities,
+            CompactionCapabilities,
             SessionConfigOptionsCapabilities,
             BooleanConfigOptionCapabilities,
+            NoticeCapabilities,
             AuthCapabilities,
             ElicitationCapabilities,
             ElicitationFormCapabilities,
@@ -213,37 +221,17 @@ macro_rules! for_each_value_definition {
 /// macro_rules! count {
 ///     ($($name:ident),* $(,)?) => { [$(stringify!($name)),*].len() };
 /// }
-/// assert_eq!(acp_types::for_each_unstable_definition!(count), 97);
+/// assert_eq!(acp_types::for_each_unstable_definition!(count), 28);
 /// ```
 #[cfg(feature = "unstable")]
 #[macro_export]
 macro_rules! for_each_unstable_definition {
     ($m:ident) => {
         $m!(
-            ConnectMcpRequest,
             McpServerAcpId,
             MessageMcpRequest,
-            McpConnectionId,
-            DisconnectMcpRequest,
             SessionForkCapabilities,
             ProvidersCapabilities,
-            NesCapabilities,
-            NesEventCapabilities,
-            NesDocumentEventCapabilities,
-            NesDocumentDidOpenCapabilities,
-            NesDocumentDidChangeCapabilities,
-            TextDocumentSyncKind,
-            NesDocumentDidCloseCapabilities,
-            NesDocumentDidSaveCapabilities,
-            NesDocumentDidFocusCapabilities,
-            NesContextCapabilities,
-            NesRecentFilesCapabilities,
-            NesRelatedSnippetsCapabilities,
-            NesEditHistoryCapabilities,
-            NesUserActionsCapabilities,
-            NesOpenFilesCapabilities,
-            NesDiagnosticsCapabilities,
-            PositionEncodingKind,
             ListProvidersResponse,
             ProviderInfo,
             ProviderId,
@@ -253,18 +241,6 @@ macro_rules! for_each_unstable_definition {
             DisableProviderResponse,
             ForkSessionResponse,
             Usage,
-            StartNesResponse,
-            SuggestNesResponse,
-            NesSuggestion,
-            NesSuggestionId,
-            NesTextEdit,
-            Range,
-            Position,
-            NesEditSuggestion,
-            NesJumpSuggestion,
-            NesRenameSuggestion,
-            NesSearchAndReplaceSuggestion,
-            CloseNesResponse,
             MessageMcpResponse,
             PlanUpdateContent,
             PlanId,
@@ -273,50 +249,13 @@ macro_rules! for_each_unstable_definition {
             PlanMarkdown,
             PlanUpdate,
             PlanRemoved,
-            NoticeSeverity,
-            Notice,
-            CompactionId,
-            CompactionStatus,
-            CompactionUpdate,
-            CompactionSummaryChunk,
             MessageMcpNotification,
-            CompactionCapabilities,
             PlanCapabilities,
-            ClientNesCapabilities,
-            NesJumpCapabilities,
-            NesRenameCapabilities,
-            NesSearchAndReplaceCapabilities,
             ListProvidersRequest,
             SetProviderRequest,
             DisableProviderRequest,
             McpServerAcp,
             ForkSessionRequest,
-            StartNesRequest,
-            WorkspaceFolder,
-            NesRepository,
-            SuggestNesRequest,
-            NesTriggerKind,
-            NesSuggestContext,
-            NesRecentFile,
-            NesRelatedSnippet,
-            NesExcerpt,
-            NesEditHistoryEntry,
-            NesUserAction,
-            NesOpenFile,
-            NesDiagnostic,
-            NesDiagnosticSeverity,
-            CloseNesRequest,
-            ConnectMcpResponse,
-            DisconnectMcpResponse,
-            DidOpenDocumentNotification,
-            DidChangeDocumentNotification,
-            TextDocumentContentChangeEvent,
-            DidCloseDocumentNotification,
-            DidSaveDocumentNotification,
-            DidFocusDocumentNotification,
-            AcceptNesNotification,
-            RejectNesNotification,
-            NesRejectReason,
         )
     };
 }
@@ -459,24 +398,36 @@ const DESCRIPTION: &str = if UNSTABLE_FEATURES.is_empty() {
 
 /// The draft features compiled in.
 pub const UNSTABLE_FEATURES: &[&str] = &[
-    #[cfg(feature = "unstable_session_fork")]
-    "unstable_session_fork",
+    #[cfg(feature = "unstable_agent_skills")]
+    "unstable_agent_skills",
+    #[cfg(feature = "unstable_auth_status")]
+    "unstable_auth_status",
+    #[cfg(feature = "unstable_end_turn_token_usage")]
+    "unstable_end_turn_token_usage",
     #[cfg(feature = "unstable_llm_providers")]
     "unstable_llm_providers",
     #[cfg(feature = "unstable_mcp_over_acp")]
     "unstable_mcp_over_acp",
-    #[cfg(feature = "unstable_nes")]
-    "unstable_nes",
-    #[cfg(feature = "unstable_session_compaction")]
-    "unstable_session_compaction",
-    #[cfg(feature = "unstable_plan_operations")]
-    "unstable_plan_operations",
-    #[cfg(feature = "unstable_session_notices")]
-    "unstable_session_notices",
-    #[cfg(feature = "unstable_end_turn_token_usage")]
-    "unstable_end_turn_token_usage",
-    #[cfg(feature = "unstable_tool_call_name")]
-    "unstable_tool_call_name",
+    #[cfg(feature = "unstable_prompt_suggestions")]
+    "unstable_prompt_suggestions",
+    #[cfg(feature = "unstable_proxy_chains")]
+    "unstable_proxy_chains",
+    #[cfg(feature = "unstable_session_archive")]
+    "unstable_session_archive",
+    #[cfg(feature = "unstable_session_cursors")]
+    "unstable_session_cursors",
+    #[cfg(feature = "unstable_session_fork")]
+    "unstable_session_fork",
+    #[cfg(feature = "unstable_session_status")]
+    "unstable_session_status",
+    #[cfg(feature = "unstable_session_options")]
+    "unstable_session_options",
+    #[cfg(feature = "unstable_session_set_title")]
+    "unstable_session_set_title",
+    #[cfg(feature = "unstable_speed_config_category")]
+    "unstable_speed_config_category",
+    #[cfg(feature = "unstable_subagents")]
+    "unstable_subagents",
 ];
 
 /// The method names, grouped by the side that serves them (the shape of the official
@@ -498,7 +449,8 @@ pub fn meta() -> Value {
 }
 
 /// The key of a method in `meta.json`: its name in snake case, `/` and `$` as `_`
-/// (`document/didOpen` is `document_did_open`).
+/// (`session/set_config_option` is `session_set_config_option`, `$/cancel_request` is
+/// `cancel_request`).
 fn key_of(method: &str) -> String {
     let mut key = String::with_capacity(method.len() + 4);
     for c in method.chars() {

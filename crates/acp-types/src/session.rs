@@ -9,9 +9,9 @@ wire_object! {
         /// The working directory (an absolute path).
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
-        req mcp_servers: Vec<McpServer> = "mcpServers" [DOE | SKIP];
+        req mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -41,11 +41,11 @@ wire_object! {
     )]
     pub struct LoadSessionRequest {
         /// The MCP servers the agent should connect to.
-        req mcp_servers: Vec<McpServer> = "mcpServers" [DOE | SKIP];
+        req mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// The working directory (an absolute path).
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
         /// Extension data, opaque to the protocol.
@@ -101,7 +101,7 @@ wire_object! {
         /// The session's working directory.
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The session's title.
         opt title: String = "title" [DOE | NULLABLE];
         /// When the session was last updated (an ISO 8601 timestamp).
@@ -140,9 +140,9 @@ wire_object! {
         /// The working directory (an absolute path).
         req cwd: String as path = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
-        opt mcp_servers: Vec<McpServer> = "mcpServers" [DOE | SKIP];
+        opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -16,13 +16,13 @@ wire_object! {
         /// The command to run.
         req command: String = "command";
         /// The command's arguments.
-        opt args: Vec<String> = "args" [DOE | SKIP];
+        opt args: Vec<String> = "args" [NULL_DEFAULT];
         /// Environment variables for the process.
-        opt env: Vec<EnvVariable> = "env" [DOE | SKIP];
+        opt env: Vec<EnvVariable> = "env" [NULL_DEFAULT];
         /// The working directory (an absolute path).
-        opt cwd: String as path = "cwd" [DOE | NULLABLE];
+        opt cwd: String as path = "cwd" [NULLABLE];
         /// How many bytes of output the client keeps; older output is dropped first.
-        opt output_byte_limit: u64 = "outputByteLimit" [DOE | NULLABLE];
+        opt output_byte_limit: u64 = "outputByteLimit" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

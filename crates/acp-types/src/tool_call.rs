@@ -22,9 +22,8 @@ wire_object! {
         raw raw_input = "rawInput" [DOE];
         /// The raw output of the tool.
         raw raw_output = "rawOutput" [DOE];
-        /// The tool's programmatic name, for logic (the title is for display) (draft). On an
-        /// update, a name replaces the previous one; absent or `null` leaves it unchanged.
-        #[cfg(feature = "unstable_tool_call_name")]
+        /// The tool's programmatic name, for logic (the title is for display). On an update, a
+        /// name replaces the previous one; absent or `null` leaves it unchanged.
         opt name: String = "name" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
@@ -51,9 +50,8 @@ wire_object! {
         raw raw_input = "rawInput" [DOE];
         /// The raw output of the tool.
         raw raw_output = "rawOutput" [DOE];
-        /// The tool's programmatic name, for logic (the title is for display) (draft). On an
-        /// update, a name replaces the previous one; absent or `null` leaves it unchanged.
-        #[cfg(feature = "unstable_tool_call_name")]
+        /// The tool's programmatic name, for logic (the title is for display). On an update, a
+        /// name replaces the previous one; absent or `null` leaves it unchanged.
         opt name: String = "name" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

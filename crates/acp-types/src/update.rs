@@ -46,21 +46,18 @@ tagged_union! {
             SessionInfoUpdate(SessionInfoUpdate) = "session_info_update",
             /// Context window usage and cost.
             UsageUpdate(UsageUpdate) = "usage_update",
+            /// An advisory notice for the user, not part of the session's history.
+            Notice(Notice) = "notice",
+            /// A compaction started or changed state.
+            CompactionUpdate(CompactionUpdate) = "compaction_update",
+            /// A piece of a compaction's summary.
+            CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
             /// A plan was created or replaced, by id (draft).
-            #[cfg(feature = "unstable_plan_operations")]
+            #[cfg(feature = "unstable")]
             PlanUpdate(PlanUpdate) = "plan_update",
             /// A plan was removed (draft).
-            #[cfg(feature = "unstable_plan_operations")]
+            #[cfg(feature = "unstable")]
             PlanRemoved(PlanRemoved) = "plan_removed",
-            /// A compaction started or changed state (draft).
-            #[cfg(feature = "unstable_session_compaction")]
-            CompactionUpdate(CompactionUpdate) = "compaction_update",
-            /// A piece of a compaction's summary (draft).
-            #[cfg(feature = "unstable_session_compaction")]
-            CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
-            /// An advisory notice for the user (draft).
-            #[cfg(feature = "unstable_session_notices")]
-            Notice(Notice) = "notice",
         }
     }
 }

@@ -38,6 +38,11 @@ pub(crate) const NULLABLE: u8 = 4;
 /// Field flag: the schema requires the text of the (required) field to be non-empty
 /// (`minLength: 1`); an empty string is refused when decoding.
 pub(crate) const NON_EMPTY: u8 = 8;
+/// Field flag: the schema marks the field `x-deserialize-default-on-null` (November 2026): an
+/// explicit `null` takes the default (an optional field is absent, a required one gets its
+/// type's default, e.g. an empty list), and any other wrong value is an error. The `null` is
+/// remembered and written back, for an exact round trip, until the field is changed.
+pub(crate) const NULL_DEFAULT: u8 = 16;
 
 /// Extension data carried in `_meta`: any JSON object, opaque to this crate.
 pub type Meta = Map<String, Value>;
@@ -327,14 +332,71 @@ impl<T, const F: u8> Required<T, F> {
     }
 }
 
+/// How a required field's value was written, beyond the value itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// As we would write it.
+    Plain,
+    /// A number literal of the other form (see [`Extras::number_form_kept`]).
+    OtherForm,
+    /// An explicit `null` that took the default ([`NULL_DEFAULT`]).
+    Null,
+}
+
+impl Mark {
+    fn from_other_form(other_form: bool) -> Self {
+        if other_form { Self::OtherForm } else { Self::Plain }
+    }
+
+    /// Records the mark of the field `json` in `extras`.
+    pub(crate) fn record(self, extras: &mut Extras, json: &'static str) {
+        match self {
+            Mark::Plain => {
+                extras.unmark_number_form(json);
+                extras.unmark_null(json);
+            }
+            Mark::OtherForm => {
+                extras.mark_number_form(json);
+                extras.unmark_null(json);
+            }
+            Mark::Null => {
+                extras.unmark_number_form(json);
+                extras.mark_null(json);
+            }
+        }
+    }
+}
+
 impl<'de, T, const F: u8> DeserializeSeed<'de> for Required<T, F>
 where
     T: Deserialize<'de> + LenientValue,
 {
-    /// The value, and whether it was a number literal of the other form (see [`Extras::number_form_kept`]).
-    type Value = (T, bool);
+    /// The value, and how it was written.
+    type Value = (T, Mark);
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(T, bool), D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(T, Mark), D::Error> {
+        if F & NULL_DEFAULT != 0 {
+            return match Optional::<T, F>::new().deserialize(deserializer)? {
+                Slot::Value(value, other_form) => Ok((value, Mark::from_other_form(other_form))),
+                Slot::Null | Slot::Invalid => T::lenient_default()
+                    .map(|value| (value, Mark::Null))
+                    .ok_or_else(|| de::Error::custom("null, and the field's type has no default")),
+            };
+        }
+        self.deserialize_value(deserializer)
+            .map(|(value, other_form)| (value, Mark::from_other_form(other_form)))
+    }
+}
+
+impl<T: LenientValue, const F: u8> Required<T, F> {
+    /// Decodes the value, and whether it was a number literal of the other form.
+    fn deserialize_value<'de, D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<(T, bool), D::Error>
+    where
+        T: Deserialize<'de>,
+    {
         if F & (DOE | SKIP) != 0 && crate::mode::lenient_mode() {
             let value = unique_value(deserializer)?;
             match from_buffered::<T>(value, F) {
@@ -356,6 +418,11 @@ where
             Ok((value, false))
         }
     }
+}
+
+/// True when `value` is its type's default, the value a [`NULL_DEFAULT`] field takes for `null`.
+pub(crate) fn is_lenient_default<T: LenientValue + PartialEq>(value: &T) -> bool {
+    T::lenient_default().is_some_and(|default| *value == default)
 }
 
 /// Decodes a buffered field value: numbers by [`LenientValue::from_number`], anything else by
@@ -404,7 +471,7 @@ where
         if F & (DOE | SKIP) != 0 && crate::mode::lenient_mode() {
             let value = unique_value(deserializer)?;
             if value.is_null() {
-                return if F & NULLABLE != 0 {
+                return if F & (NULLABLE | NULL_DEFAULT) != 0 {
                     Ok(Slot::Null)
                 } else if F & DOE != 0 {
                     Ok(Slot::Invalid)
@@ -422,13 +489,13 @@ where
                 Some(number) => {
                     from_number::<T, D::Error>(&number).map(|(v, other)| Slot::Value(v, other))
                 }
-                None if F & NULLABLE != 0 => Ok(Slot::Null),
+                None if F & (NULLABLE | NULL_DEFAULT) != 0 => Ok(Slot::Null),
                 None => Err(not_nullable()),
             }
         } else {
             match deserializer.deserialize_option(OptionVisitor::<T>(PhantomData))? {
                 Some(v) => Ok(Slot::Value(v, false)),
-                None if F & NULLABLE != 0 => Ok(Slot::Null),
+                None if F & (NULLABLE | NULL_DEFAULT) != 0 => Ok(Slot::Null),
                 None => Err(not_nullable()),
             }
         }
@@ -1082,7 +1149,7 @@ pub(crate) fn field_schema(
     let description = description.trim();
     let obj = schema.ensure_object();
     // Generators handle `$ref` best alone: move it under `allOf` when keywords join it.
-    let has_extra = !description.is_empty() || flags & (DOE | SKIP) != 0;
+    let has_extra = !description.is_empty() || flags & (DOE | SKIP | NULL_DEFAULT) != 0;
     if has_extra && obj.contains_key("$ref") {
         let reference = obj.remove("$ref").expect("checked above");
         obj.insert(
@@ -1098,6 +1165,9 @@ pub(crate) fn field_schema(
     }
     if flags & SKIP != 0 {
         obj.insert("x-deserialize-skip-invalid-items".into(), Value::Bool(true));
+    }
+    if flags & NULL_DEFAULT != 0 {
+        obj.insert("x-deserialize-default-on-null".into(), Value::Bool(true));
     }
     if flags & NON_EMPTY != 0 {
         obj.insert("minLength".into(), Value::from(1));
@@ -1150,7 +1220,8 @@ pub(crate) fn doc_text(lines: &[&str]) -> String {
 /// - `raw name = "json" [FLAGS]`: optional, any JSON value (an explicit `null` is `Some(Null)`).
 ///
 /// Flags: `DOE` (default on error), `SKIP` (skip invalid items), `NULLABLE` (null allowed),
-/// `NON_EMPTY` (a required string field that must not be empty).
+/// `NON_EMPTY` (a required string field that must not be empty), `NULL_DEFAULT` (`null` takes
+/// the default, `x-deserialize-default-on-null`).
 ///
 /// A field carrying file system paths says so after its type: `name: String as path` (one
 /// path) or `name: Vec<String> as paths` (a list). Its setter then takes `impl AsRef<Path>`
@@ -1202,7 +1273,9 @@ macro_rules! wire_object {
                 &self,
                 map: &mut M,
             ) -> Result<(), M::Error> {
-                $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(@ser $kind self map $field $json); )*
+                $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(
+                    @ser $kind self map $field $json (0 $($(| $crate::wire::$flag)+)?)
+                ); )*
                 self.extras.serialize_unknown(map)
             }
 
@@ -1376,13 +1449,22 @@ macro_rules! wire_object {
     };
 
     // Serialization of one field.
-    (@ser req $self:ident $map:ident $field:ident $json:literal) => {
-        $map.serialize_entry(
-            $json,
-            &$crate::wire::FieldOut(&$self.$field, $self.extras.number_form_kept($json)),
-        )?;
+    (@ser req $self:ident $map:ident $field:ident $json:literal ($flags:expr)) => {
+        // A `null` received for a default-on-null field is written back while the field still
+        // holds the default it took.
+        if ($flags) & $crate::wire::NULL_DEFAULT != 0
+            && $self.extras.was_null($json)
+            && $crate::wire::is_lenient_default(&$self.$field)
+        {
+            $map.serialize_entry($json, &())?;
+        } else {
+            $map.serialize_entry(
+                $json,
+                &$crate::wire::FieldOut(&$self.$field, $self.extras.number_form_kept($json)),
+            )?;
+        }
     };
-    (@ser opt $self:ident $map:ident $field:ident $json:literal) => {
+    (@ser opt $self:ident $map:ident $field:ident $json:literal ($flags:expr)) => {
         match &$self.$field {
             Some(value) => $map.serialize_entry(
                 $json,
@@ -1391,7 +1473,7 @@ macro_rules! wire_object {
             None => $self.extras.serialize_null($map, $json)?,
         }
     };
-    (@ser raw $self:ident $map:ident $field:ident $json:literal) => {
+    (@ser raw $self:ident $map:ident $field:ident $json:literal ($flags:expr)) => {
         if let Some(value) = &$self.$field {
             $map.serialize_entry($json, value)?;
         }
@@ -1399,14 +1481,10 @@ macro_rules! wire_object {
 
     // Deserialization of one field's value.
     (@de req $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
-        let (value, other_form) =
+        let (value, mark) =
             $map.next_value_seed($crate::wire::Required::<$ty, { $flags }>::new())?;
         $field = Some(value);
-        if other_form {
-            $extras.mark_number_form($json);
-        } else {
-            $extras.unmark_number_form($json);
-        }
+        mark.record(&mut $extras, $json);
     };
     (@de opt $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
         match $map.next_value_seed($crate::wire::Optional::<$ty, { $flags }>::new())? {
@@ -1548,6 +1626,7 @@ macro_rules! wire_object {
         pub fn $field(mut self, value: impl $crate::IntoField<$ty>) -> Self {
             self.$field = value.into_field();
             self.extras.unmark_number_form($json);
+            self.extras.unmark_null($json);
             self
         }
     };
@@ -1629,11 +1708,9 @@ impl Parts {
     {
         match self.map.remove(key) {
             Some(value) => {
-                let (value, other_form) = decode_tracked(Required::<T, F>::new, &value)
+                let (value, mark) = decode_tracked(Required::<T, F>::new, &value)
                     .map_err(|e| error_at::<serde_json::Error>(key, e))?;
-                if other_form {
-                    self.extras.mark_number_form(key);
-                }
+                mark.record(&mut self.extras, key);
                 Ok(value)
             }
             None => Err(de::Error::missing_field(key)),

@@ -15,9 +15,9 @@ wire_object! {
         /// The working directory of the new session (an absolute path).
         req cwd: String as path = "cwd";
         /// More directories the new session may use, besides `cwd`.
-        opt additional_directories: Vec<String> as paths = "additionalDirectories" [DOE | SKIP];
+        opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to for the new session.
-        opt mcp_servers: Vec<McpServer> = "mcpServers" [DOE | SKIP];
+        opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -1,9 +1,8 @@
 //! MCP over ACP (`unstable_mcp_over_acp`): MCP servers that live in the client (or another ACP
 //! component) and are reached through the ACP connection itself.
 //!
-//! The client lists such a server as [`McpServer::Acp`]; the agent opens a connection to it
-//! with `mcp/connect`, then MCP messages flow both ways as `mcp/message` requests and
-//! notifications, until `mcp/disconnect`.
+//! The client lists such a server as [`McpServer::Acp`]; MCP messages then flow both ways as
+//! `mcp/message` requests and notifications.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -20,7 +19,7 @@ id_type! {
 }
 
 id_type! {
-    /// Identifies one open MCP connection over ACP (from `mcp/connect`).
+    /// Identifies one MCP connection over ACP, as `mcp/message` names it.
     pub struct McpConnectionId;
 }
 
@@ -32,30 +31,8 @@ wire_object! {
     pub struct McpServerAcp {
         /// A human-readable name.
         req name: String = "name";
-        /// The id the agent passes to `mcp/connect`.
+        /// The id that names this server in `mcp/message`.
         req server_id: McpServerAcpId = "serverId";
-        /// Extension data, opaque to the protocol.
-        opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-wire_object! {
-    /// Opens an MCP connection to a server reached over ACP (`mcp/connect`, agent to client).
-    #[new(server_id: impl Into<McpServerAcpId>)]
-    pub struct ConnectMcpRequest {
-        /// The server to connect to.
-        req server_id: McpServerAcpId = "serverId";
-        /// Extension data, opaque to the protocol.
-        opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-wire_object! {
-    /// The client's answer to `mcp/connect`: the new connection.
-    #[new(connection_id: impl Into<McpConnectionId>)]
-    pub struct ConnectMcpResponse {
-        /// The id of the new connection, used by `mcp/message` and `mcp/disconnect`.
-        req connection_id: McpConnectionId = "connectionId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -183,22 +160,3 @@ impl schemars::JsonSchema for MessageMcpResponse {
 
 lenient_no_default!(MessageMcpResponse);
 
-wire_object! {
-    /// Closes an MCP-over-ACP connection (`mcp/disconnect`, agent to client).
-    #[new(connection_id: impl Into<McpConnectionId>)]
-    pub struct DisconnectMcpRequest {
-        /// The connection to close.
-        req connection_id: McpConnectionId = "connectionId";
-        /// Extension data, opaque to the protocol.
-        opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-wire_object! {
-    /// The client's answer to `mcp/disconnect`.
-    #[optional_fields(new)]
-    pub struct DisconnectMcpResponse {
-        /// Extension data, opaque to the protocol.
-        opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}

@@ -1,4 +1,4 @@
-//! Plan operations (`unstable_plan_operations`): several plans per session, addressed by id,
+//! Plan operations (draft, with the umbrella feature `unstable` alone): several plans per session, addressed by id,
 //! as entries, a file or markdown, and their removal.
 
 use crate::prelude::*;

@@ -153,7 +153,7 @@ struct Counts {
 }
 
 #[test]
-#[ignore = "needs the official ACP specification (../shared/spec, or ACP_SPEC_DIR); CI runs it"]
+#[ignore = "needs the official ACP specification (../shared/spec/2026-11, or ACP_SPEC_DIR); CI runs it"]
 fn specification_examples_decode_and_round_trip() {
     let spec = Spec::official();
     let dir = spec.dir().join("protocol");

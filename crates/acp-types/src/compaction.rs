@@ -1,4 +1,4 @@
-//! Session compaction (`unstable_session_compaction`): the agent reports when it compacts a
+//! Session compaction: the agent reports when it compacts a
 //! session's context, and streams the summary it keeps.
 
 use crate::prelude::*;

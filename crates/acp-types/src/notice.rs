@@ -1,4 +1,4 @@
-//! Session notices (`unstable_session_notices`): advisory messages for the user, not part of
+//! Session notices: advisory messages for the user, not part of
 //! the session's history.
 
 use crate::prelude::*;
@@ -19,7 +19,8 @@ string_enum! {
 wire_object! {
     /// A fire-and-forget notice for the user (`"sessionUpdate": "notice"`).
     ///
-    /// Not session history: not replayed by `session/load`, and clients may ignore it.
+    /// Not session history: not replayed by `session/load`, and clients may ignore it. Only sent
+    /// to clients that advertise `session.notices`.
     #[new(severity: impl Into<NoticeSeverity>, title: impl Into<String>)]
     pub struct Notice {
         /// How prominent the notice is.
@@ -31,4 +32,10 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+wire_object! {
+    /// The client can show notices to the user (advertised in `session.notices`).
+    #[optional_fields(new)]
+    pub struct NoticeCapabilities {}
 }
