@@ -139,7 +139,6 @@ impl Agent for DraftAgent {
             .push(format!("disable {}", r.provider_id));
         Ok(DisableProviderResponse::new())
     }
-
 }
 
 /// The editor: records every session update.
@@ -160,7 +159,6 @@ impl Client for DraftClient {
         self.updates.lock().unwrap().push(n.update);
         Ok(())
     }
-
 }
 
 struct Ends {

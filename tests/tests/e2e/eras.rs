@@ -391,6 +391,141 @@ async fn null_lists_are_defaults_and_wrong_ones_are_refused_by_our_agent() {
     no_more(raw).await;
 }
 
+/// An agent built on acp-agent whose every turn tries the newly stable updates through the
+/// library's helpers (a compaction with its summary, a notice), reports a tool call with a
+/// `name`, then says in a message chunk what the library let through.
+struct NoticingAgent;
+
+#[async_trait::async_trait]
+impl acp_agent::Agent for NoticingAgent {
+    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
+        Ok(InitializeResponse::new(ProtocolVersion::LATEST))
+    }
+
+    async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
+        Ok(NewSessionResponse::new("era-1"))
+    }
+
+    async fn prompt(
+        &self,
+        _: PromptRequest,
+        cx: acp_agent::PromptContext,
+    ) -> Result<PromptResponse, ErrorObject> {
+        let outcome = |sent: Result<(), acp_agent::Error>| match sent {
+            Ok(()) => "sent".to_owned(),
+            Err(acp_agent::Error::CapabilityNotAdvertised { capability, .. }) => {
+                format!("refused ({capability})")
+            }
+            Err(e) => format!("failed: {e}"),
+        };
+        let compaction = async {
+            cx.compaction_update(CompactionUpdate::new("k1", CompactionStatus::InProgress))
+                .await?;
+            cx.compaction_summary_chunk("k1", "The user asked twice.")
+                .await?;
+            cx.compaction_update(CompactionUpdate::new("k1", CompactionStatus::Completed))
+                .await
+        }
+        .await;
+        let notice = cx.notice(NoticeSeverity::Warning, "Disk almost full").await;
+        let call = cx
+            .new_tool_call("Read a.txt", ToolKind::Read)
+            .name("read_file");
+        let started = cx.start_tool_call(call).await.map(drop);
+        let report = format!(
+            "compaction: {}; notice: {}; tool call: {}",
+            outcome(compaction),
+            outcome(notice),
+            outcome(started)
+        );
+        cx.message(report)
+            .await
+            .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+        Ok(PromptResponse::new(StopReason::EndTurn))
+    }
+}
+
+/// The same agent code facing a client of each era: to the August-era client (neither
+/// `session.compaction` nor `session.notices`) the library sends no compaction and no notice,
+/// and says so to the agent; the November-era client advertising both gets them all. Both get
+/// the tool call's `name` (an August client ignores the unknown property).
+#[tokio::test(flavor = "current_thread")]
+async fn our_agent_sends_compaction_and_notices_only_to_clients_that_advertised_them() {
+    for (era, session_capabilities) in [
+        ("August", None),
+        ("November", Some(json!({"compaction": {}, "notices": {}}))),
+    ] {
+        let (ours, theirs) = tokio::io::duplex(PIPE_BYTES);
+        let (read, write) = tokio::io::split(ours);
+        let (_client, driver) = acp_agent::serve(
+            |_| NoticingAgent,
+            read,
+            write,
+            acp_agent::AgentOptions::default(),
+        );
+        tokio::spawn(driver);
+        let mut raw = RawPeer::new(theirs, checker());
+        let mut capabilities = json!({"fs": {"readTextFile": false, "writeTextFile": false}});
+        if let Some(session) = session_capabilities.clone() {
+            capabilities["session"] = session;
+        }
+        let session = open(
+            &mut raw,
+            json!({"protocolVersion": 1, "clientCapabilities": capabilities}),
+            json!({"cwd": "/work", "mcpServers": []}),
+        )
+        .await;
+        let (answer, exchange) = call(
+            &mut raw,
+            2,
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}),
+        )
+        .await;
+        assert_eq!(result(&answer)["stopReason"], "end_turn", "{era}: {answer}");
+        let report = exchange
+            .updates
+            .last()
+            .and_then(|u| u["content"]["text"].as_str())
+            .unwrap_or_else(|| panic!("{era}: no report: {:?}", exchange.updates))
+            .to_owned();
+        let calls: Vec<&Value> = exchange
+            .updates
+            .iter()
+            .filter(|u| u["sessionUpdate"] == "tool_call")
+            .collect();
+        assert_eq!(calls.len(), 1, "{era}");
+        assert_eq!(calls[0]["name"], "read_file", "{era}");
+        if session_capabilities.is_none() {
+            assert_eq!(
+                kinds(&exchange.updates),
+                ["tool_call", "agent_message_chunk"],
+                "{era}: {report}"
+            );
+            assert_eq!(
+                report,
+                "compaction: refused (session.compaction); notice: refused (session.notices); \
+                 tool call: sent"
+            );
+        } else {
+            assert_eq!(
+                kinds(&exchange.updates),
+                [
+                    "compaction_update",
+                    "compaction_summary_chunk",
+                    "compaction_update",
+                    "notice",
+                    "tool_call",
+                    "agent_message_chunk"
+                ],
+                "{era}: {report}"
+            );
+            assert_eq!(report, "compaction: sent; notice: sent; tool call: sent");
+        }
+        raw.close().await;
+    }
+}
+
 // --- Our client ---
 
 /// Our client (acp-client serving the test editor), with the test as its agent.
@@ -771,20 +906,22 @@ async fn null_lists_are_defaults_and_wrong_types_are_refused_by_our_client() {
     t.raw.close().await;
 }
 
-/// A wrong type where November refuses it in the agent's `initialize` answer (a terminal auth
-/// method's `args`): our client fails the call with an error naming the field, instead of
-/// taking the default as August did.
+/// A terminal auth method whose `args` is not a list, in the agent's `initialize` answer:
+/// August took the default for `args` and kept the method; November refuses the wrong type,
+/// so the method is invalid, and the answer's `authMethods` (which skips invalid items) drops
+/// it. Our client keeps the valid methods beside it and offers no method the agent did not
+/// describe correctly.
 #[tokio::test(flavor = "current_thread")]
-async fn a_wrong_auth_method_args_fails_initialize_with_a_clear_error() {
+async fn a_terminal_auth_method_with_wrong_args_is_dropped_not_defaulted() {
     let mut t = our_client();
     let mut answer = august_initialize_result();
-    answer["authMethods"] =
-        json!([{"type": "terminal", "id": "tui", "name": "Log in", "args": "--login"}]);
+    answer["authMethods"] = json!([
+        {"type": "terminal", "id": "tui", "name": "Log in", "args": "--login"},
+        {"id": "login", "name": "Log in here"},
+    ]);
+    // Deliberately outside the November schema: `args` is a list there.
     let (response, _) = t.initialize(common_capabilities(), answer, false).await;
-    let error = response.expect_err("a string is no list of arguments");
-    assert!(
-        error.remote().is_none(),
-        "a local decoding error: {error:?}"
-    );
-    assert!(error.to_string().contains("args"), "{error}");
+    let init = response.expect("an invalid auth method is skipped, not fatal");
+    let methods = serde_json::to_value(init.auth_methods).expect("serializes");
+    assert_eq!(methods, json!([{"id": "login", "name": "Log in here"}]));
 }
