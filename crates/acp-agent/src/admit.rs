@@ -25,6 +25,19 @@ pub(crate) fn check_method(
 /// Refuses a decoded request carrying what the agent did not advertise: prompt content
 /// (`image`, `audio`, embedded `resource`) beyond `promptCapabilities`, or MCP servers over a
 /// transport (`http`, `sse`) beyond `mcpCapabilities`; `-32602` naming the capability.
+/// The refusal of a session request's `systemPrompt` (draft `unstable_session_options`): its
+/// mode needs `sessionCapabilities.systemPrompt` (and `.mode.override` for `override`). Without
+/// the feature the field does not exist and nothing is refused.
+macro_rules! system_prompt_refusal {
+    ($caps:expr, $request:expr) => {{
+        #[cfg(feature = "unstable_session_options")]
+        let refusal = system_prompt_refusal($caps, $request.system_prompt.as_ref());
+        #[cfg(not(feature = "unstable_session_options"))]
+        let refusal: Result<(), &'static str> = Ok(());
+        refusal
+    }};
+}
+
 pub(crate) fn check_request(
     advertised: Option<&InitializeResponse>,
     request: &ClientRequestParams,
@@ -32,18 +45,24 @@ pub(crate) fn check_request(
     let caps = advertised.and_then(|r| r.agent_capabilities.as_ref());
     let (method, refused) = match request {
         ClientRequestParams::Prompt(r) => (am::SESSION_PROMPT, prompt_refusal(caps, r)),
-        ClientRequestParams::NewSession(r) => (am::SESSION_NEW, mcp_refusal(caps, &r.mcp_servers)),
-        ClientRequestParams::LoadSession(r) => {
-            (am::SESSION_LOAD, mcp_refusal(caps, &r.mcp_servers))
-        }
+        ClientRequestParams::NewSession(r) => (
+            am::SESSION_NEW,
+            mcp_refusal(caps, &r.mcp_servers).and(system_prompt_refusal!(caps, r)),
+        ),
+        ClientRequestParams::LoadSession(r) => (
+            am::SESSION_LOAD,
+            mcp_refusal(caps, &r.mcp_servers).and(system_prompt_refusal!(caps, r)),
+        ),
         ClientRequestParams::ResumeSession(r) => (
             am::SESSION_RESUME,
-            mcp_refusal(caps, r.mcp_servers.as_deref().unwrap_or_default()),
+            mcp_refusal(caps, r.mcp_servers.as_deref().unwrap_or_default())
+                .and(system_prompt_refusal!(caps, r)),
         ),
         #[cfg(feature = "unstable_session_fork")]
         ClientRequestParams::ForkSession(r) => (
             am::SESSION_FORK,
-            mcp_refusal(caps, r.mcp_servers.as_deref().unwrap_or_default()),
+            mcp_refusal(caps, r.mcp_servers.as_deref().unwrap_or_default())
+                .and(system_prompt_refusal!(caps, r)),
         ),
         _ => return Ok(()),
     };
@@ -77,6 +96,18 @@ fn mcp_refusal(
         .try_for_each(|server| mcp_server_allowed(mcp, server))
 }
 
+#[cfg(feature = "unstable_session_options")]
+fn system_prompt_refusal(
+    caps: Option<&AgentCapabilities>,
+    prompt: Option<&SystemPrompt>,
+) -> Result<(), &'static str> {
+    let Some(prompt) = prompt else {
+        return Ok(());
+    };
+    let session = caps.and_then(|c| c.session_capabilities.as_ref());
+    prompt.allowed_by(session.and_then(|s| s.system_prompt.as_ref()))
+}
+
 /// What a request carries that needs `capability`, for the error message.
 fn carried(capability: &str) -> &'static str {
     match capability {
@@ -86,6 +117,9 @@ fn carried(capability: &str) -> &'static str {
         "mcpCapabilities.http" => "an MCP server over HTTP",
         "mcpCapabilities.sse" => "an MCP server over SSE",
         "mcpCapabilities.acp" => "an MCP server over ACP",
+        "sessionCapabilities.systemPrompt" => "a system prompt",
+        "sessionCapabilities.systemPrompt.mode.override" => "a system prompt in `override` mode",
+        "sessionCapabilities.systemPrompt.mode" => "a system prompt in a mode it does not know",
         _ => "something",
     }
 }

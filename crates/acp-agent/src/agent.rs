@@ -219,20 +219,12 @@ pub trait Agent: Send + Sync + 'static {
         Err(ErrorObject::method_not_found(m::PROVIDERS_DISABLE))
     }
 
-    /// `mcp/message` as a request (draft, feature `unstable_mcp_over_acp`): an MCP request from the
-    /// client on an MCP-over-ACP connection.
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn message_mcp(
-        &self,
-        request: MessageMcpRequest,
-    ) -> Result<MessageMcpResponse, ErrorObject> {
-        let _ = request;
-        Err(ErrorObject::method_not_found(m::MCP_MESSAGE))
-    }
-
-    /// `mcp/message` as a notification (draft, feature `unstable_mcp_over_acp`): an MCP
-    /// notification from the client on an MCP-over-ACP connection. Ignored by default; must not
-    /// await the client (see [`cancel`](Self::cancel)).
+    /// `mcp/message` as a notification (draft, feature `unstable_mcp_over_acp`): an inner MCP
+    /// notification (progress, subscription updates) from an MCP server the client provides,
+    /// for an inner request the agent sent with
+    /// [`ClientHandle::message_mcp`](crate::ClientHandle::message_mcp). Only delivered if the
+    /// agent advertised `mcpCapabilities.acp`. Ignored by default; must not await the client
+    /// (see [`cancel`](Self::cancel)).
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp_notification(
         &self,
@@ -240,6 +232,66 @@ pub trait Agent: Send + Sync + 'static {
     ) -> Result<(), ErrorObject> {
         let _ = notification;
         Ok(())
+    }
+
+    /// `auth/status` (draft, feature `unstable_auth_status`): the agent's authentication
+    /// state, without changing it. Only called if the agent advertised `auth.status`; never
+    /// answer it with `auth_required`.
+    #[cfg(feature = "unstable_auth_status")]
+    async fn auth_status(
+        &self,
+        request: AuthStatusRequest,
+    ) -> Result<AuthStatusResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::AUTH_STATUS))
+    }
+
+    /// `session/archive` (draft, feature `unstable_session_archive`): end any work on the
+    /// session, free it as `session/close` would, and leave it out of default `session/list`
+    /// results. Only called if the agent advertised `sessionCapabilities.archive`.
+    #[cfg(feature = "unstable_session_archive")]
+    async fn archive_session(
+        &self,
+        request: ArchiveSessionRequest,
+    ) -> Result<ArchiveSessionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_ARCHIVE))
+    }
+
+    /// `session/unarchive` (draft, feature `unstable_session_archive`): list the session by
+    /// default again (without loading it). Only called if the agent advertised
+    /// `sessionCapabilities.archive`.
+    #[cfg(feature = "unstable_session_archive")]
+    async fn unarchive_session(
+        &self,
+        request: UnarchiveSessionRequest,
+    ) -> Result<UnarchiveSessionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_UNARCHIVE))
+    }
+
+    /// `session/status` (draft, feature `unstable_session_status`): whether the session is in
+    /// memory, without side effects. Only called if the agent advertised
+    /// `sessionCapabilities.status`.
+    #[cfg(feature = "unstable_session_status")]
+    async fn session_status(
+        &self,
+        request: SessionStatusRequest,
+    ) -> Result<SessionStatusResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_STATUS))
+    }
+
+    /// `session/set_title` (draft, feature `unstable_session_set_title`): store the client's
+    /// title for a session and answer with it as stored. Only called if the agent advertised
+    /// `sessionCapabilities.title`.
+    #[cfg(feature = "unstable_session_set_title")]
+    async fn set_session_title(
+        &self,
+        request: SetSessionTitleRequest,
+    ) -> Result<SetSessionTitleResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_SET_TITLE))
     }
 }
 
@@ -348,11 +400,39 @@ impl<T: Agent + ?Sized> Agent for Arc<T> {
         (**self).disable_provider(r).await
     }
     #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn message_mcp(&self, r: MessageMcpRequest) -> Result<MessageMcpResponse, ErrorObject> {
-        (**self).message_mcp(r).await
-    }
-    #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp_notification(&self, n: MessageMcpNotification) -> Result<(), ErrorObject> {
         (**self).message_mcp_notification(n).await
+    }
+    #[cfg(feature = "unstable_auth_status")]
+    async fn auth_status(&self, r: AuthStatusRequest) -> Result<AuthStatusResponse, ErrorObject> {
+        (**self).auth_status(r).await
+    }
+    #[cfg(feature = "unstable_session_archive")]
+    async fn archive_session(
+        &self,
+        r: ArchiveSessionRequest,
+    ) -> Result<ArchiveSessionResponse, ErrorObject> {
+        (**self).archive_session(r).await
+    }
+    #[cfg(feature = "unstable_session_archive")]
+    async fn unarchive_session(
+        &self,
+        r: UnarchiveSessionRequest,
+    ) -> Result<UnarchiveSessionResponse, ErrorObject> {
+        (**self).unarchive_session(r).await
+    }
+    #[cfg(feature = "unstable_session_status")]
+    async fn session_status(
+        &self,
+        r: SessionStatusRequest,
+    ) -> Result<SessionStatusResponse, ErrorObject> {
+        (**self).session_status(r).await
+    }
+    #[cfg(feature = "unstable_session_set_title")]
+    async fn set_session_title(
+        &self,
+        r: SetSessionTitleRequest,
+    ) -> Result<SetSessionTitleResponse, ErrorObject> {
+        (**self).set_session_title(r).await
     }
 }

@@ -291,6 +291,11 @@ impl ClientHandle {
         self.client_initialize()?.client_capabilities.as_ref()
     }
 
+    /// The capabilities this agent advertised in its `initialize` response, once answered.
+    pub fn agent_capabilities(&self) -> Option<&AgentCapabilities> {
+        self.state.advertised.get()?.agent_capabilities.as_ref()
+    }
+
     /// True when the client advertised `fs.readTextFile`.
     pub fn can_read_text_file(&self) -> bool {
         self.client_initialize()
@@ -505,6 +510,15 @@ impl Drop for PromptGuard {
     }
 }
 
+impl<A> AgentHandler<A> {
+    /// Cancels the prompts running in `session_id` (the session is closed or archived).
+    fn cancel_prompts(&self, session_id: &SessionId) {
+        for signal in self.state.prompts().get(session_id).into_iter().flatten() {
+            signal.set();
+        }
+    }
+}
+
 impl<A: Agent> Handler for AgentHandler<A> {
     type Request = Call;
     type Notification = ClientNotificationParams;
@@ -607,15 +621,7 @@ impl<A: Agent> Handler for AgentHandler<A> {
                 }
                 ClientRequestParams::CloseSession(r) => {
                     // A prompt still running in a closed session is cancelled first.
-                    for signal in this
-                        .state
-                        .prompts()
-                        .get(&r.session_id)
-                        .into_iter()
-                        .flatten()
-                    {
-                        signal.set();
-                    }
+                    this.cancel_prompts(&r.session_id);
                     AgentResult::CloseSession(agent.close_session(r).await?)
                 }
                 ClientRequestParams::DeleteSession(r) => {
@@ -673,9 +679,27 @@ impl<A: Agent> Handler for AgentHandler<A> {
                 ClientRequestParams::DisableProvider(r) => {
                     AgentResult::DisableProvider(agent.disable_provider(r).await?)
                 }
-                #[cfg(feature = "unstable_mcp_over_acp")]
-                ClientRequestParams::MessageMcp(r) => {
-                    AgentResult::MessageMcp(agent.message_mcp(r).await?)
+                #[cfg(feature = "unstable_auth_status")]
+                ClientRequestParams::AuthStatus(r) => {
+                    AgentResult::AuthStatus(agent.auth_status(r).await?)
+                }
+                #[cfg(feature = "unstable_session_archive")]
+                ClientRequestParams::ArchiveSession(r) => {
+                    // As `session/close`: a prompt still running in the session is cancelled.
+                    this.cancel_prompts(&r.session_id);
+                    AgentResult::ArchiveSession(agent.archive_session(r).await?)
+                }
+                #[cfg(feature = "unstable_session_archive")]
+                ClientRequestParams::UnarchiveSession(r) => {
+                    AgentResult::UnarchiveSession(agent.unarchive_session(r).await?)
+                }
+                #[cfg(feature = "unstable_session_status")]
+                ClientRequestParams::SessionStatus(r) => {
+                    AgentResult::SessionStatus(agent.session_status(r).await?)
+                }
+                #[cfg(feature = "unstable_session_set_title")]
+                ClientRequestParams::SetSessionTitle(r) => {
+                    AgentResult::SetSessionTitle(agent.set_session_title(r).await?)
                 }
                 other => {
                     return Err(ErrorObject::method_not_found(

@@ -19,6 +19,16 @@ pub enum Error {
         /// The client capability it needs (as named in `clientCapabilities`).
         capability: &'static str,
     },
+
+    /// The agent did not advertise the capability that allows it to send the method (draft
+    /// `auth/status_update` needs `auth.status`), so the call was not sent.
+    #[error("the agent did not advertise `{capability}`, so `{method}` was not sent")]
+    OwnCapabilityNotAdvertised {
+        /// The method that was not sent.
+        method: &'static str,
+        /// The agent capability it needs (as named in `agentCapabilities`).
+        capability: &'static str,
+    },
 }
 
 impl Error {

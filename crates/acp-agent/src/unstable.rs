@@ -4,41 +4,60 @@
 
 use acp_types::*;
 
-#[cfg(feature = "unstable_mcp_over_acp")]
+#[cfg(any(feature = "unstable_mcp_over_acp", feature = "unstable_auth_status"))]
 use crate::ClientHandle;
 use crate::Error;
 use crate::PromptContext;
 
-/// MCP over ACP: the agent reaches MCP servers the client offered as [`McpServer::Acp`], and
-/// MCP messages flow on the ACP connection.
+/// MCP over ACP: the agent reaches MCP servers the client offered as [`McpServer::Acp`], one
+/// inner MCP request per `mcp/message` request.
 #[cfg(feature = "unstable_mcp_over_acp")]
 impl ClientHandle {
-    /// `mcp/message` as a request (draft): sends an MCP request on an open connection and
-    /// returns the MCP result.
+    /// `mcp/message` as a request (draft): sends one inner MCP request to a server the client
+    /// offered (by its `serverId`), and returns the inner outcome, an MCP result or an MCP
+    /// error. While it runs, the client may send `mcp/message` notifications for it
+    /// ([`Agent::message_mcp_notification`](crate::Agent::message_mcp_notification)).
     ///
     /// # Errors
     ///
-    /// [`Error::Rpc`] when the client answers with an error or the connection closes.
+    /// [`Error::Rpc`] when the client answers with an ACP error (an unknown server among
+    /// them) or the connection closes.
     pub async fn message_mcp(
         &self,
         request: MessageMcpRequest,
     ) -> Result<MessageMcpResponse, Error> {
         Ok(self.peer().request::<methods::McpMessage>(&request).await?)
     }
+}
 
-    /// `mcp/message` as a notification (draft): sends an MCP notification on an open
-    /// connection.
+/// Auth status: the agent tells the client when its authentication state changes.
+#[cfg(feature = "unstable_auth_status")]
+impl ClientHandle {
+    /// `auth/status_update` (draft), a notification: the agent's authentication state
+    /// changed. Only for agents that advertised `auth.status` in their `initialize` response;
+    /// send it when the state differs from the last one sent.
     ///
     /// # Errors
     ///
-    /// When the connection is closed.
-    pub async fn message_mcp_notification(
+    /// [`Error::OwnCapabilityNotAdvertised`] when the agent did not advertise `auth.status`
+    /// (nothing is sent), or when the connection is closed.
+    pub async fn auth_status_update(
         &self,
-        notification: MessageMcpNotification,
+        notification: AuthStatusUpdateNotification,
     ) -> Result<(), Error> {
+        let advertised = self
+            .agent_capabilities()
+            .and_then(|c| c.auth.as_ref())
+            .is_some_and(|a| a.status.is_some());
+        if !advertised && self.gates() {
+            return Err(Error::OwnCapabilityNotAdvertised {
+                method: methods::client::AUTH_STATUS_UPDATE,
+                capability: "auth.status",
+            });
+        }
         Ok(self
             .peer()
-            .notify::<methods::McpMessageNotification>(&notification)
+            .notify::<methods::AuthStatusUpdate>(&notification)
             .await?)
     }
 }
@@ -142,6 +161,56 @@ impl PromptContext {
         self.require(self.client_supports_notices(), "session.notices")?;
         self.update(SessionUpdate::Notice(Notice::new(severity, title)))
             .await
+    }
+
+    /// True when the client advertised subagent sessions (`subagents`).
+    #[cfg(feature = "unstable_subagents")]
+    pub fn client_supports_subagents(&self) -> bool {
+        self.client()
+            .client_capabilities()
+            .is_some_and(|c| c.subagents.is_some())
+    }
+
+    /// Announces or describes a child session of this session (`subagent_update`, draft):
+    /// the first update for a child comes before any of its traffic. Needs the client
+    /// capability `subagents`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] without `subagents`; or when the connection is closed.
+    #[cfg(feature = "unstable_subagents")]
+    pub async fn subagent_update(&self, update: SubagentUpdate) -> Result<(), Error> {
+        self.require(self.client_supports_subagents(), "subagents")?;
+        self.update(SessionUpdate::SubagentUpdate(update)).await
+    }
+
+    /// Creates or updates a message between sessions in this session's transcript
+    /// (`session_message`, draft). Needs the client capability `subagents`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] without `subagents`; or when the connection is closed.
+    #[cfg(feature = "unstable_subagents")]
+    pub async fn session_message(&self, message: SessionMessage) -> Result<(), Error> {
+        self.require(self.client_supports_subagents(), "subagents")?;
+        self.update(SessionUpdate::SessionMessage(message)).await
+    }
+
+    /// Streams a content block of a message between sessions (`session_message_chunk`,
+    /// draft). Needs the client capability `subagents`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] without `subagents`; or when the connection is closed.
+    #[cfg(feature = "unstable_subagents")]
+    pub async fn session_message_chunk(
+        &self,
+        message_id: impl Into<MessageId>,
+        content: impl Into<ContentBlock>,
+    ) -> Result<(), Error> {
+        self.require(self.client_supports_subagents(), "subagents")?;
+        let chunk = SessionMessageChunk::new(message_id, content);
+        self.update(SessionUpdate::SessionMessageChunk(chunk)).await
     }
 
     /// Fails with [`Error::CapabilityNotAdvertised`] for a `session/update` the client did not

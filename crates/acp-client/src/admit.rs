@@ -6,7 +6,7 @@
 //! never created must never be shown as if it belonged to the current one. Both rules run
 //! when a message is decoded, on the reading loop, before anything reaches the [`Client`]
 //! implementation. With MCP over ACP (draft), the agent reaches only the MCP servers the
-//! client offered and only the MCP connections the client opened for it.
+//! client offered.
 //!
 //! [`Client`]: crate::Client
 
@@ -26,7 +26,7 @@ pub(crate) struct Admission {
     advertised: OnceLock<ClientCapabilities>,
     /// The sessions created, loaded or resumed on this connection, and not closed or deleted.
     sessions: Mutex<HashSet<SessionId>>,
-    /// The MCP-over-ACP servers offered and connections open (draft).
+    /// The MCP-over-ACP servers offered (draft).
     #[cfg(feature = "unstable_mcp_over_acp")]
     mcp: Mutex<Mcp>,
     refuse_unadvertised: bool,
@@ -92,11 +92,6 @@ impl Admission {
 
     /// Refuses an MCP-over-ACP message for a server the client did not offer.
     #[cfg(feature = "unstable_mcp_over_acp")]
-    #[allow(
-        dead_code,
-        reason = "the November draft's `mcp/message` names its server (`serverId`); the \
-                  message types take that shape with the draft groups of issue 21"
-    )]
     fn check_mcp(&self, server: &McpServerAcpId) -> Result<(), ErrorObject> {
         if !self.refuse_unadvertised || lock(&self.mcp).servers.contains(server) {
             Ok(())
@@ -121,6 +116,10 @@ impl Admission {
     pub(crate) fn check_request(&self, request: &AgentRequestParams) -> Result<(), ErrorObject> {
         if let AgentRequestParams::CreateElicitation(r) = request {
             self.check_elicitation_mode(r)?;
+        }
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        if let AgentRequestParams::MessageMcp(r) = request {
+            self.check_mcp(&r.server_id)?;
         }
         match session_of(request) {
             Some(session_id) => self.check_session(session_id),

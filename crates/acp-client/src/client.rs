@@ -145,8 +145,11 @@ pub trait Client: Send + Sync + 'static {
         Ok(())
     }
 
-    /// `mcp/message` as a request (draft, feature `unstable_mcp_over_acp`): an MCP request from the
-    /// agent on an open MCP-over-ACP connection; answer with the MCP result.
+    /// `mcp/message` as a request (draft, feature `unstable_mcp_over_acp`): an inner MCP request
+    /// from the agent to an `"acp"` MCP server the client offered in a session's `mcpServers`
+    /// (requests for other servers are refused before this is called); answer with the inner
+    /// MCP result or MCP error. Send its notifications with
+    /// [`AgentHandle::message_mcp_notification`](crate::AgentHandle::message_mcp_notification).
     #[cfg(feature = "unstable_mcp_over_acp")]
     async fn message_mcp(
         &self,
@@ -156,13 +159,13 @@ pub trait Client: Send + Sync + 'static {
         Err(ErrorObject::method_not_found(m::MCP_MESSAGE))
     }
 
-    /// `mcp/message` as a notification (draft, feature `unstable_mcp_over_acp`): an MCP
-    /// notification from the agent on an open MCP-over-ACP connection. Ignored by default; must
-    /// not await the agent.
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn message_mcp_notification(
+    /// `auth/status_update` (draft, feature `unstable_auth_status`), a notification: the
+    /// agent's authentication state changed (`state` is the field to act on; treat values you
+    /// do not know as `unknown`). Ignored by default; must not await the agent.
+    #[cfg(feature = "unstable_auth_status")]
+    async fn auth_status_update(
         &self,
-        notification: MessageMcpNotification,
+        notification: AuthStatusUpdateNotification,
     ) -> Result<(), ErrorObject> {
         let _ = notification;
         Ok(())
@@ -245,8 +248,8 @@ impl<T: Client + ?Sized> Client for Arc<T> {
     async fn message_mcp(&self, r: MessageMcpRequest) -> Result<MessageMcpResponse, ErrorObject> {
         (**self).message_mcp(r).await
     }
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn message_mcp_notification(&self, n: MessageMcpNotification) -> Result<(), ErrorObject> {
-        (**self).message_mcp_notification(n).await
+    #[cfg(feature = "unstable_auth_status")]
+    async fn auth_status_update(&self, n: AuthStatusUpdateNotification) -> Result<(), ErrorObject> {
+        (**self).auth_status_update(n).await
     }
 }

@@ -273,6 +273,8 @@ impl AgentHandle {
         &self,
         request: NewSessionRequest,
     ) -> Result<NewSessionResponse, Error> {
+        #[cfg(feature = "unstable_session_options")]
+        self.check_system_prompt(am::SESSION_NEW, request.system_prompt.as_ref())?;
         self.offer_mcp_servers(&request.mcp_servers);
         Ok(self.peer.request::<methods::SessionNew>(&request).await?)
     }
@@ -291,6 +293,8 @@ impl AgentHandle {
         request: LoadSessionRequest,
     ) -> Result<LoadSessionResponse, Error> {
         self.check(am::SESSION_LOAD)?;
+        #[cfg(feature = "unstable_session_options")]
+        self.check_system_prompt(am::SESSION_LOAD, request.system_prompt.as_ref())?;
         self.offer_mcp_servers(&request.mcp_servers);
         self.adopt_session(&request.session_id, || {
             self.peer.request::<methods::SessionLoad>(&request)
@@ -311,6 +315,8 @@ impl AgentHandle {
         request: ResumeSessionRequest,
     ) -> Result<ResumeSessionResponse, Error> {
         self.check(am::SESSION_RESUME)?;
+        #[cfg(feature = "unstable_session_options")]
+        self.check_system_prompt(am::SESSION_RESUME, request.system_prompt.as_ref())?;
         self.offer_mcp_servers(request.mcp_servers.as_deref().unwrap_or_default());
         self.adopt_session(&request.session_id, || {
             self.peer.request::<methods::SessionResume>(&request)
@@ -540,7 +546,7 @@ impl AgentHandle {
 
     /// The agent's `initialize` response when gating is on and it was answered: what the
     /// checks go by.
-    fn gating(&self) -> Option<&InitializeResponse> {
+    pub(crate) fn gating(&self) -> Option<&InitializeResponse> {
         if self.options.gate_agent_capabilities {
             self.state.initialized.get()
         } else {
@@ -781,9 +787,9 @@ impl<C: Client> Handler for ClientHandler<C> {
                     this.client.complete_elicitation(n).await
                 }
                 AgentNotificationParams::Ext(n) => this.client.ext_notification(n).await,
-                #[cfg(feature = "unstable_mcp_over_acp")]
-                AgentNotificationParams::MessageMcp(n) => {
-                    this.client.message_mcp_notification(n).await
+                #[cfg(feature = "unstable_auth_status")]
+                AgentNotificationParams::AuthStatusUpdate(n) => {
+                    this.client.auth_status_update(n).await
                 }
                 // `$/cancel_request` is handled by the connection itself.
                 _ => Ok(()),

@@ -391,8 +391,8 @@ impl<C: Client> Client for WithLocal<C> {
     async fn message_mcp(&self, r: MessageMcpRequest) -> Result<MessageMcpResponse, ErrorObject> {
         self.client.message_mcp(r).await
     }
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    async fn message_mcp_notification(&self, n: MessageMcpNotification) -> Result<(), ErrorObject> {
-        self.client.message_mcp_notification(n).await
+    #[cfg(feature = "unstable_auth_status")]
+    async fn auth_status_update(&self, n: AuthStatusUpdateNotification) -> Result<(), ErrorObject> {
+        self.client.auth_status_update(n).await
     }
 }

@@ -58,6 +58,8 @@ impl AgentHandle {
         params: ForkSessionRequest,
     ) -> Result<ForkSessionResponse, Error> {
         self.check(methods::agent::SESSION_FORK)?;
+        #[cfg(feature = "unstable_session_options")]
+        self.check_system_prompt(methods::agent::SESSION_FORK, params.system_prompt.as_ref())?;
         self.offer_mcp_servers(params.mcp_servers.as_deref().unwrap_or_default());
         Ok(self.peer().request::<methods::SessionFork>(&params).await?)
     }
@@ -75,14 +77,57 @@ impl AgentHandle {
         #[cfg(feature = "unstable_llm_providers")]
         request disable_provider: ProvidersDisable(DisableProviderRequest) -> DisableProviderResponse,
             needs "providers";
-        /// `mcp/message` as a request (draft): sends an MCP request on an MCP-over-ACP connection. Needs `mcpCapabilities.acp`.
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        request message_mcp: McpMessage(MessageMcpRequest) -> MessageMcpResponse,
-            needs "mcpCapabilities.acp";
-        /// `mcp/message` as a notification (draft): sends an MCP notification on an MCP-over-ACP
-        /// connection. Needs `mcpCapabilities.acp`.
+        /// `mcp/message` as a notification (draft): an inner MCP notification (progress,
+        /// subscription updates) from an MCP server the client provides, for an inner request
+        /// the agent sent. Needs `mcpCapabilities.acp`.
         #[cfg(feature = "unstable_mcp_over_acp")]
         notification message_mcp_notification: McpMessageNotification(MessageMcpNotification) -> (),
             needs "mcpCapabilities.acp";
+        /// `auth/status` (draft): the agent's authentication state, unchanged. Needs
+        /// `auth.status`.
+        #[cfg(feature = "unstable_auth_status")]
+        request auth_status: AuthStatus(AuthStatusRequest) -> AuthStatusResponse,
+            needs "auth.status";
+        /// `session/archive` (draft): archives a session (the agent ends its work and lists
+        /// it only on request). Needs `sessionCapabilities.archive`.
+        #[cfg(feature = "unstable_session_archive")]
+        request archive_session: SessionArchive(ArchiveSessionRequest) -> ArchiveSessionResponse,
+            needs "sessionCapabilities.archive";
+        /// `session/unarchive` (draft): lists an archived session by default again. Needs
+        /// `sessionCapabilities.archive`.
+        #[cfg(feature = "unstable_session_archive")]
+        request unarchive_session: SessionUnarchive(UnarchiveSessionRequest) -> UnarchiveSessionResponse,
+            needs "sessionCapabilities.archive";
+        /// `session/status` (draft): whether the agent holds a session in memory, without side
+        /// effects. Needs `sessionCapabilities.status`.
+        #[cfg(feature = "unstable_session_status")]
+        request session_status: SessionStatus(SessionStatusRequest) -> SessionStatusResponse,
+            needs "sessionCapabilities.status";
+        /// `session/set_title` (draft): retitles a session; the answer carries the title as the
+        /// agent stored it. Needs `sessionCapabilities.title`.
+        #[cfg(feature = "unstable_session_set_title")]
+        request set_session_title: SessionSetTitle(SetSessionTitleRequest) -> SetSessionTitleResponse,
+            needs "sessionCapabilities.title";
+    }
+
+    /// Refuses a session request's `systemPrompt` (draft) that the agent's
+    /// `sessionCapabilities.systemPrompt` does not cover (none advertised, or a mode beyond
+    /// `append` it did not list), when gating is on: nothing is sent then.
+    #[cfg(feature = "unstable_session_options")]
+    pub(crate) fn check_system_prompt(
+        &self,
+        method: &'static str,
+        prompt: Option<&SystemPrompt>,
+    ) -> Result<(), Error> {
+        let (Some(prompt), Some(init)) = (prompt, self.gating()) else {
+            return Ok(());
+        };
+        let session = init
+            .agent_capabilities
+            .as_ref()
+            .and_then(|c| c.session_capabilities.as_ref());
+        prompt
+            .allowed_by(session.and_then(|s| s.system_prompt.as_ref()))
+            .map_err(|capability| Error::CapabilityNotAdvertised { method, capability })
     }
 }

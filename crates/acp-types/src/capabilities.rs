@@ -117,14 +117,46 @@ pub static AGENT_GATES: &[Gate<AgentCapabilities>] = &[
         capability: "mcpCapabilities.acp",
         granted: |c| c.mcp_capabilities.as_ref().and_then(|m| m.acp) == Some(true),
     },
+    #[cfg(feature = "unstable_auth_status")]
+    Gate {
+        method: am::AUTH_STATUS,
+        capability: "auth.status",
+        granted: |c| c.auth.as_ref().is_some_and(|a| a.status.is_some()),
+    },
+    #[cfg(feature = "unstable_session_archive")]
+    Gate {
+        method: am::SESSION_ARCHIVE,
+        capability: "sessionCapabilities.archive",
+        granted: |c| session(c).is_some_and(|s| s.archive.is_some()),
+    },
+    #[cfg(feature = "unstable_session_archive")]
+    Gate {
+        method: am::SESSION_UNARCHIVE,
+        capability: "sessionCapabilities.archive",
+        granted: |c| session(c).is_some_and(|s| s.archive.is_some()),
+    },
+    #[cfg(feature = "unstable_session_status")]
+    Gate {
+        method: am::SESSION_STATUS,
+        capability: "sessionCapabilities.status",
+        granted: |c| session(c).is_some_and(|s| s.status.is_some()),
+    },
+    #[cfg(feature = "unstable_session_set_title")]
+    Gate {
+        method: am::SESSION_SET_TITLE,
+        capability: "sessionCapabilities.title",
+        granted: |c| session(c).is_some_and(|s| s.title.is_some()),
+    },
 ];
 
 /// The gates of the methods the client serves (agent → client).
 ///
 /// Sources: the chapters "Overview" (optional methods), "File System", "Terminals" and
 /// "Elicitation". `elicitation/create` needs `elicitation` here; the mode a request uses
-/// needs its own capability too (see [`elicitation_mode_allowed`]). The draft `mcp/*`
-/// methods have no gate: the client advertises nothing for them (MCP-over-ACP RFD).
+/// needs its own capability too (see [`elicitation_mode_allowed`]). The draft `mcp/message`
+/// and `auth/status_update` have no gate here: the client advertises nothing for them (the
+/// agent sends `mcp/message` only to servers the client declared, and `auth/status_update`
+/// only when it advertised `auth.status` itself).
 pub static CLIENT_GATES: &[Gate<ClientCapabilities>] = &[
     Gate {
         method: cm::FS_READ_TEXT_FILE,
@@ -176,7 +208,6 @@ pub static CLIENT_GATES: &[Gate<ClientCapabilities>] = &[
 fn session(caps: &AgentCapabilities) -> Option<&SessionCapabilities> {
     caps.session_capabilities.as_ref()
 }
-
 
 fn terminal(caps: &ClientCapabilities) -> bool {
     caps.terminal == Some(true)
@@ -327,6 +358,18 @@ mod tests {
         // rfds/mcp-over-acp.md "Capability advertising".
         #[cfg(feature = "unstable_mcp_over_acp")]
         ("mcp/message", "mcpCapabilities.acp"),
+        // schema.unstable.json AgentAuthCapabilities.status.
+        #[cfg(feature = "unstable_auth_status")]
+        ("auth/status", "auth.status"),
+        // schema.unstable.json SessionCapabilities.archive, .status, .title.
+        #[cfg(feature = "unstable_session_archive")]
+        ("session/archive", "sessionCapabilities.archive"),
+        #[cfg(feature = "unstable_session_archive")]
+        ("session/unarchive", "sessionCapabilities.archive"),
+        #[cfg(feature = "unstable_session_status")]
+        ("session/status", "sessionCapabilities.status"),
+        #[cfg(feature = "unstable_session_set_title")]
+        ("session/set_title", "sessionCapabilities.title"),
     ];
 
     /// The methods the client serves that the specification gates.
@@ -355,12 +398,23 @@ mod tests {
         "session/set_config_option",
         "session/prompt",
         "session/cancel",
+        // rfds/proxy-chains.md: a proxy serves them to its conductor, without capability.
+        #[cfg(feature = "unstable_proxy_chains")]
+        "proxy/initialize",
+        #[cfg(feature = "unstable_proxy_chains")]
+        "proxy/successor",
     ];
     const CLIENT_BASELINE: &[&str] = &[
         "session/request_permission",
         "session/update",
         #[cfg(feature = "unstable_mcp_over_acp")]
         "mcp/message",
+        #[cfg(feature = "unstable_auth_status")]
+        "auth/status_update",
+        #[cfg(feature = "unstable_proxy_chains")]
+        "proxy/initialize",
+        #[cfg(feature = "unstable_proxy_chains")]
+        "proxy/successor",
     ];
 
     fn pairs<C>(gates: &[Gate<C>]) -> Vec<(&'static str, &'static str)> {

@@ -119,6 +119,18 @@ wire_object! {
         /// Support for `session/fork` (draft).
         #[cfg(feature = "unstable_session_fork")]
         opt fork: SessionForkCapabilities = "fork" [DOE | NULLABLE];
+        /// Support for `session/archive` and `session/unarchive` (draft).
+        #[cfg(feature = "unstable_session_archive")]
+        opt archive: SessionArchiveCapabilities = "archive" [DOE | NULLABLE];
+        /// Support for `session/status` (draft).
+        #[cfg(feature = "unstable_session_status")]
+        opt status: SessionStatusCapabilities = "status" [DOE | NULLABLE];
+        /// Support for `systemPrompt` on session lifecycle requests (draft).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SessionSystemPromptCapabilities = "systemPrompt" [DOE | NULLABLE];
+        /// Support for `session/set_title` (draft).
+        #[cfg(feature = "unstable_session_set_title")]
+        opt title: SessionTitleCapabilities = "title" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -175,6 +187,9 @@ wire_object! {
     pub struct AgentAuthCapabilities {
         /// Support for `logout`.
         opt logout: LogoutCapabilities = "logout" [DOE | NULLABLE];
+        /// Support for `auth/status` and `auth/status_update` (draft).
+        #[cfg(feature = "unstable_auth_status")]
+        opt status: AuthStatusCapabilities = "status" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -206,6 +221,9 @@ wire_object! {
         /// Whether the client understands plan operations (draft).
         #[cfg(feature = "unstable")]
         opt plan: PlanCapabilities = "plan" [DOE | NULLABLE];
+        /// Whether the client understands subagent sessions (draft).
+        #[cfg(feature = "unstable_subagents")]
+        opt subagents: SubagentCapabilities = "subagents" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

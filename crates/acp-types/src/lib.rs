@@ -112,6 +112,11 @@ pub use protocol::{
     ClientRequest, ClientRequestParams, ClientResponse, ClientResult, Message, MethodUnion,
     NotificationMessage, RawMessage, RequestMessage, ResponseMessage,
 };
+#[cfg(feature = "unstable_proxy_chains")]
+pub use protocol::{
+    ProxyNotification, ProxyNotificationParams, ProxyRequest, ProxyRequestParams, ProxyResponse,
+    ProxyResult,
+};
 pub use session::*;
 pub use session_id::*;
 pub use terminal::*;

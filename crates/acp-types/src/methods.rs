@@ -59,8 +59,30 @@ pub mod agent {
     /// `providers/disable` (draft).
     pub const PROVIDERS_DISABLE: &str = "providers/disable";
     #[cfg(feature = "unstable_mcp_over_acp")]
-    /// `mcp/message` (a request and a notification, sent by either side; draft).
+    /// `mcp/message` as a notification (client to agent, for an active inner request; draft).
     pub const MCP_MESSAGE: &str = "mcp/message";
+    #[cfg(feature = "unstable_auth_status")]
+    /// `auth/status` (draft).
+    pub const AUTH_STATUS: &str = "auth/status";
+    #[cfg(feature = "unstable_session_archive")]
+    /// `session/archive` (draft).
+    pub const SESSION_ARCHIVE: &str = "session/archive";
+    #[cfg(feature = "unstable_session_archive")]
+    /// `session/unarchive` (draft).
+    pub const SESSION_UNARCHIVE: &str = "session/unarchive";
+    #[cfg(feature = "unstable_session_status")]
+    /// `session/status` (draft).
+    pub const SESSION_STATUS: &str = "session/status";
+    #[cfg(feature = "unstable_session_set_title")]
+    /// `session/set_title` (draft).
+    pub const SESSION_SET_TITLE: &str = "session/set_title";
+    #[cfg(feature = "unstable_proxy_chains")]
+    /// `proxy/initialize` (served by a proxy, which is an agent to its predecessor; draft).
+    pub const PROXY_INITIALIZE: &str = "proxy/initialize";
+    #[cfg(feature = "unstable_proxy_chains")]
+    /// `proxy/successor` (a request and a notification between a proxy and its conductor;
+    /// draft).
+    pub const PROXY_SUCCESSOR: &str = "proxy/successor";
 
     /// Every method the agent serves.
     pub const ALL: &[&str] = &[
@@ -87,6 +109,20 @@ pub mod agent {
         PROVIDERS_DISABLE,
         #[cfg(feature = "unstable_mcp_over_acp")]
         MCP_MESSAGE,
+        #[cfg(feature = "unstable_auth_status")]
+        AUTH_STATUS,
+        #[cfg(feature = "unstable_session_archive")]
+        SESSION_ARCHIVE,
+        #[cfg(feature = "unstable_session_archive")]
+        SESSION_UNARCHIVE,
+        #[cfg(feature = "unstable_session_status")]
+        SESSION_STATUS,
+        #[cfg(feature = "unstable_session_set_title")]
+        SESSION_SET_TITLE,
+        #[cfg(feature = "unstable_proxy_chains")]
+        PROXY_INITIALIZE,
+        #[cfg(feature = "unstable_proxy_chains")]
+        PROXY_SUCCESSOR,
     ];
 }
 
@@ -115,8 +151,14 @@ pub mod client {
     /// `elicitation/complete` (a notification).
     pub const ELICITATION_COMPLETE: &str = "elicitation/complete";
     #[cfg(feature = "unstable_mcp_over_acp")]
-    /// `mcp/message` (a request and a notification, sent by either side; draft).
+    /// `mcp/message` as a request (agent to client: an inner MCP request; draft).
     pub const MCP_MESSAGE: &str = "mcp/message";
+    #[cfg(feature = "unstable_auth_status")]
+    /// `auth/status_update` (a notification, draft).
+    pub const AUTH_STATUS_UPDATE: &str = "auth/status_update";
+    /// `proxy/initialize` and `proxy/successor` (a proxy is a client to its successor; draft).
+    #[cfg(feature = "unstable_proxy_chains")]
+    pub use super::agent::{PROXY_INITIALIZE, PROXY_SUCCESSOR};
 
     /// Every method the client serves.
     pub const ALL: &[&str] = &[
@@ -133,6 +175,12 @@ pub mod client {
         ELICITATION_COMPLETE,
         #[cfg(feature = "unstable_mcp_over_acp")]
         MCP_MESSAGE,
+        #[cfg(feature = "unstable_auth_status")]
+        AUTH_STATUS_UPDATE,
+        #[cfg(feature = "unstable_proxy_chains")]
+        PROXY_INITIALIZE,
+        #[cfg(feature = "unstable_proxy_chains")]
+        PROXY_SUCCESSOR,
     ];
 }
 
@@ -155,20 +203,20 @@ pub enum Side {
     Client,
     /// Either side may send it: a protocol-level method (`$/cancel_request`).
     Protocol,
-    /// Either side may send it: a method of the protocol proper that both sides serve (the
-    /// draft `mcp/message`).
-    Both,
+    /// Served by a proxy of a proxy chain, and sent between it and its conductor in both
+    /// directions (the draft `proxy/*` methods).
+    Proxy,
 }
 
 impl Side {
     /// The side as the official schema's `x-side` writes it: `"agent"`, `"client"`,
-    /// `"protocol"` or `"both"`.
+    /// `"protocol"` or `"proxy"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Side::Agent => "agent",
             Side::Client => "client",
             Side::Protocol => "protocol",
-            Side::Both => "both",
+            Side::Proxy => "proxy",
         }
     }
 }
@@ -197,8 +245,8 @@ impl MethodDefinition {
 }
 
 /// Every method compiled in (the draft ones with their features), requests first: name, side,
-/// params and result definitions. `mcp/message` (draft) has two entries, a request and a
-/// notification.
+/// params and result definitions. `mcp/message` and `proxy/successor` (drafts) have two
+/// entries each, a request and a notification.
 ///
 /// ```
 /// use acp_types::methods::{self, Side};
@@ -228,7 +276,7 @@ pub const DEFINITIONS: &[MethodDefinition] = &{
 };
 
 /// The entries of [`DEFINITIONS`] for `method`: none for a method not compiled in, two for
-/// `mcp/message` (request and notification), else one.
+/// `mcp/message` and `proxy/successor` (request and notification), else one.
 pub fn definitions(method: &str) -> impl Iterator<Item = &'static MethodDefinition> + '_ {
     DEFINITIONS.iter().filter(move |d| d.method == method)
 }
@@ -287,13 +335,13 @@ macro_rules! request_markers {
             },
         )*];
     };
-    (@konst both $konst:ident) => { agent::$konst };
+    (@konst proxy $konst:ident) => { agent::$konst };
     (@konst $side:ident $konst:ident) => { $side::$konst };
     (@side agent) => { Side::Agent };
     (@side client) => { Side::Client };
     (@side protocol) => { Side::Protocol };
-    // `mcp/message` is sent by either side: its constant is in both modules.
-    (@side both) => { Side::Both };
+    // The `proxy/*` methods: their constants are in both modules.
+    (@side proxy) => { Side::Proxy };
 }
 
 macro_rules! notification_markers {
@@ -388,10 +436,31 @@ request_markers! {
     /// `providers/disable`: disable an LLM provider (draft).
     #[cfg(feature = "unstable_llm_providers")]
     ProvidersDisable = agent::PROVIDERS_DISABLE, DisableProviderRequest => DisableProviderResponse;
-    /// `mcp/message` as a request: an MCP request over an MCP-over-ACP connection, sent by
-    /// either side (draft).
+    /// `mcp/message` as a request: an inner MCP request to a server reached over ACP (draft).
     #[cfg(feature = "unstable_mcp_over_acp")]
-    McpMessage = both::MCP_MESSAGE, MessageMcpRequest => MessageMcpResponse;
+    McpMessage = client::MCP_MESSAGE, MessageMcpRequest => MessageMcpResponse;
+    /// `auth/status`: the agent's authentication state (draft).
+    #[cfg(feature = "unstable_auth_status")]
+    AuthStatus = agent::AUTH_STATUS, AuthStatusRequest => AuthStatusResponse;
+    /// `session/archive`: archive a session (draft).
+    #[cfg(feature = "unstable_session_archive")]
+    SessionArchive = agent::SESSION_ARCHIVE, ArchiveSessionRequest => ArchiveSessionResponse;
+    /// `session/unarchive`: unarchive a session (draft).
+    #[cfg(feature = "unstable_session_archive")]
+    SessionUnarchive = agent::SESSION_UNARCHIVE,
+        UnarchiveSessionRequest => UnarchiveSessionResponse;
+    /// `session/status`: whether the agent holds a session in memory (draft).
+    #[cfg(feature = "unstable_session_status")]
+    SessionStatus = agent::SESSION_STATUS, SessionStatusRequest => SessionStatusResponse;
+    /// `session/set_title`: retitle a session (draft).
+    #[cfg(feature = "unstable_session_set_title")]
+    SessionSetTitle = agent::SESSION_SET_TITLE, SetSessionTitleRequest => SetSessionTitleResponse;
+    /// `proxy/initialize`: start a proxy of a proxy chain (draft).
+    #[cfg(feature = "unstable_proxy_chains")]
+    ProxyInitialize = proxy::PROXY_INITIALIZE, InitializeProxyRequest => InitializeProxyResponse;
+    /// `proxy/successor` as a request: a request forwarded along a proxy chain (draft).
+    #[cfg(feature = "unstable_proxy_chains")]
+    ProxySuccessor = proxy::PROXY_SUCCESSOR, ProxySuccessorRequest => ProxySuccessorResponse;
 }
 
 notification_markers! {
@@ -403,10 +472,17 @@ notification_markers! {
     ElicitationComplete = client::ELICITATION_COMPLETE, CompleteElicitationNotification;
     /// `$/cancel_request`: cancel one running request.
     CancelRequest = protocol::CANCEL_REQUEST, CancelRequestNotification;
-    /// `mcp/message` as a notification: an MCP notification over an MCP-over-ACP connection,
-    /// sent by either side (draft).
+    /// `mcp/message` as a notification: an inner MCP notification for an active inner
+    /// request (draft).
     #[cfg(feature = "unstable_mcp_over_acp")]
-    McpMessageNotification = both::MCP_MESSAGE, MessageMcpNotification;
+    McpMessageNotification = agent::MCP_MESSAGE, MessageMcpNotification;
+    /// `auth/status_update`: the agent's authentication state changed (draft).
+    #[cfg(feature = "unstable_auth_status")]
+    AuthStatusUpdate = client::AUTH_STATUS_UPDATE, AuthStatusUpdateNotification;
+    /// `proxy/successor` as a notification: a notification forwarded along a proxy chain
+    /// (draft).
+    #[cfg(feature = "unstable_proxy_chains")]
+    ProxySuccessorNotify = proxy::PROXY_SUCCESSOR, ProxySuccessorNotification;
 }
 
 #[cfg(test)]
@@ -419,6 +495,11 @@ mod tests {
             (cfg!(feature = "unstable_session_fork"), 1),
             (cfg!(feature = "unstable_llm_providers"), 3),
             (cfg!(feature = "unstable_mcp_over_acp"), 1),
+            (cfg!(feature = "unstable_auth_status"), 2),
+            (cfg!(feature = "unstable_session_archive"), 2),
+            (cfg!(feature = "unstable_session_status"), 1),
+            (cfg!(feature = "unstable_session_set_title"), 1),
+            (cfg!(feature = "unstable_proxy_chains"), 2),
         ]
         .iter()
         .filter(|(on, _)| *on)
@@ -437,24 +518,35 @@ mod tests {
         let before = all.len();
         all.sort_unstable();
         all.dedup();
-        // `mcp/message` is served by both sides, so it is in both lists.
-        let both = usize::from(cfg!(feature = "unstable_mcp_over_acp"));
+        // `mcp/message` (a request to the client, a notification to the agent) and the two
+        // `proxy/*` methods are in both lists.
+        let both = usize::from(cfg!(feature = "unstable_mcp_over_acp"))
+            + 2 * usize::from(cfg!(feature = "unstable_proxy_chains"));
         assert_eq!(all.len() + both, before);
         assert_eq!(all.len(), 25 + unstable_method_count());
     }
 
     #[test]
     fn the_definitions_table_has_each_method_once_per_kind_on_its_side() {
-        // `mcp/message` is a request and a notification.
-        let both = usize::from(cfg!(feature = "unstable_mcp_over_acp"));
+        // `mcp/message` and `proxy/successor` are each a request and a notification.
+        let both = usize::from(cfg!(feature = "unstable_mcp_over_acp"))
+            + usize::from(cfg!(feature = "unstable_proxy_chains"));
         assert_eq!(DEFINITIONS.len(), 25 + unstable_method_count() + both);
         for definition in DEFINITIONS {
             let listed_by = |names: &[&str]| names.contains(&definition.method);
             let expected = match definition.side {
-                Side::Agent => listed_by(agent::ALL) && !listed_by(client::ALL),
-                Side::Client => listed_by(client::ALL) && !listed_by(agent::ALL),
+                // `mcp/message` is served by the client as a request and by the agent as a
+                // notification.
+                Side::Agent => {
+                    listed_by(agent::ALL)
+                        && (!listed_by(client::ALL) || definition.method == "mcp/message")
+                }
+                Side::Client => {
+                    listed_by(client::ALL)
+                        && (!listed_by(agent::ALL) || definition.method == "mcp/message")
+                }
                 Side::Protocol => listed_by(protocol::ALL),
-                Side::Both => listed_by(agent::ALL) && listed_by(client::ALL),
+                Side::Proxy => listed_by(agent::ALL) && listed_by(client::ALL),
             };
             assert!(expected, "{definition:?} is not listed under its side");
             assert_eq!(

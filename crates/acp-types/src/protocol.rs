@@ -120,14 +120,20 @@ macro_rules! method_union {
         }
 
         impl $name {
-            /// The schema of the union: any of its members.
-            fn union_schema(generator: &mut ::schemars::SchemaGenerator) -> ::serde_json::Value {
+            /// The schema of the union: any of its members, and extension methods when
+            /// `with_ext` (the proxy envelopes of the schema list only their own methods).
+            fn union_schema(
+                generator: &mut ::schemars::SchemaGenerator,
+                with_ext: bool,
+            ) -> ::serde_json::Value {
                 let mut branches: Vec<::serde_json::Value> = Vec::new();
                 $(
                     $(#[cfg($vcfg)])?
                     branches.push(::serde_json::json!({ "allOf": [generator.subschema_for::<$ty>()] }));
                 )*
-                branches.push(::serde_json::json!({ "allOf": [generator.subschema_for::<$ext>()] }));
+                if with_ext {
+                    branches.push(::serde_json::json!({ "allOf": [generator.subschema_for::<$ext>()] }));
+                }
                 ::serde_json::json!({ "anyOf": branches })
             }
         }
@@ -173,9 +179,21 @@ method_union! {
         /// `providers/disable` (draft).
         #[cfg(feature = "unstable_llm_providers")]
         DisableProvider(DisableProviderRequest) = agent::PROVIDERS_DISABLE,
-        /// `mcp/message` (draft).
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        MessageMcp(MessageMcpRequest) = agent::MCP_MESSAGE,
+        /// `auth/status` (draft).
+        #[cfg(feature = "unstable_auth_status")]
+        AuthStatus(AuthStatusRequest) = agent::AUTH_STATUS,
+        /// `session/archive` (draft).
+        #[cfg(feature = "unstable_session_archive")]
+        ArchiveSession(ArchiveSessionRequest) = agent::SESSION_ARCHIVE,
+        /// `session/unarchive` (draft).
+        #[cfg(feature = "unstable_session_archive")]
+        UnarchiveSession(UnarchiveSessionRequest) = agent::SESSION_UNARCHIVE,
+        /// `session/status` (draft).
+        #[cfg(feature = "unstable_session_status")]
+        SessionStatus(SessionStatusRequest) = agent::SESSION_STATUS,
+        /// `session/set_title` (draft).
+        #[cfg(feature = "unstable_session_set_title")]
+        SetSessionTitle(SetSessionTitleRequest) = agent::SESSION_SET_TITLE,
     }
 }
 
@@ -218,9 +236,21 @@ method_union! {
         /// `providers/disable` (draft).
         #[cfg(feature = "unstable_llm_providers")]
         DisableProvider(DisableProviderResponse) = agent::PROVIDERS_DISABLE,
-        /// `mcp/message` (draft).
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        MessageMcp(MessageMcpResponse) = agent::MCP_MESSAGE,
+        /// `auth/status` (draft).
+        #[cfg(feature = "unstable_auth_status")]
+        AuthStatus(AuthStatusResponse) = agent::AUTH_STATUS,
+        /// `session/archive` (draft).
+        #[cfg(feature = "unstable_session_archive")]
+        ArchiveSession(ArchiveSessionResponse) = agent::SESSION_ARCHIVE,
+        /// `session/unarchive` (draft).
+        #[cfg(feature = "unstable_session_archive")]
+        UnarchiveSession(UnarchiveSessionResponse) = agent::SESSION_UNARCHIVE,
+        /// `session/status` (draft).
+        #[cfg(feature = "unstable_session_status")]
+        SessionStatus(SessionStatusResponse) = agent::SESSION_STATUS,
+        /// `session/set_title` (draft).
+        #[cfg(feature = "unstable_session_set_title")]
+        SetSessionTitle(SetSessionTitleResponse) = agent::SESSION_SET_TITLE,
     }
 }
 
@@ -287,9 +317,9 @@ method_union! {
         CompleteElicitation(CompleteElicitationNotification) = client::ELICITATION_COMPLETE,
         /// `$/cancel_request`.
         CancelRequest(CancelRequestNotification) = protocol::CANCEL_REQUEST,
-        /// `mcp/message` (draft).
-        #[cfg(feature = "unstable_mcp_over_acp")]
-        MessageMcp(MessageMcpNotification) = client::MCP_MESSAGE,
+        /// `auth/status_update` (draft).
+        #[cfg(feature = "unstable_auth_status")]
+        AuthStatusUpdate(AuthStatusUpdateNotification) = client::AUTH_STATUS_UPDATE,
     }
 }
 
@@ -303,6 +333,38 @@ method_union! {
         /// `mcp/message` (draft).
         #[cfg(feature = "unstable_mcp_over_acp")]
         MessageMcp(MessageMcpNotification) = agent::MCP_MESSAGE,
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+method_union! {
+    /// The params of a request between a proxy and its conductor, typed by its method (draft).
+    pub enum ProxyRequestParams: ExtRequest {
+        /// `proxy/initialize`.
+        InitializeProxy(InitializeProxyRequest) = agent::PROXY_INITIALIZE as boxed,
+        /// `proxy/successor`.
+        ProxySuccessor(ProxySuccessorRequest) = agent::PROXY_SUCCESSOR,
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+method_union! {
+    /// The result of a request between a proxy and its conductor, typed by the method (draft).
+    pub enum ProxyResult: ExtResponse {
+        /// `proxy/initialize`.
+        InitializeProxy(InitializeProxyResponse) = agent::PROXY_INITIALIZE as boxed,
+        /// `proxy/successor`.
+        ProxySuccessor(ProxySuccessorResponse) = agent::PROXY_SUCCESSOR,
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+method_union! {
+    /// The params of a notification between a proxy and its conductor, typed by its method
+    /// (draft).
+    pub enum ProxyNotificationParams: ExtNotification {
+        /// `proxy/successor`.
+        ProxySuccessor(ProxySuccessorNotification) = agent::PROXY_SUCCESSOR,
     }
 }
 
@@ -378,6 +440,17 @@ pub type AgentNotification = NotificationMessage<AgentNotificationParams>;
 pub type AgentResponse = ResponseMessage<AgentResult>;
 /// A response the client sends to the agent: a result typed by the request's method, or an error.
 pub type ClientResponse = ResponseMessage<ClientResult>;
+/// A request between a proxy and its conductor (either way): id, method and params typed by
+/// the method (draft).
+#[cfg(feature = "unstable_proxy_chains")]
+pub type ProxyRequest = RequestMessage<ProxyRequestParams>;
+/// A response between a proxy and its conductor: a result typed by the request's method, or
+/// an error (draft).
+#[cfg(feature = "unstable_proxy_chains")]
+pub type ProxyResponse = ResponseMessage<ProxyResult>;
+/// A notification between a proxy and its conductor, with params typed by the method (draft).
+#[cfg(feature = "unstable_proxy_chains")]
+pub type ProxyNotification = NotificationMessage<ProxyNotificationParams>;
 
 impl<P: MethodUnion> RequestMessage<P> {
     /// A request with `id` and `params` (which carry the method).
@@ -1186,14 +1259,14 @@ pub(crate) mod schema {
 
     /// Declares the schema of an envelope type (request/notification) by its def name.
     macro_rules! envelope_schema {
-        ($ty:ty, $name:literal, $desc:literal, $params:ty, request = $is_req:literal) => {
+        ($ty:ty, $name:literal, $desc:literal, $params:ty, request = $is_req:literal $(, ext = $with_ext:literal)?) => {
             impl ::schemars::JsonSchema for $ty {
                 fn schema_name() -> Cow<'static, str> {
                     $name.into()
                 }
 
                 fn json_schema(generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
-                    let union = <$params>::union_schema(generator);
+                    let union = <$params>::union_schema(generator, true $(&& $with_ext)?);
                     let mut properties = ::serde_json::Map::new();
                     if $is_req {
                         properties.insert(
@@ -1223,14 +1296,14 @@ pub(crate) mod schema {
     }
 
     macro_rules! response_schema {
-        ($ty:ty, $name:literal, $desc:literal, $result:ty) => {
+        ($ty:ty, $name:literal, $desc:literal, $result:ty $(, ext = $with_ext:literal)?) => {
             impl ::schemars::JsonSchema for $ty {
                 fn schema_name() -> Cow<'static, str> {
                     $name.into()
                 }
 
                 fn json_schema(generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
-                    let union = <$result>::union_schema(generator);
+                    let union = <$result>::union_schema(generator, true $(&& $with_ext)?);
                     let id = generator.subschema_for::<RequestId>();
                     let error = generator.subschema_for::<Error>();
                     ::schemars::json_schema!({
@@ -1294,5 +1367,32 @@ pub(crate) mod schema {
         "ClientResponse",
         "A response the client sends to the agent: a result typed by the request's method, or an error.",
         ClientResult
+    );
+
+    #[cfg(feature = "unstable_proxy_chains")]
+    envelope_schema!(
+        ProxyRequest,
+        "ProxyRequest",
+        "A request between a proxy and its conductor: id, method and params typed by the method.",
+        ProxyRequestParams,
+        request = true,
+        ext = false
+    );
+    #[cfg(feature = "unstable_proxy_chains")]
+    response_schema!(
+        ProxyResponse,
+        "ProxyResponse",
+        "A response between a proxy and its conductor: a result typed by the request's method, or an error.",
+        ProxyResult,
+        ext = false
+    );
+    #[cfg(feature = "unstable_proxy_chains")]
+    envelope_schema!(
+        ProxyNotification,
+        "ProxyNotification",
+        "A notification between a proxy and its conductor, with params typed by the method.",
+        ProxyNotificationParams,
+        request = false,
+        ext = false
     );
 }

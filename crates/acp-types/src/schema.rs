@@ -221,16 +221,24 @@ macro_rules! for_each_value_definition {
 /// macro_rules! count {
 ///     ($($name:ident),* $(,)?) => { [$(stringify!($name)),*].len() };
 /// }
-/// assert_eq!(acp_types::for_each_unstable_definition!(count), 28);
+/// assert_eq!(acp_types::for_each_unstable_definition!(count), 71);
 /// ```
 #[cfg(feature = "unstable")]
 #[macro_export]
 macro_rules! for_each_unstable_definition {
     ($m:ident) => {
         $m!(
-            McpServerAcpId,
             MessageMcpRequest,
+            McpServerAcpId,
+            McpRequestId,
+            SessionSystemPromptCapabilities,
+            SessionSystemPromptModeCapabilities,
+            SessionSystemPromptOverrideCapabilities,
             SessionForkCapabilities,
+            SessionArchiveCapabilities,
+            SessionStatusCapabilities,
+            SessionTitleCapabilities,
+            AuthStatusCapabilities,
             ProvidersCapabilities,
             ListProvidersResponse,
             ProviderInfo,
@@ -239,9 +247,16 @@ macro_rules! for_each_unstable_definition {
             ProviderCurrentConfig,
             SetProviderResponse,
             DisableProviderResponse,
+            AuthStatusResponse,
+            AuthState,
+            AuthAccount,
             ForkSessionResponse,
+            ArchiveSessionResponse,
+            UnarchiveSessionResponse,
+            SessionStatusResponse,
+            SessionStatus,
+            SetSessionTitleResponse,
             Usage,
-            MessageMcpResponse,
             PlanUpdateContent,
             PlanId,
             PlanItems,
@@ -249,13 +264,41 @@ macro_rules! for_each_unstable_definition {
             PlanMarkdown,
             PlanUpdate,
             PlanRemoved,
-            MessageMcpNotification,
+            SubagentSessionCapabilities,
+            SessionCancelCapabilities,
+            StateUpdate,
+            RunningStateUpdate,
+            ErrorStopReason,
+            IdleStateUpdate,
+            RequiresActionStateUpdate,
+            UnknownStateUpdate,
+            SubagentUpdate,
+            SessionMessage,
+            SessionMessageChunk,
+            AuthStatusUpdateNotification,
+            SubagentCapabilities,
             PlanCapabilities,
             ListProvidersRequest,
             SetProviderRequest,
             DisableProviderRequest,
+            AuthStatusRequest,
             McpServerAcp,
+            SystemPrompt,
+            SystemPromptMode,
+            SessionArchiveFilter,
             ForkSessionRequest,
+            ArchiveSessionRequest,
+            UnarchiveSessionRequest,
+            SessionStatusRequest,
+            SetSessionTitleRequest,
+            MessageMcpResponse,
+            McpError,
+            MessageMcpNotification,
+            InitializeProxyRequest,
+            ProxySuccessorRequest,
+            InitializeProxyResponse,
+            ProxySuccessorResponse,
+            ProxySuccessorNotification,
         )
     };
 }
@@ -271,6 +314,15 @@ macro_rules! with_envelopes {
             ClientResponse,
             ClientNotification,
         )
+    };
+}
+
+/// The three envelope definitions of proxy chains (draft), decoded by method like the six
+/// above (see [`crate::ProxyRequest`]).
+#[cfg(feature = "unstable_proxy_chains")]
+macro_rules! with_proxy_envelopes {
+    ($m:ident) => {
+        $m!(ProxyRequest, ProxyResponse, ProxyNotification)
     };
 }
 
@@ -313,6 +365,8 @@ pub fn bundle() -> Value {
     }
     for_each_value_definition!(add_all);
     with_envelopes!(add_all);
+    #[cfg(feature = "unstable_proxy_chains")]
+    with_proxy_envelopes!(add_all);
     let mut defs: Map<String, Value> = generator.take_definitions(true);
     // The official definitions, each titled with its name. (The map keeps its keys sorted, so
     // the file lists them by name, not in the official order.)
@@ -343,7 +397,13 @@ pub fn bundle() -> Value {
             }
         }
     }
-    for name in with_envelopes!(names) {
+    #[cfg(feature = "unstable_proxy_chains")]
+    let envelopes = with_envelopes!(names)
+        .iter()
+        .chain(with_proxy_envelopes!(names));
+    #[cfg(not(feature = "unstable_proxy_chains"))]
+    let envelopes = with_envelopes!(names).iter();
+    for name in envelopes {
         if let Some(obj) = ordered.get_mut(*name).and_then(Value::as_object_mut) {
             obj.insert("x-docs-ignore".into(), true.into());
         }

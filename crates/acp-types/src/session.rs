@@ -12,6 +12,10 @@ wire_object! {
         opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
         req mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
+        /// Client-provided system instructions for the session (draft; only when the agent
+        /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -48,6 +52,10 @@ wire_object! {
         opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
+        /// Client-provided system instructions for the session (draft; only when the agent
+        /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -74,6 +82,10 @@ wire_object! {
         opt cwd: String as path = "cwd" [NULLABLE];
         /// Where to continue listing, from a previous `nextCursor`.
         opt cursor: String = "cursor" [NULLABLE];
+        /// Which sessions to list by archive state; absent means `exclude` (draft; only when
+        /// the agent advertises `sessionCapabilities.archive`).
+        #[cfg(feature = "unstable_session_archive")]
+        opt archived: SessionArchiveFilter = "archived" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -106,6 +118,10 @@ wire_object! {
         opt title: String = "title" [DOE | NULLABLE];
         /// When the session was last updated (an ISO 8601 timestamp).
         opt updated_at: String = "updatedAt" [DOE | NULLABLE];
+        /// Whether the session is archived (draft; agents advertising
+        /// `sessionCapabilities.archive` report it on every listed session).
+        #[cfg(feature = "unstable_session_archive")]
+        opt archived: bool = "archived" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -143,6 +159,10 @@ wire_object! {
         opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
         opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
+        /// Client-provided system instructions for the session (draft; only when the agent
+        /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

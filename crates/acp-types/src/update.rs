@@ -58,6 +58,15 @@ tagged_union! {
             /// A plan was removed (draft).
             #[cfg(feature = "unstable")]
             PlanRemoved(PlanRemoved) = "plan_removed",
+            /// A child session was created or changed (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SubagentUpdate(SubagentUpdate) = "subagent_update",
+            /// A message between sessions was created or updated (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SessionMessage(SessionMessage) = "session_message",
+            /// A streamed block of a message between sessions (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SessionMessageChunk(SessionMessageChunk) = "session_message_chunk",
         }
     }
 }

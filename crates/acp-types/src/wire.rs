@@ -651,6 +651,7 @@ lenient_integer!(
     u16 => "an integer from 0 to 65535",
     u32 => "an integer from 0 to 4294967295",
     u64 => "a non-negative integer below 2^64",
+    i32 => "an integer of 32 bits",
     i64 => "an integer of 64 bits",
 );
 

@@ -18,6 +18,10 @@ wire_object! {
         opt additional_directories: Vec<String> as paths = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to for the new session.
         opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
+        /// Client-provided system instructions for the session (draft; only when the agent
+        /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -34,6 +34,12 @@ pub(crate) const ENVELOPE_DEFS: &[&str] = &[
     "ClientRequest",
     "ClientResponse",
     "ClientNotification",
+    #[cfg(feature = "unstable")]
+    "ProxyRequest",
+    #[cfg(feature = "unstable")]
+    "ProxyResponse",
+    #[cfg(feature = "unstable")]
+    "ProxyNotification",
 ];
 
 /// What decoding a document gave, the same through every API.
@@ -58,8 +64,7 @@ pub(crate) fn decode_def(
         ($($name:ident),* $(,)?) => {
             match def {
                 $( stringify!($name) => decode_value::<acp_types::$name>(doc), )*
-                "AgentRequest" | "AgentResponse" | "AgentNotification"
-                | "ClientRequest" | "ClientResponse" | "ClientNotification" => {
+                envelope if ENVELOPE_DEFS.contains(&envelope) => {
                     decode_envelope(def, doc, request_method)
                 }
                 other => decode_unstable(other, doc),
@@ -323,6 +328,28 @@ fn decode_envelope(def: &str, doc: &Value, method: Option<&str>) -> Result<Outco
             "ClientNotification" => (
                 kind_of(ClientMessage::decode(bytes, method_of), Kind::Notification)?,
                 typed(ClientNotification::decode(bytes))?,
+            ),
+            // The proxy envelopes have no message union of their own: the typed decoders.
+            #[cfg(feature = "unstable")]
+            "ProxyRequest" => (
+                typed(acp_types::ProxyRequest::decode(bytes))?,
+                typed(acp_types::ProxyRequest::decode(bytes))?,
+            ),
+            #[cfg(feature = "unstable")]
+            "ProxyResponse" => (
+                typed(acp_types::ProxyResponse::decode(
+                    bytes,
+                    method.unwrap_or_default(),
+                ))?,
+                typed(acp_types::ProxyResponse::decode(
+                    bytes,
+                    method.unwrap_or_default(),
+                ))?,
+            ),
+            #[cfg(feature = "unstable")]
+            "ProxyNotification" => (
+                typed(acp_types::ProxyNotification::decode(bytes))?,
+                typed(acp_types::ProxyNotification::decode(bytes))?,
             ),
             other => return Err(format!("{other} is not an envelope")),
         };
