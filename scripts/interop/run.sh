@@ -19,6 +19,19 @@
 #       initialize, session/new, `hello` (updates), `permission` (session/request_permission,
 #       answered by --yes), `slow` cancelled by --cancel-after, and the close (DELETE seen by
 #       their server, or the WebSocket closing).
+#   (c) the features that became stable in November and a draft method, with the TypeScript SDK
+#       (its stable entry point, and `/unstable` for the draft):
+#       - their client (`ts_side.mjs eras URL`) against our agent: as an August-era client
+#         (neither `session.compaction` nor `session.notices`) it gets no compaction or notice
+#         update for `compact` and `notice`; as a November-era client (both advertised) it gets
+#         the compaction (in_progress, summary chunks, completed) and the notice, and the tool
+#         calls of `edit` carry a `name`;
+#       - their `/unstable` client (`ts_side.mjs draft URL`) forks a session of our agent
+#         (session/fork);
+#       - our client (`client --url --draft`) against their stable server: `compact`, `notice`,
+#         `permission` (a tool call with a `name`): what our client advertised decides what
+#         their agent sends, and everything sent is rendered in the transcript;
+#       - our client's `:fork` against their `/unstable` server (`ts_side.mjs server --draft`).
 #
 # Prints the matrix (pair x transport: PASS / FAIL and why) and exits 0 when every cell passed.
 # Every step has a timeout; every process started is stopped at the end (by its pid); the
@@ -129,8 +142,9 @@ say "installing the Python SDK ($PY_SDK, $PY_SERVER) into $WORK/venv"
 } >"$WORK/pip.log" 2>&1 || { cat "$WORK/pip.log" >&2; echo "pip install failed" >&2; exit 2; }
 PY="$WORK/venv/bin/python"
 
-say "building the demo agent, client and bridge"
-(cd "$ROOT" && timeout 1800 cargo build -j2 -q -p acp-demo --bin agent --bin client --bin bridge) ||
+# With the draft features: session/fork (a draft) is part of (c).
+say "building the demo agent, client and bridge (--features unstable)"
+(cd "$ROOT" && timeout 1800 cargo build -j2 -q -p acp-demo --features unstable --bin agent --bin client --bin bridge) ||
     { echo "cargo build failed" >&2; exit 2; }
 BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
 
@@ -221,40 +235,6 @@ stop "$BRIDGE"
 
 # --- (b) our client against their servers ---
 
-# check_transcript FILE: our client's --json transcript of `hello`, `permission`, `slow`.
-check_transcript() {
-    "$PY" - "$1" <<'EOF'
-import json, sys
-events = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-def of(name):
-    return [e for e in events if e.get("event") == name]
-problems = []
-if not of("initialized"):
-    problems.append("no initialize")
-if not of("session_new"):
-    problems.append("no session/new")
-reasons = [e.get("stopReason") for e in of("prompt_result")]
-if reasons != ["end_turn", "end_turn", "cancelled"]:
-    problems.append(f"stop reasons {reasons}, not [end_turn, end_turn, cancelled]")
-chunks = [e for e in events if e.get("event") == "update" and e["update"].get("sessionUpdate") == "agent_message_chunk"]
-if len(chunks) < 3:
-    problems.append(f"{len(chunks)} message chunks")
-answers = [e.get("optionId") for e in of("permission_response")]
-if answers != ["allow"]:
-    problems.append(f"permission answers {answers}")
-if not of("cancel"):
-    problems.append("no session/cancel sent")
-errors = [e.get("message") for e in of("error")]
-if errors:
-    problems.append(f"errors: {errors}")
-done = of("done")
-if not done or not done[0].get("ok"):
-    problems.append("not ok")
-print("; ".join(problems) if problems else f"{len(chunks)} chunks, permission allowed, turn cancelled")
-sys.exit(1 if problems else 0)
-EOF
-}
-
 for side in ts py; do
     say "(b) our client -> the $side server"
     err="$WORK/$side-server.err"
@@ -282,7 +262,7 @@ for side in ts py; do
             --prompt hello --prompt permission --prompt slow) >"$cwd/transcript.json" 2>"$cwd/stderr"
         rc=$?
         sleep 1
-        detail=$(check_transcript "$cwd/transcript.json")
+        detail=$("$PY" "$HERE/transcripts.py" core "$cwd/transcript.json")
         ok=$?
         if [[ $transport == HTTP ]]; then
             closed=$(($(grep -c 'DELETE /acp 202' "$err") - deletes_before))
@@ -297,6 +277,86 @@ for side in ts py; do
             result "acp-rs client -> $side server" "$transport" FAIL "timed out; $detail"
         else
             result "acp-rs client -> $side server" "$transport" FAIL "exit $rc; $detail; $close_note; $(head -c 300 "$cwd/stderr")"
+        fi
+    done
+    stop "$SERVER"
+done
+
+# --- (c) the newly stable features and a draft method (TypeScript SDK) ---
+
+say "(c) their stable and /unstable clients -> our agent --listen"
+"$BIN/agent" --listen 127.0.0.1:0 2>"$WORK/agent-c.err" &
+AGENT=$!
+PIDS+=("$AGENT")
+URL=$(wait_url "$WORK/agent-c.err")
+if [[ -z "$URL" ]]; then
+    result "ts client -> acp-rs agent, November features" "-" FAIL "our agent did not start: $(tail -n 3 "$WORK/agent-c.err" | tr '\n' ' ')"
+else
+    for url in "$URL" "${URL/http:/ws:}"; do
+        transport=$([[ "$url" == ws:* ]] && echo WebSocket || echo HTTP)
+        for mode in eras draft; do
+            log="$WORK/c-ts-$mode-${transport}.log"
+            (cd "$WORK/node" && timeout 90 node ts_side.mjs "$mode" "$url") >"$log" 2>&1
+            rc=$?
+            if [[ $mode == eras ]]; then
+                pair="ts client -> acp-rs agent, November features"
+            else
+                pair="ts /unstable client -> acp-rs agent, session/fork"
+            fi
+            if ((rc == 0)) && grep -q "STEP $mode: ok" "$log"; then
+                result "$pair" "$transport" PASS "$(grep "STEP $mode: ok" "$log" | sed "s/.*STEP $mode: ok (\(.*\))/\1/")"
+            elif ((rc == 124)); then
+                result "$pair" "$transport" FAIL "timed out; last: $(tail -n 1 "$log" | cut -c 1-160)"
+            else
+                result "$pair" "$transport" FAIL "$(why "$log")"
+            fi
+        done
+    done
+fi
+stop "$AGENT"
+
+for flavour in stable draft; do
+    say "(c) our client -> the ts server ($flavour)"
+    err="$WORK/ts-$flavour-server.err"
+    out="$WORK/ts-$flavour-server.out"
+    flags=()
+    [[ $flavour == draft ]] && flags=(--draft)
+    (cd "$WORK/node" && exec timeout 600 node ts_side.mjs server "${flags[@]}") >"$out" 2>"$err" &
+    SERVER=$!
+    PIDS+=("$SERVER")
+    URL=$(wait_url "$out")
+    if [[ $flavour == stable ]]; then
+        pair="acp-rs client -> ts server, November features"
+        prompts=(--prompt compact --prompt notice --prompt permission)
+    else
+        pair="acp-rs client -> ts /unstable server, session/fork"
+        prompts=(--prompt hello --prompt :fork --prompt hello)
+    fi
+    if [[ -z "$URL" ]]; then
+        result "$pair" "-" FAIL "the ts server did not start: $(tail -n 3 "$err" | tr '\n' ' ')"
+        stop "$SERVER"
+        continue
+    fi
+    for url in "$URL" "${URL/http:/ws:}"; do
+        transport=$([[ "$url" == ws:* ]] && echo WebSocket || echo HTTP)
+        cwd="$WORK/cwd-c-$flavour-$transport"
+        mkdir -p "$cwd"
+        (cd "$cwd" && timeout 90 "$BIN/client" --url "$url" --json --yes --draft "${prompts[@]}") \
+            >"$cwd/transcript.json" 2>"$cwd/stderr"
+        rc=$?
+        if [[ $flavour == stable ]]; then
+            caps=$(grep -o 'CLIENT CAPS .*' "$err" | tail -n 1 | sed 's/^CLIENT CAPS //')
+            detail=$("$PY" "$HERE/transcripts.py" november "$cwd/transcript.json" "$caps")
+        else
+            detail=$("$PY" "$HERE/transcripts.py" fork "$cwd/transcript.json")
+        fi
+        ok=$?
+        if ((rc == 0 && ok == 0)); then
+            result "$pair" "$transport" PASS "$detail"
+        elif ((rc == 124)); then
+            result "$pair" "$transport" FAIL "timed out; $detail"
+        else
+            result "$pair" "$transport" FAIL "exit $rc; $detail; $(head -c 300 "$cwd/stderr")"
         fi
     done
     stop "$SERVER"

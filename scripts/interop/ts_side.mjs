@@ -10,9 +10,19 @@
 //                                 Logs `STEP core: ok` and `STEP reload: ok` as the two parts
 //                                 pass; --no-reload skips the second (an agent whose sessions
 //                                 end with their connection, as behind the bridge).
-//   node ts_side.mjs server       The SDK's AcpServer, with a small agent, on 127.0.0.1 (a free
+//   node ts_side.mjs eras URL     The stable entry point's client drives the newly stable
+//                                 features (compaction, notices, tool-call names) at URL, first
+//                                 as an August-era client (advertising neither) and then as a
+//                                 November-era one (advertising both); logs `STEP eras: ok`.
+//   node ts_side.mjs draft URL    The `/unstable` entry point's client forks a session
+//                                 (session/fork, a draft method); logs `STEP draft: ok`.
+//   node ts_side.mjs server [--draft]
+//                                 The SDK's AcpServer, with a small agent, on 127.0.0.1 (a free
 //                                 port): prints `listening http://127.0.0.1:PORT/acp` on stdout,
-//                                 logs each HTTP request's method, path and status on stderr.
+//                                 logs each HTTP request's method, path and status on stderr,
+//                                 and each connection's client capabilities (`CLIENT CAPS {...}`).
+//                                 The agent comes from the stable entry point, or with --draft
+//                                 from `/unstable`, advertising and serving session/fork.
 //
 // The client's script (against the example agent of acp-rs, whose behaviour follows the first
 // word of the prompt): initialize (offering fs), session/new, `hello` (streamed updates),
@@ -21,12 +31,22 @@
 // closing the transport; then a new connection: initialize and session/load of that session
 // (its history replayed as updates), a prompt in the loaded session, and closing again.
 //
-// The server's agent: `hello` streams three chunks; `permission` asks session/request_permission
-// and says what was chosen; `slow` streams a chunk every 100 ms until session/cancel (or 10 s);
-// anything else is echoed.
+// The `eras` script (against the same agent): an August-era client sends `compact` and
+// `notice warning ...` and must see no compaction or notice update; a November-era client
+// advertising `session.compaction` and `session.notices` sends the same and must see a
+// compaction (in_progress, its summary chunks, completed, one compactionId) and the notice;
+// its `edit notes.txt` must report a tool call with a `name`.
+//
+// The server's agent: `hello` streams three chunks; `permission` reports a tool call (with a
+// `name`), asks session/request_permission and says what was chosen; `slow` streams a chunk
+// every 100 ms until session/cancel (or 10 s); `compact` reports a compaction (two summary
+// chunks) when the client advertised `session.compaction`, and says it did not otherwise;
+// `notice` shows a warning notice when the client advertised `session.notices`, and says it
+// did not otherwise; anything else is echoed.
 
 import http from "node:http";
 import { agent, client } from "@agentclientprotocol/sdk";
+import * as draftSdk from "@agentclientprotocol/sdk/unstable";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { AcpServer } from "@agentclientprotocol/sdk/experimental/server";
@@ -54,23 +74,18 @@ function withTimeout(promise, ms, what) {
 
 // --- The client side ---
 
-async function runClient(url, reload) {
-  const files = new Map([["notes.txt", "# Notes\n- TODO: one\n- TODO: two\n"]]);
-  const seen = { chunks: 0, permissions: 0, reads: 0, writes: [], updateKinds: new Set() };
-  let onChunk = null;
-  let closedSession = null;
-
-  const app = client({ name: "acp-interop-ts-client" })
+// An editor built with `make` (the `client` builder of the stable or the `/unstable` entry
+// point): answers permission requests (allow once), reads and writes `files` (by base name),
+// and notes in `seen` what it got; `onUpdate` sees each session update too.
+function editor(make, files, seen, onUpdate = () => {}) {
+  return make({ name: "acp-interop-ts-client" })
     .onNotification("session/update", ({ params }) => {
       seen.updateKinds.add(params.update.sessionUpdate);
+      seen.updates.push(params.update);
       if (params.update.sessionUpdate === "agent_message_chunk") {
         seen.chunks += 1;
-        if (onChunk) {
-          const callback = onChunk;
-          onChunk = null;
-          callback();
-        }
       }
+      onUpdate(params.update);
     })
     .onRequest("session/request_permission", ({ params }) => {
       seen.permissions += 1;
@@ -91,12 +106,156 @@ async function runClient(url, reload) {
       files.set(params.path.split("/").pop(), params.content);
       return {};
     });
+}
 
-  const stream = url.startsWith("ws")
-    ? createWebSocketStream(url, { WebSocket })
-    : createHttpStream(url);
+function notes() {
+  return new Map([["notes.txt", "# Notes\n- TODO: one\n- TODO: two\n"]]);
+}
 
-  await app.connectWith(stream, async (ctx) => {
+function fresh() {
+  return { chunks: 0, permissions: 0, reads: 0, writes: [], updateKinds: new Set(), updates: [] };
+}
+
+function transport(url) {
+  return url.startsWith("ws") ? createWebSocketStream(url, { WebSocket }) : createHttpStream(url);
+}
+
+// Sends a text prompt and checks that the turn ended with `end_turn`; returns the updates it
+// brought.
+async function turn(ctx, seen, sessionId, text) {
+  const from = seen.updates.length;
+  const answer = await withTimeout(
+    ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }),
+    15000,
+    `prompt ${text}`,
+  );
+  check(answer.stopReason === "end_turn", `${text}: ${answer.stopReason}`);
+  return seen.updates.slice(from);
+}
+
+const FS = { readTextFile: true, writeTextFile: true };
+
+async function runEras(url) {
+  // August era: the capabilities of the August schema only.
+  const august = fresh();
+  await editor(client, notes(), august).connectWith(transport(url), async (ctx) => {
+    await withTimeout(
+      ctx.request("initialize", { protocolVersion: 1, clientCapabilities: { fs: FS, terminal: false } }),
+      15000,
+      "initialize (August era)",
+    );
+    const { sessionId } = await withTimeout(
+      ctx.request("session/new", { cwd: "/tmp/interop", mcpServers: [] }),
+      15000,
+      "session/new (August era)",
+    );
+    const updates = [
+      ...(await turn(ctx, august, sessionId, "compact")),
+      ...(await turn(ctx, august, sessionId, "notice warning Disk almost full")),
+    ];
+    const unadvertised = updates
+      .map((u) => u.sessionUpdate)
+      .filter((k) => k === "notice" || k.startsWith("compaction_"));
+    check(unadvertised.length === 0, `August era: the agent sent ${unadvertised} unadvertised`);
+    await withTimeout(ctx.request("session/close", { sessionId }), 15000, "session/close");
+  });
+  log("August era: no compaction or notice update without the capabilities");
+
+  // November era: compaction and notices advertised.
+  const november = fresh();
+  const files = notes();
+  await editor(client, files, november).connectWith(transport(url), async (ctx) => {
+    await withTimeout(
+      ctx.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: { fs: FS, terminal: false, session: { compaction: {}, notices: {} } },
+      }),
+      15000,
+      "initialize (November era)",
+    );
+    const { sessionId } = await withTimeout(
+      ctx.request("session/new", { cwd: "/tmp/interop", mcpServers: [] }),
+      15000,
+      "session/new (November era)",
+    );
+    const compaction = (await turn(ctx, november, sessionId, "compact")).filter((u) =>
+      u.sessionUpdate.startsWith("compaction_"),
+    );
+    const statuses = compaction
+      .filter((u) => u.sessionUpdate === "compaction_update")
+      .map((u) => u.status);
+    check(
+      statuses[0] === "in_progress" && statuses.at(-1) === "completed",
+      `compaction statuses ${statuses}`,
+    );
+    const ids = new Set(compaction.map((u) => u.compactionId));
+    check(ids.size === 1, `compaction ids ${[...ids]}`);
+    const summary = compaction.filter((u) => u.sessionUpdate === "compaction_summary_chunk");
+    check(summary.length >= 1, "no compaction_summary_chunk");
+    const notices = (await turn(ctx, november, sessionId, "notice warning Disk almost full")).filter(
+      (u) => u.sessionUpdate === "notice",
+    );
+    check(notices.length === 1, `${notices.length} notices`);
+    check(notices[0].severity === "warning" && notices[0].title.length > 0, JSON.stringify(notices[0]));
+    const calls = (await turn(ctx, november, sessionId, "edit notes.txt")).filter(
+      (u) => u.sessionUpdate === "tool_call",
+    );
+    check(calls.length >= 1, "edit: no tool_call");
+    check(
+      calls.every((c) => typeof c.name === "string" && c.name.length > 0),
+      `tool calls without a name: ${JSON.stringify(calls.map((c) => c.title))}`,
+    );
+    check(files.get("notes.txt").includes("DONE: one"), "edit: notes.txt not edited");
+    await withTimeout(ctx.request("session/close", { sessionId }), 15000, "session/close");
+    log(
+      `STEP eras: ok (August era: none unadvertised; November era: compaction ${statuses.join(">")} ` +
+        `with ${summary.length} summary chunks, a ${notices[0].severity} notice, tool calls named ` +
+        `${[...new Set(calls.map((c) => c.name))].join(",")})`,
+    );
+  });
+}
+
+async function runDraft(url) {
+  const seen = fresh();
+  await editor(draftSdk.client, notes(), seen).connectWith(transport(url), async (ctx) => {
+    const init = await withTimeout(
+      ctx.request("initialize", { protocolVersion: 1, clientCapabilities: { fs: FS, terminal: false } }),
+      15000,
+      "initialize",
+    );
+    check(init.agentCapabilities?.sessionCapabilities?.fork, "the agent does not advertise session/fork");
+    const { sessionId } = await withTimeout(
+      ctx.request("session/new", { cwd: "/tmp/interop", mcpServers: [] }),
+      15000,
+      "session/new",
+    );
+    await turn(ctx, seen, sessionId, "hello");
+    const fork = await withTimeout(
+      ctx.request("session/fork", { sessionId, cwd: "/tmp/interop", mcpServers: [] }),
+      15000,
+      "session/fork",
+    );
+    check(fork.sessionId && fork.sessionId !== sessionId, `fork: ${JSON.stringify(fork)}`);
+    await turn(ctx, seen, fork.sessionId, "hello again");
+    log(`STEP draft: ok (session/fork of ${sessionId} into ${fork.sessionId}, a prompt in the fork)`);
+  });
+}
+
+async function runClient(url, reload) {
+  const files = notes();
+  const seen = fresh();
+  let onChunk = null;
+  let closedSession = null;
+
+  const app = editor(client, files, seen, (update) => {
+    if (update.sessionUpdate === "agent_message_chunk" && onChunk) {
+      const callback = onChunk;
+      onChunk = null;
+      callback();
+    }
+  });
+
+  await app.connectWith(transport(url), async (ctx) => {
     const init = await withTimeout(
       ctx.request("initialize", {
         protocolVersion: 1,
@@ -168,10 +327,7 @@ async function runClient(url, reload) {
   // Reconnect: a new connection loads the session, whose history is replayed as updates.
   const before = seen.updateKinds.size;
   seen.updateKinds.clear();
-  const again = url.startsWith("ws")
-    ? createWebSocketStream(url, { WebSocket })
-    : createHttpStream(url);
-  await app.connectWith(again, async (ctx) => {
+  await app.connectWith(transport(url), async (ctx) => {
     const init = await withTimeout(
       ctx.request("initialize", {
         protocolVersion: 1,
@@ -214,20 +370,29 @@ async function runClient(url, reload) {
 
 // --- The server side ---
 
-function makeAgent() {
+// The server's agent, from `make` (the `agent` builder of the stable entry point, or of
+// `/unstable` with `draft`, which adds session/fork).
+function makeAgent(make, draft) {
   const cancelled = new Set();
   let sessions = 0;
+  let caps = {};
   const say = (client, sessionId, text) =>
     client.notify("session/update", {
       sessionId,
       update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
     });
-  return agent({ name: "acp-interop-ts-agent" })
-    .onRequest("initialize", () => ({
-      protocolVersion: 1,
-      agentCapabilities: { loadSession: false },
-      agentInfo: { name: "acp-interop-ts-agent", version: "0" },
-    }))
+  const app = make({ name: "acp-interop-ts-agent" })
+    .onRequest("initialize", ({ params }) => {
+      caps = params.clientCapabilities ?? {};
+      log(`CLIENT CAPS ${JSON.stringify(caps)}`);
+      return {
+        protocolVersion: 1,
+        agentCapabilities: draft
+          ? { loadSession: false, sessionCapabilities: { fork: {} } }
+          : { loadSession: false },
+        agentInfo: { name: "acp-interop-ts-agent", version: "0" },
+      };
+    })
     .onRequest("session/new", () => {
       sessions += 1;
       return { sessionId: `ts-session-${sessions}` };
@@ -258,6 +423,7 @@ function makeAgent() {
           update: {
             sessionUpdate: "tool_call",
             toolCallId,
+            name: "touch_file",
             title: "Touch a file",
             kind: "edit",
             status: "pending",
@@ -294,13 +460,55 @@ function makeAgent() {
         }
         return { stopReason: cancelled.has(sessionId) ? "cancelled" : "end_turn" };
       }
+      if (word === "compact") {
+        if (!caps.session?.compaction) {
+          await say(peer, sessionId, "Compaction not advertised: no compaction updates.");
+          return { stopReason: "end_turn" };
+        }
+        const compactionId = `compaction-${sessionId}`;
+        const update = (u) => peer.notify("session/update", { sessionId, update: u });
+        await update({ sessionUpdate: "compaction_update", compactionId, status: "in_progress" });
+        for (const text of ["The user said hello. ", "Nothing else happened."]) {
+          await update({
+            sessionUpdate: "compaction_summary_chunk",
+            compactionId,
+            content: { type: "text", text },
+          });
+        }
+        await update({ sessionUpdate: "compaction_update", compactionId, status: "completed" });
+        return { stopReason: "end_turn" };
+      }
+      if (word === "notice") {
+        if (!caps.session?.notices) {
+          await say(peer, sessionId, "Notices not advertised: no notice.");
+          return { stopReason: "end_turn" };
+        }
+        await peer.notify("session/update", {
+          sessionId,
+          update: {
+            sessionUpdate: "notice",
+            severity: "warning",
+            title: "Disk almost full",
+            description: "2% left",
+          },
+        });
+        return { stopReason: "end_turn" };
+      }
       await say(peer, sessionId, `You said: ${text}`);
       return { stopReason: "end_turn" };
     });
+  if (!draft) {
+    return app;
+  }
+  return app.onRequest("session/fork", () => {
+    sessions += 1;
+    return { sessionId: `ts-fork-${sessions}` };
+  });
 }
 
-async function runServer() {
-  const acp = new AcpServer({ createAgent: makeAgent });
+async function runServer(draft) {
+  const make = draft ? draftSdk.agent : agent;
+  const acp = new AcpServer({ createAgent: () => makeAgent(make, draft) });
   const handle = createNodeHttpHandler(acp);
   const server = http.createServer((req, res) => {
     res.on("close", () => log(`${req.method} ${req.url} ${res.statusCode}`));
@@ -349,10 +557,18 @@ try {
   if (mode === "client" && url) {
     await runClient(url, flag !== "--no-reload");
     process.exit(0);
+  } else if (mode === "eras" && url) {
+    await runEras(url);
+    process.exit(0);
+  } else if (mode === "draft" && url) {
+    await runDraft(url);
+    process.exit(0);
   } else if (mode === "server") {
-    await runServer();
+    await runServer(url === "--draft");
   } else {
-    console.error("usage: node ts_side.mjs client URL [--no-reload] | server");
+    console.error(
+      "usage: node ts_side.mjs client URL [--no-reload] | eras URL | draft URL | server [--draft]",
+    );
     process.exit(2);
   }
 } catch (error) {
