@@ -50,3 +50,38 @@ pub(super) fn typed<T: DeserializeOwned>(
         None => Ok(()),
     }
 }
+
+/// A list member needs at least `min` items (`minItems`).
+pub(super) fn min_items<T>(name: &str, items: &[T], min: usize) -> Result<(), String> {
+    if items.len() < min {
+        return Err(format!(
+            "`{name}` needs at least {min} item(s), not {}",
+            items.len()
+        ));
+    }
+    Ok(())
+}
+
+/// An optional list member, when present, needs at least `min` items (`minItems`).
+pub(super) fn min_items_opt<T>(
+    name: &str,
+    items: Option<&Vec<T>>,
+    min: usize,
+) -> Result<(), String> {
+    items.map_or(Ok(()), |items| min_items(name, items, min))
+}
+
+/// A number member must lie within the schema's `minimum` and `maximum`.
+pub(super) fn in_range<T: PartialOrd + std::fmt::Display>(
+    name: &str,
+    value: T,
+    min: Option<T>,
+    max: Option<T>,
+) -> Result<(), String> {
+    let low = min.as_ref().is_some_and(|min| value < *min);
+    let high = max.as_ref().is_some_and(|max| value > *max);
+    if low || high {
+        return Err(format!("`{name}` is out of bounds: {value}"));
+    }
+    Ok(())
+}

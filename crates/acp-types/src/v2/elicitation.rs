@@ -2,7 +2,7 @@
 //!
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
-use super::check::{one_of, require};
+use super::check::{min_items, min_items_opt, one_of, require};
 use super::prelude::*;
 
 string_enum! {
@@ -145,6 +145,7 @@ string_enum! {
 
 wire_object! {
     /// A text field of an elicitation form, possibly a choice among values.
+    #[check(check_string_property_schema)]
     #[optional_fields(new)]
     pub struct StringPropertySchema {
         /// A human-readable title.
@@ -170,6 +171,13 @@ wire_object! {
     }
 }
 
+/// Checks the bounds the schema sets on the members of a [`StringPropertySchema`].
+fn check_string_property_schema(value: &StringPropertySchema) -> Result<(), String> {
+    min_items_opt("enum", value.enum_values.as_ref(), 1)?;
+    min_items_opt("oneOf", value.one_of.as_ref(), 1)?;
+    Ok(())
+}
+
 tagged_union! {
     /// The allowed items of a multi-select field.
     pub enum MultiSelectItems {
@@ -188,6 +196,7 @@ tagged_union! {
 
 wire_object! {
     /// Multi-select items given as plain string values.
+    #[check(check_string_multi_select_items)]
     #[new(enum_values: impl Into<Vec<String>>)]
     pub struct StringMultiSelectItems {
         /// The allowed values.
@@ -197,8 +206,15 @@ wire_object! {
     }
 }
 
+/// Checks the bounds the schema sets on the members of a [`StringMultiSelectItems`].
+fn check_string_multi_select_items(value: &StringMultiSelectItems) -> Result<(), String> {
+    min_items("enum", &value.enum_values, 1)?;
+    Ok(())
+}
+
 wire_object! {
     /// Multi-select items given as values with titles.
+    #[check(check_titled_multi_select_items)]
     #[new(any_of: impl Into<Vec<EnumOption>>)]
     pub struct TitledMultiSelectItems {
         /// The values that can be picked, with titles.
@@ -206,6 +222,12 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Checks the bounds the schema sets on the members of a [`TitledMultiSelectItems`].
+fn check_titled_multi_select_items(value: &TitledMultiSelectItems) -> Result<(), String> {
+    min_items("anyOf", &value.any_of, 1)?;
+    Ok(())
 }
 
 wire_object! {

@@ -49,8 +49,10 @@
 //! repository), which writes the macros every wire type of this crate is declared with.
 
 mod check;
+mod conversions;
 mod definitions;
 mod error_code;
+mod helpers;
 mod jsonrpc;
 pub mod methods;
 mod patch;

@@ -2,10 +2,12 @@
 //!
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
+use super::check::min_items;
 use super::prelude::*;
 
 wire_object! {
     /// Asks the user for permission (`session/request_permission`).
+    #[check(check_request_permission_request)]
     #[new(session_id: impl Into<SessionId>, title: impl Into<String>, options: impl Into<Vec<PermissionOption>>)]
     pub struct RequestPermissionRequest {
         /// The session this concerns.
@@ -21,6 +23,12 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Checks the bounds the schema sets on the members of a [`RequestPermissionRequest`].
+fn check_request_permission_request(value: &RequestPermissionRequest) -> Result<(), String> {
+    min_items("options", &value.options, 1)?;
+    Ok(())
 }
 
 tagged_union! {

@@ -2,6 +2,7 @@
 //!
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
+use super::check::min_items;
 use super::prelude::*;
 
 wire_object! {
@@ -151,6 +152,7 @@ wire_object! {
 
 wire_object! {
     /// Sends the user's prompt to the agent and starts a turn (`session/prompt`).
+    #[check(check_prompt_request)]
     #[new(session_id: impl Into<SessionId>, prompt: impl Into<Vec<ContentBlock>>)]
     pub struct PromptRequest {
         /// The session this concerns.
@@ -160,6 +162,12 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Checks the bounds the schema sets on the members of a [`PromptRequest`].
+fn check_prompt_request(value: &PromptRequest) -> Result<(), String> {
+    min_items("prompt", &value.prompt, 1)?;
+    Ok(())
 }
 
 wire_object! {

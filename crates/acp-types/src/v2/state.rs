@@ -88,7 +88,7 @@ wire_object! {
     #[optional_fields(new)]
     pub struct IdleStateUpdate {
         /// Why foreground work stopped, when this ends it.
-        opt stop_reason: StopReason = "stopReason" [NULLABLE];
+        opt stop_reason: StopReason = "stopReason" [DOE | NULLABLE];
         /// The work still running in the background, as a complete snapshot.
         opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.

@@ -2,6 +2,7 @@
 //!
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
+use super::check::in_range;
 use super::prelude::*;
 
 wire_object! {
@@ -40,6 +41,7 @@ wire_object! {
 
 wire_object! {
     /// The size of a terminal, in columns and rows.
+    #[check(check_terminal_size)]
     #[new(cols: u16, rows: u16)]
     pub struct TerminalSize {
         /// The cols.
@@ -49,6 +51,13 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Checks the bounds the schema sets on the members of a [`TerminalSize`].
+fn check_terminal_size(value: &TerminalSize) -> Result<(), String> {
+    in_range("cols", value.cols, Some(1), Some(65535))?;
+    in_range("rows", value.rows, Some(1), Some(65535))?;
+    Ok(())
 }
 
 wire_object! {

@@ -275,18 +275,28 @@ impl From<SessionNotFoundErrorData> for ErrorData {
 }
 
 impl ErrorData {
-    #[allow(clippy::unnecessary_wraps)] // The signature `deserialize_via_value!` takes.
     fn decode(value: Value) -> Result<Self, serde_json::Error> {
-        // The first known shape the value has; a value of neither shape is `Other`.
-        if value.get("requested").is_some() && value.get("supported").is_some() {
-            if let Ok(data) = decode_buffered(&value) {
-                return Ok(Self::UnsupportedProtocolVersion(data));
+        // The first known shape the value has; a value of neither shape is `Other`. On the
+        // strict fast path a failure may only mean "decode again leniently" (see
+        // `crate::decode`), so it is passed on rather than taken for "not this shape".
+        let fallback = |e: serde_json::Error, value: Value| {
+            if crate::mode::lenient_mode() {
+                Ok(Self::Other(value))
+            } else {
+                Err(e)
             }
+        };
+        if value.get("requested").is_some() && value.get("supported").is_some() {
+            return match decode_buffered(&value) {
+                Ok(data) => Ok(Self::UnsupportedProtocolVersion(data)),
+                Err(e) => fallback(e, value),
+            };
         }
         if value.get("sessionId").is_some() {
-            if let Ok(data) = decode_buffered(&value) {
-                return Ok(Self::SessionNotFound(data));
-            }
+            return match decode_buffered(&value) {
+                Ok(data) => Ok(Self::SessionNotFound(data)),
+                Err(e) => fallback(e, value),
+            };
         }
         Ok(Self::Other(value))
     }

@@ -12,3 +12,4 @@ mod messages;
 mod proptest_roundtrip;
 mod schema_snapshot;
 mod spec_examples;
+mod v2;

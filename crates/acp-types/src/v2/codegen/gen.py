@@ -513,10 +513,10 @@ class Gen:
                 continue
             fields += self.fields_of(name, {json_name: ps}, common_req)
         if tag:
-            tf = Field(name, tag, {"$ref": f"#/$defs/{tag_info[1]}"}, all_req_tag, False)
+            # The tag's own schema (when the object lists it) gives its flags; its type is the
+            # enum of the known tags.
+            tf = Field(name, tag, common.get(tag, {"type": "string"}), all_req_tag, False)
             tf.ty = tag_info[1]
-            if not all_req_tag:
-                tf.kind, tf.flags = "opt", ["NULLABLE"]
             tf.doc = self.field_doc(name, tag)
             fields.insert(0, tf)
         typed = []
@@ -616,6 +616,26 @@ class Gen:
         out += "}\n"
         return out
 
+    def bounds(self, s, fields):
+        """Checks of `minItems`, `minimum` and `maximum` on members without
+        `x-deserialize-default-on-error` (where a value out of bounds is an error)."""
+        checks = []
+        for f in fields:
+            ps = s["properties"][f.json]
+            if ps.get("x-deserialize-default-on-error"):
+                continue
+            base = unnull(ps)[0]
+            access = f"&value.{f.name}" if f.kind == "req" else f"value.{f.name}.as_ref()"
+            if "minItems" in base:
+                fn = "min_items" if f.kind == "req" else "min_items_opt"
+                checks.append(f'{fn}("{f.json}", {access}, {base["minItems"]})?;')
+            lo, hi = base.get("minimum"), base.get("maximum")
+            natural = {"u16": (0, 65535), "u32": (0, 4294967295), "u64": (0, None)}.get(f.ty, (None, None))
+            if (lo is not None and lo != natural[0]) or (hi is not None and hi != natural[1]):
+                if f.kind == "req":
+                    checks.append(f'in_range("{f.json}", value.{f.name}, {lo if lo is not None else "None"}, {hi if hi is not None else "None"})?;'.replace(", None", ", None").replace(f'{lo}, ', f'Some({lo}), ' if lo is not None else "None, ").replace(f', {hi})', f', Some({hi}))' if hi is not None else ', None)'))
+        return checks
+
     def emit(self, name):
         cat = self.category(name)
         s = self.v2[name]
@@ -627,7 +647,16 @@ class Gen:
             return self.emit_union(name)
         if cat == "object":
             fields = self.fields_of(name, s.get("properties", {}), s.get("required", []))
-            return self.emit_object(name, fields)
+            checks = self.bounds(s, fields)
+            if not checks:
+                return self.emit_object(name, fields)
+            fn = f"check_{snake(name)}"
+            out = self.emit_object(name, fields, f"    #[check({fn})]\n")
+            out += f"\n/// Checks the bounds the schema sets on the members of a [`{name}`].\n"
+            out += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
+            out += "".join(f"    {c}\n" for c in checks)
+            out += "    Ok(())\n}\n"
+            return out
         if cat == "merged":
             return self.emit_merged(name)
         return ""
@@ -646,13 +675,37 @@ class Gen:
             text = f"//! {title}\n//!\n//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
             text += "use super::prelude::*;\n"
             body = "".join("\n" + self.emit(n) for n in names)
-            used = [f for f in ("one_of", "require", "typed") if f"{f}(" in body or f"{f}::<" in body]
+            used = [f for f in ("in_range", "min_items", "min_items_opt", "one_of", "require", "typed")
+                    if f"{f}(" in body or f"{f}::<" in body]
             if used:
                 text += "use super::check::{" + ", ".join(used) + "};\n"
             text += body
             (V2 / f"{file}.rs").write_text(text)
         self.write_lists(files)
         self.write_methods()
+        self.write_conversions()
+
+    def write_conversions(self):
+        text = "//! `From` each variant's payload for the v2 unions, where the payload belongs to one\n"
+        text += "//! variant only.\n//!\n//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
+        text += "use super::*;\n"
+        for name in self.v2:
+            if self.category(name) != "union":
+                continue
+            s = self.v2[name]
+            br = s.get("anyOf") or s.get("oneOf")
+            variants = []
+            for b in br:
+                consts = [(k, v["const"]) for k, v in b.get("properties", {}).items() if "const" in v]
+                if consts and ref_of(b):
+                    variants.append((camel(consts[0][1]), ref_of(b)))
+            counts = {}
+            for _, ref in variants:
+                counts[ref] = counts.get(ref, 0) + 1
+            for var, ref in variants:
+                if counts[ref] == 1:
+                    text += f"\nimpl From<{ref}> for {name} {{\n    fn from(value: {ref}) -> Self {{\n        Self::{var}(value)\n    }}\n}}\n"
+        (V2 / "conversions.rs").write_text(text)
 
     def write_methods(self):
         methods = {}

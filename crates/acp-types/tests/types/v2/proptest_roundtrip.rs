@@ -1,0 +1,1 @@
+//! Property round trips of the v2 upserts (below).
