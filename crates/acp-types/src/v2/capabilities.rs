@@ -8,7 +8,8 @@ wire_object! {
     /// What the agent supports; session methods are grouped under `session`.
     #[optional_fields(new)]
     pub struct AgentCapabilities {
-        /// Session features the client supports.
+        /// What the agent supports for sessions; present, the baseline session methods are
+        /// served.
         opt session: SessionCapabilities = "session" [DOE | NULLABLE];
         /// Authentication features.
         opt auth: AgentAuthCapabilities = "auth" [DOE | NULLABLE];
@@ -22,9 +23,9 @@ wire_object! {
     /// session methods.
     #[optional_fields(new)]
     pub struct SessionCapabilities {
-        /// The user's message.
+        /// The content the agent accepts in prompts.
         opt prompt: PromptCapabilities = "prompt" [DOE | NULLABLE];
-        /// The mcp.
+        /// The MCP transports the agent supports.
         opt mcp: McpCapabilities = "mcp" [DOE | NULLABLE];
         /// Support for `session/delete`.
         opt delete: SessionDeleteCapabilities = "delete" [DOE | NULLABLE];
@@ -81,7 +82,7 @@ wire_object! {
     /// The MCP transports the agent supports.
     #[optional_fields(new)]
     pub struct McpCapabilities {
-        /// The stdio.
+        /// Support for MCP servers the agent launches.
         opt stdio: McpStdioCapabilities = "stdio" [DOE | NULLABLE];
         /// Whether HTTP MCP servers are supported.
         opt http: McpHttpCapabilities = "http" [DOE | NULLABLE];
@@ -134,7 +135,7 @@ wire_object! {
     /// The authentication flows the client can run itself.
     #[optional_fields(new)]
     pub struct ClientAuthCapabilities {
-        /// Whether the client serves the `terminal/*` methods.
+        /// Support for terminal authentication methods.
         opt terminal: TerminalAuthCapabilities = "terminal" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

@@ -54,7 +54,7 @@ wire_object! {
         req name: String = "name";
         /// A human-readable description.
         req description: String = "description";
-        /// What input the command takes.
+        /// The input the command takes, if any.
         opt input: AvailableCommandInput = "input" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

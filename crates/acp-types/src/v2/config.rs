@@ -21,7 +21,7 @@ wire_object! {
     #[check(check_session_config_option)]
     #[new(kind: impl Into<SessionConfigKind>, config_id: impl Into<SessionConfigId>, name: impl Into<String>)]
     pub struct SessionConfigOption {
-        /// The kind.
+        /// The kind of option.
         req kind: SessionConfigKind = "type";
         /// The configuration option this concerns.
         req config_id: SessionConfigId = "configId";
@@ -29,13 +29,13 @@ wire_object! {
         req name: String = "name";
         /// A human-readable description.
         opt description: String = "description" [DOE | NULLABLE];
-        /// The category.
+        /// What the option is about, for presentation (`mode`, `model`, ...).
         opt category: SessionConfigOptionCategory = "category" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-        /// The value currently selected.
+        /// The current value: a value id of `options` (`select`) or a boolean (`boolean`).
         raw current_value = "currentValue";
-        /// The choices offered.
+        /// The values to choose from (`select`).
         opt options: SessionConfigSelectOptions = "options";
     }
 }
@@ -68,7 +68,7 @@ wire_object! {
     /// The `SessionConfigSelectGroup` of ACP v2.
     #[new(group_id: impl Into<SessionConfigGroupId>, name: impl Into<String>, options: impl Into<Vec<SessionConfigSelectOption>>)]
     pub struct SessionConfigSelectGroup {
-        /// The group id.
+        /// The group's id.
         req group_id: SessionConfigGroupId = "groupId";
         /// A human-readable name.
         req name: String = "name";
@@ -128,7 +128,7 @@ wire_object! {
     #[check(check_set_session_config_option_request)]
     #[new(kind: impl Into<SessionConfigValueKind>, session_id: impl Into<SessionId>, config_id: impl Into<SessionConfigId>)]
     pub struct SetSessionConfigOptionRequest {
-        /// The kind.
+        /// The kind of value set.
         req kind: SessionConfigValueKind = "type";
         /// The session this concerns.
         req session_id: SessionId = "sessionId";
@@ -136,7 +136,7 @@ wire_object! {
         req config_id: SessionConfigId = "configId";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-        /// The identifier of this value.
+        /// The value: a value id (`id`) or a boolean (`boolean`).
         raw value = "value";
     }
 }

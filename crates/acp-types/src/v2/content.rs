@@ -102,13 +102,13 @@ wire_object! {
     /// An icon a client may show for a resource.
     #[new(src: impl Into<String>)]
     pub struct Icon {
-        /// The src.
+        /// Where the icon is (a URI).
         req src: String = "src";
-        /// The MIME type.
+        /// The icon's MIME type, where its source does not tell it.
         opt mime_type: MediaType = "mimeType" [DOE | NULLABLE];
-        /// The sizes.
+        /// The sizes the icon fits (`48x48`, `any`, ...).
         opt sizes: Vec<String> = "sizes" [DOE | SKIP | NULLABLE];
-        /// The theme.
+        /// The background the icon is designed for.
         opt theme: IconTheme = "theme" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
@@ -138,7 +138,7 @@ wire_object! {
         opt title: String = "title" [DOE | NULLABLE];
         /// A human-readable description.
         opt description: String = "description" [DOE | NULLABLE];
-        /// The icons.
+        /// Icons a client may show for the resource.
         opt icons: Vec<Icon> = "icons" [DOE | SKIP | NULLABLE];
         /// The MIME type.
         opt mime_type: MediaType = "mimeType" [DOE | NULLABLE];

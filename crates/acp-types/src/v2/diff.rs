@@ -30,9 +30,9 @@ wire_object! {
     pub struct DiffChange {
         /// What happened to the file.
         req operation: DiffOperation = "operation";
-        /// The file type.
+        /// What kind of file it is (after the operation; of the deleted file for `delete`).
         opt file_type: DiffFileType = "fileType" [DOE | NULLABLE];
-        /// The MIME type.
+        /// The MIME type of the file (after the operation; of the deleted file for `delete`).
         opt mime_type: MediaType = "mimeType" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
@@ -96,7 +96,7 @@ wire_object! {
     /// The fields of a diff change on one path (`add`, `delete`, `modify`).
     #[new(path: impl Into<AbsolutePath>)]
     pub struct DiffPathChange {
-        /// An absolute file path.
+        /// The file's absolute path.
         req path: AbsolutePath = "path";
     }
 }
@@ -105,9 +105,9 @@ wire_object! {
     /// The fields of a diff change from one path to another (`move`, `copy`).
     #[new(old_path: impl Into<AbsolutePath>, path: impl Into<AbsolutePath>)]
     pub struct DiffPathPairChange {
-        /// The old path.
+        /// The absolute path the file was moved or copied from.
         req old_path: AbsolutePath = "oldPath";
-        /// An absolute file path.
+        /// The absolute path the file has after the operation.
         req path: AbsolutePath = "path";
     }
 }
@@ -116,9 +116,9 @@ wire_object! {
     /// Renderable patch text for some or all changes of a diff.
     #[new(format: impl Into<DiffPatchFormat>, text: impl Into<String>)]
     pub struct DiffPatch {
-        /// A format the value must follow.
+        /// The format of `text`.
         req format: DiffPatchFormat = "format";
-        /// The text.
+        /// The patch text, with absolute paths.
         req text: String = "text";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

@@ -21,23 +21,23 @@ wire_object! {
     #[check(check_create_elicitation_request)]
     #[new(mode: impl Into<ElicitationMode>, message: impl Into<String>)]
     pub struct CreateElicitationRequest {
-        /// The mode.
+        /// How the input is collected.
         req mode: ElicitationMode = "mode";
-        /// A short description of the error.
+        /// What input is needed, for the user.
         req message: String = "message";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-        /// The requested schema.
+        /// The form's fields, as a JSON Schema.
         opt requested_schema: ElicitationSchema = "requestedSchema";
         /// The session this concerns.
         opt session_id: SessionId = "sessionId";
         /// The tool call this concerns.
         opt tool_call_id: ToolCallId = "toolCallId" [DOE | NULLABLE];
-        /// The id of the request to cancel.
+        /// The request the elicitation belongs to (outside a session).
         opt request_id: RequestId = "requestId";
-        /// The elicitation this concerns.
+        /// The id of the URL elicitation, as `elicitation/complete` names it.
         opt elicitation_id: ElicitationId = "elicitationId";
-        /// The URL.
+        /// The URL the user visits.
         opt url: String = "url";
     }
 }
@@ -257,7 +257,7 @@ wire_object! {
     #[check(check_elicitation_form_mode)]
     #[new(requested_schema: impl Into<ElicitationSchema>)]
     pub struct ElicitationFormMode {
-        /// The requested schema.
+        /// The form's fields, as a JSON Schema.
         req requested_schema: ElicitationSchema = "requestedSchema";
         /// The session this concerns.
         opt session_id: SessionId = "sessionId";
@@ -291,9 +291,9 @@ wire_object! {
     #[check(check_elicitation_url_mode)]
     #[new(elicitation_id: impl Into<ElicitationId>, url: impl Into<String>)]
     pub struct ElicitationUrlMode {
-        /// The elicitation this concerns.
+        /// The id of the URL elicitation, as `elicitation/complete` names it.
         req elicitation_id: ElicitationId = "elicitationId";
-        /// The URL.
+        /// The URL the user visits.
         req url: String = "url";
         /// The session this concerns.
         opt session_id: SessionId = "sessionId";
@@ -343,7 +343,7 @@ wire_object! {
         req action: ElicitationAction = "action";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-        /// The content.
+        /// The values the user entered (`accept`).
         opt content: BTreeMap<String, ElicitationContentValue> = "content" [NULLABLE];
     }
 }

@@ -22,9 +22,9 @@ wire_object! {
     /// supports.
     #[new(requested: impl Into<ProtocolVersion>, supported: impl Into<Vec<ProtocolVersion>>)]
     pub struct UnsupportedProtocolVersionErrorData {
-        /// The requested.
+        /// The version `initialize` asked for.
         req requested: ProtocolVersion = "requested";
-        /// The protocols the provider can speak.
+        /// The versions the agent supports.
         req supported: Vec<ProtocolVersion> = "supported";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

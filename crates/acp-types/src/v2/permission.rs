@@ -52,13 +52,13 @@ wire_object! {
     /// A command the agent asks permission to run (it never asks the client to run it).
     #[new(command: impl Into<String>, cwd: impl Into<AbsolutePath>)]
     pub struct CommandPermissionSubject {
-        /// The program to run (an absolute path).
+        /// The command line the agent wants to run.
         req command: String = "command";
-        /// The absolute working directory.
+        /// The absolute directory it would run in.
         req cwd: AbsolutePath = "cwd";
-        /// The tool call this concerns.
+        /// The tool call the command belongs to, if known.
         opt tool_call_id: ToolCallId = "toolCallId" [DOE | NULLABLE];
-        /// The display terminal this concerns.
+        /// The display terminal that shows the command, if known.
         opt terminal_id: TerminalId = "terminalId" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

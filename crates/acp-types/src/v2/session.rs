@@ -13,7 +13,7 @@ wire_object! {
         req session_id: SessionId = "sessionId";
         /// The session's configuration options.
         opt config_options: Vec<SessionConfigOption> = "configOptions" [DOE | SKIP];
-        /// The commands now available.
+        /// The slash commands available from the start.
         opt available_commands: Vec<AvailableCommand> = "availableCommands" [DOE | SKIP];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
@@ -58,7 +58,7 @@ wire_object! {
     pub struct ResumeSessionResponse {
         /// The session's configuration options.
         opt config_options: Vec<SessionConfigOption> = "configOptions" [DOE | SKIP];
-        /// The commands now available.
+        /// The slash commands available now.
         opt available_commands: Vec<AvailableCommand> = "availableCommands" [DOE | SKIP];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

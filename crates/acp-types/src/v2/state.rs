@@ -47,7 +47,7 @@ wire_object! {
     /// Foreground work started or resumed.
     #[optional_fields(new)]
     pub struct RunningStateUpdate {
-        /// The background.
+        /// The work running in the background, as a complete snapshot.
         opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
@@ -58,7 +58,7 @@ wire_object! {
     /// The fields of an idle state that ended foreground work with an error.
     #[optional_fields(new)]
     pub struct ErrorStopReason {
-        /// Why the compaction failed, for a failed one.
+        /// The error that ended foreground work.
         opt error: Error = "error" [DOE | NULLABLE];
     }
 }
@@ -121,7 +121,7 @@ wire_object! {
     /// Foreground work waits for the user (for example on a permission request).
     #[optional_fields(new)]
     pub struct RequiresActionStateUpdate {
-        /// The background.
+        /// The work running in the background, as a complete snapshot.
         opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

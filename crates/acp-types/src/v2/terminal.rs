@@ -44,9 +44,9 @@ wire_object! {
     #[check(check_terminal_size)]
     #[new(cols: u16, rows: u16)]
     pub struct TerminalSize {
-        /// The cols.
+        /// The number of columns.
         req cols: u16 = "cols";
-        /// The rows.
+        /// The number of rows.
         req rows: u16 = "rows";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
@@ -64,7 +64,7 @@ wire_object! {
     /// The client-initiated controls a display terminal supports.
     #[optional_fields(new)]
     pub struct TerminalCapabilities {
-        /// The cancel.
+        /// Present: the client may cancel the terminal's command (`terminal/cancel`).
         opt cancel: TerminalCancelCapabilities = "cancel" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

@@ -128,7 +128,7 @@ wire_object! {
     /// The client-initiated controls a tool call supports.
     #[optional_fields(new)]
     pub struct ToolCallCapabilities {
-        /// The cancel.
+        /// Present: the client may cancel the tool call (`tool_call/cancel`).
         opt cancel: ToolCallCancelCapabilities = "cancel" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
@@ -148,7 +148,7 @@ wire_object! {
     /// A tool call that needs permission, as a tool-call upsert.
     #[new(tool_call: impl Into<ToolCallUpdate>)]
     pub struct ToolCallPermissionSubject {
-        /// The tool call the permission is about.
+        /// The tool call, as a tool-call upsert.
         req tool_call: ToolCallUpdate = "toolCall";
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];

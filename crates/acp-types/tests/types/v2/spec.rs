@@ -78,6 +78,7 @@ impl V2Spec {
     }
 
     /// The schema to validate against: the official one, else the generated one.
+    #[allow(clippy::print_stderr)] // The notice says what the tests validate against.
     pub(crate) fn load() -> &'static V2Spec {
         static FALLBACK: OnceLock<V2Spec> = OnceLock::new();
         if let Some(official) = Self::official_if_present() {
