@@ -107,9 +107,9 @@ wire_object! {
 }
 
 tagged_union! {
-    /// What came of a permission request: an option was chosen, or the turn was cancelled. When
-    /// the client cancels a prompt turn it must answer the turn's pending permission requests
-    /// with [`RequestPermissionOutcome::cancelled`].
+    /// What came of a permission request: an option was chosen, or the request was cancelled
+    /// (as every pending one is when the client cancels the turn). An agent takes an outcome it
+    /// does not know for no approval.
     pub enum RequestPermissionOutcome {
         tag = "outcome",
         combinator = "anyOf",

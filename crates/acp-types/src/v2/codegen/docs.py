@@ -102,6 +102,7 @@ TYPES = {
     "AgentResponse": "The agent's response to a request: a result or an error.",
     "ClientResponse": "The client's response to a request: a result or an error.",
     "ErrorStopReason": "The fields of an idle state that ended foreground work with an error.",
+    "RequestPermissionOutcome": "What came of a permission request: an option was chosen, or the request was cancelled (as every pending one is when the client cancels the turn). An agent takes an outcome it does not know for no approval.",
 }
 
 # Fields whose v1 text does not fit, or that are new: (definition, JSON name) -> doc.
