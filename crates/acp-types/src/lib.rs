@@ -50,6 +50,10 @@
 //! union variants and methods; with a feature off, what it adds to the wire decodes as unknown
 //! fields, `Unknown` variants and unknown methods, as before, and is written back unchanged.
 //! Anything behind these features follows the draft and may change in a minor release.
+//!
+//! The draft of the protocol's second version is behind the feature `unstable_protocol_v2`
+//! (not part of `unstable`, as upstream): the module `v2` then holds every definition of the
+//! official v2 schema, beside the v1 types of the crate root.
 
 #![doc(test(attr(deny(warnings))))]
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
@@ -88,6 +92,8 @@ mod terminal;
 mod tool_call;
 mod unstable;
 mod update;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 
 pub use auth::*;
 pub use cancel_request::*;

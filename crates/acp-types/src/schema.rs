@@ -514,7 +514,7 @@ pub fn meta() -> Value {
 /// The key of a method in `meta.json`: its name in snake case, `/` and `$` as `_`
 /// (`session/set_config_option` is `session_set_config_option`, `$/cancel_request` is
 /// `cancel_request`).
-fn key_of(method: &str) -> String {
+pub(crate) fn key_of(method: &str) -> String {
     let mut key = String::with_capacity(method.len() + 4);
     for c in method.chars() {
         match c {

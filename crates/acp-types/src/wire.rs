@@ -295,6 +295,33 @@ impl<T: WireFields> WireFields for Box<T> {
     }
 }
 
+/// What a tagged union needs of a variant's payload: writing its fields into the union's
+/// object (after the tag) and telling whether it holds a field (to refuse a tag given twice).
+///
+/// Every wire object has it; a tagged union declared `nested = true` has it too, for a union
+/// that is the payload of another union's variant.
+pub(crate) trait VariantFields {
+    /// Writes the payload's fields as entries of `map`.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the serializer reports.
+    fn serialize_variant_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error>;
+
+    /// True when the payload holds the field `key` among those it does not model.
+    fn has_field(&self, key: &str) -> bool;
+}
+
+impl<T: WireFields> VariantFields for T {
+    fn serialize_variant_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        self.serialize_fields(map)
+    }
+
+    fn has_field(&self, key: &str) -> bool {
+        self.extras().has_unknown(key)
+    }
+}
+
 /// The type of a union variant's payload: `T`, or `Box<T>` for a variant declared `as boxed`
 /// (a large payload, boxed so that the union stays small to move).
 macro_rules! maybe_box {
@@ -1222,7 +1249,10 @@ pub(crate) fn doc_text(lines: &[&str]) -> String {
 /// Field kinds:
 /// - `req name: T = "json"`: required;
 /// - `opt name: T = "json" [FLAGS]`: optional, stored as `Option<T>`;
-/// - `raw name = "json" [FLAGS]`: optional, any JSON value (an explicit `null` is `Some(Null)`).
+/// - `raw name = "json" [FLAGS]`: optional, any JSON value (an explicit `null` is `Some(Null)`);
+/// - `patch name: T = "json" [FLAGS]`: a field of a v2 upsert, stored as
+///   [`Patch<T>`](crate::v2::Patch): omitted (`Unchanged`), `null` (`Clear`) and a value (`Set`)
+///   are three states, each written back as it came (feature `unstable_protocol_v2`).
 ///
 /// Flags: `DOE` (default on error), `SKIP` (skip invalid items), `NULLABLE` (null allowed),
 /// `NON_EMPTY` (a required string field that must not be empty), `NULL_DEFAULT` (`null` takes
@@ -1241,6 +1271,10 @@ pub(crate) fn doc_text(lines: &[&str]) -> String {
 ///   converted by its form: `.into()`, the text of the path, as is, `.into_field()`. A
 ///   required field left out does not compile; an optional one named is an unused variable.
 ///
+/// `#[check(f)]` (after `#[schema_extend(..)]`) names a `fn(&Self) -> Result<(), String>` run on
+/// every decoded value: for the requirements a flattened union adds to an object (the fields a
+/// kind needs), which no single field can check.
+///
 /// A field may carry one `#[cfg(...)]` after its doc comment (a field of a draft feature): it
 /// then exists, decodes, encodes and appears in the schema only when the condition holds, and
 /// otherwise is an unknown field kept in [`Extras`] like any other.
@@ -1248,6 +1282,7 @@ macro_rules! wire_object {
     (
         $(#[doc = $doc:literal])*
         $(#[schema_extend($ext:expr)])?
+        $(#[check($check:path)])?
         $(#[optional_fields($new:ident)])?
         $(#[new($($arg:tt)*)])?
         pub struct $name:ident {
@@ -1344,7 +1379,9 @@ macro_rules! wire_object {
                             }
                         }
                         $( $(#[cfg($fcfg)])? $crate::wire::wire_object!(@finish $kind $field $json); )*
-                        Ok($name { $($(#[cfg($fcfg)])? $field,)* extras })
+                        let value = $name { $($(#[cfg($fcfg)])? $field,)* extras };
+                        $( $check(&value).map_err(<A::Error as ::serde::de::Error>::custom)?; )?
+                        Ok(value)
                     }
                 }
 
@@ -1478,6 +1515,17 @@ macro_rules! wire_object {
             None => $self.extras.serialize_null($map, $json)?,
         }
     };
+    (@ser patch $self:ident $map:ident $field:ident $json:literal ($flags:expr)) => {
+        // `Unchanged` is the omitted field: nothing is written.
+        match &$self.$field {
+            $crate::v2::Patch::Unchanged => {}
+            $crate::v2::Patch::Clear => $map.serialize_entry($json, &())?,
+            $crate::v2::Patch::Set(value) => $map.serialize_entry(
+                $json,
+                &$crate::wire::FieldOut(value, $self.extras.number_form_kept($json)),
+            )?,
+        }
+    };
     (@ser raw $self:ident $map:ident $field:ident $json:literal ($flags:expr)) => {
         if let Some(value) = &$self.$field {
             $map.serialize_entry($json, value)?;
@@ -1512,6 +1560,24 @@ macro_rules! wire_object {
             }
         }
     };
+    (@de patch $map:ident $extras:ident $field:ident $json:literal ($ty:ty) ($flags:expr)) => {
+        // A patch field always takes `null` (it clears); a value the schema says to treat as
+        // absent (`x-deserialize-default-on-error`) leaves the field unchanged.
+        match $map.next_value_seed(
+            $crate::wire::Optional::<$ty, { ($flags) | $crate::wire::NULLABLE }>::new(),
+        )? {
+            $crate::wire::Slot::Value(value, other_form) => {
+                $field = Some($crate::v2::Patch::Set(value));
+                if other_form {
+                    $extras.mark_number_form($json);
+                } else {
+                    $extras.unmark_number_form($json);
+                }
+            }
+            $crate::wire::Slot::Null => $field = Some($crate::v2::Patch::Clear),
+            $crate::wire::Slot::Invalid => $field = Some($crate::v2::Patch::Unchanged),
+        }
+    };
     (@de raw $map:ident $extras:ident $field:ident $json:literal () ($flags:expr)) => {
         $field = Some($map.next_value::<$crate::wire::UniqueValue>()?.0);
     };
@@ -1524,6 +1590,9 @@ macro_rules! wire_object {
         };
     };
     (@finish opt $field:ident $json:literal) => {};
+    (@finish patch $field:ident $json:literal) => {
+        let $field = $field.unwrap_or_default();
+    };
     (@finish raw $field:ident $json:literal) => {};
 
     // The schema of one field.
@@ -1538,6 +1607,9 @@ macro_rules! wire_object {
             ($flags) & $crate::wire::NULLABLE != 0,
         )
     };
+    (@schema patch $gen:ident ($ty:ty) ($flags:expr) $docs:expr) => {
+        $crate::wire::field_schema($gen.subschema_for::<$ty>(), &$crate::wire::doc_text($docs), $flags, true)
+    };
     (@schema raw $gen:ident () ($flags:expr) $docs:expr) => {
         $crate::wire::field_schema(::schemars::json_schema!({}), &$crate::wire::doc_text($docs), $flags, false)
     };
@@ -1550,12 +1622,19 @@ macro_rules! wire_object {
             return true;
         }
     };
+    (@null patch $self:ident $name:ident $field:ident $json:literal ($flags:expr)) => {
+        if $name == $json {
+            $self.$field = $crate::v2::Patch::Clear;
+            return true;
+        }
+    };
     (@null $kind:ident $self:ident $name:ident $field:ident $json:literal ($flags:expr)) => {};
 
     (@required req $required:ident $json:literal) => {
         $required.push($json.into());
     };
     (@required opt $required:ident $json:literal) => {};
+    (@required patch $required:ident $json:literal) => {};
     (@required raw $required:ident $json:literal) => {};
 
     // The constructor of `#[new(...)]`, if given.
@@ -1594,6 +1673,7 @@ macro_rules! wire_object {
     // The value of one field in the constructor: the argument of its name, or absent.
     (@arg req $field:ident) => { $field };
     (@arg opt $field:ident) => { None };
+    (@arg patch $field:ident) => { $crate::v2::Patch::Unchanged };
     (@arg raw $field:ident) => { None };
 
     // Chainable setters of path fields: any path, stored as its text.
@@ -1645,6 +1725,18 @@ macro_rules! wire_object {
             self
         }
     };
+    (@setter patch $field:ident $json:literal $ty:ty) => {
+        #[doc = concat!(
+            "Sets `", $json, "` to a value (`Patch::Set`); assign `Patch::Clear` to the field to ",
+            "send `null`, `Patch::Unchanged` to omit it."
+        )]
+        #[must_use]
+        pub fn $field(mut self, value: impl $crate::IntoField<$ty>) -> Self {
+            self.$field = $crate::v2::Patch::Set(value.into_field());
+            self.extras.unmark_number_form($json);
+            self
+        }
+    };
     (@setter raw $field:ident $json:literal) => {
         #[doc = concat!("Sets `", $json, "` to any JSON value.")]
         #[must_use]
@@ -1660,9 +1752,11 @@ pub(crate) use wire_object;
 macro_rules! wire_field_ty {
     (req $ty:ty) => { $ty };
     (opt $ty:ty) => { Option<$ty> };
+    (patch $ty:ty) => { $crate::v2::Patch<$ty> };
     (raw) => { Option<::serde_json::Value> };
     (@slot req $ty:ty) => { Option<$ty> };
     (@slot opt $ty:ty) => { Option<$ty> };
+    (@slot patch $ty:ty) => { Option<$crate::v2::Patch<$ty>> };
     (@slot raw) => { Option<::serde_json::Value> };
 }
 pub(crate) use wire_field_ty;

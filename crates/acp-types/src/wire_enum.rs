@@ -17,8 +17,9 @@ macro_rules! tagged_union {
             combinator = $comb:literal,
             discriminator = $disc:literal,
             open = $open:literal,
+            $( nested = $nested:tt, )?
             $( default = $dvar:ident ($dty:ty) = $dtag:literal, )?
-            $( unknown = $uvar:ident, )?
+            $( unknown = $uvar:ident, $( unknown_requires = [$($ureq:literal),* $(,)?], )? )?
             variants {
                 $(
                     $(#[doc = $vdoc:literal])*
@@ -55,6 +56,8 @@ macro_rules! tagged_union {
 
         impl $crate::ConvertibleField for $name {}
 
+        $crate::wire_enum::tagged_union!(@nested $($nested)? $name $tag [$($(#[cfg($vcfg)])? $var $vtag)*] [$($uvar)?]);
+
         impl $name {
             /// The tags this crate knows, in schema order.
             pub const TAGS: &'static [&'static str] = &[$($(#[cfg($vcfg)])? $vtag,)* $($dtag)?];
@@ -79,7 +82,7 @@ macro_rules! tagged_union {
                         $vtag => {
                             let inner = $crate::wire::from_rest::<$vty, A>(map)?;
                             // The tag again among the rest: a key given twice.
-                            if $crate::wire::WireFields::extras(&inner).has_unknown($tag) {
+                            if $crate::wire::VariantFields::has_field(&inner, $tag) {
                                 return Err($crate::wire::duplicate($tag));
                             }
                             Ok(Self::$var(inner.into()))
@@ -101,6 +104,7 @@ macro_rules! tagged_union {
                             let mut object = ::serde_json::Map::new();
                             object.insert($tag.to_owned(), ::serde_json::Value::from(other));
                             $crate::wire::drain_map(&mut map, &mut object)?;
+                            $( Self::unknown_requires(&object, &[$($ureq),*])?; )?
                             return Ok(Self::$uvar(::serde_json::Value::Object(object)));
                         )?
                         #[allow(unreachable_code)]
@@ -109,6 +113,19 @@ macro_rules! tagged_union {
                             Err(::serde::de::Error::unknown_variant(other, Self::TAGS))
                         }
                     }
+                }
+            }
+
+            /// Refuses an object of an unknown tag that lacks a field the schema requires of every
+            /// kind (`unknown_requires`).
+            #[allow(dead_code)]
+            fn unknown_requires<E: ::serde::de::Error>(
+                object: &::serde_json::Map<String, ::serde_json::Value>,
+                required: &[&'static str],
+            ) -> Result<(), E> {
+                match required.iter().find(|field| !object.contains_key(**field)) {
+                    Some(field) => Err(E::missing_field(field)),
+                    None => Ok(()),
                 }
             }
 
@@ -164,6 +181,7 @@ macro_rules! tagged_union {
                     _ => {
                         $(
                             object.insert($tag.to_owned(), ::serde_json::Value::String(tag));
+                            $( Self::unknown_requires(&object, &[$($ureq),*])?; )?
                             return Ok(Self::$uvar(::serde_json::Value::Object(object)));
                         )?
                         #[allow(unreachable_code)]
@@ -182,7 +200,7 @@ macro_rules! tagged_union {
                         Self::$var(inner) => {
                             let mut map = serializer.serialize_map(None)?;
                             map.serialize_entry($tag, $vtag)?;
-                            $crate::wire::WireFields::serialize_fields(inner, &mut map)?;
+                            $crate::wire::VariantFields::serialize_variant_fields(inner, &mut map)?;
                             map.end()
                         }
                     )*
@@ -343,6 +361,49 @@ macro_rules! tagged_union {
             }
         }
     };
+    // `nested = true`: the union is itself the payload of a variant of another union (v2's
+    // `state_update` carries a `StateUpdate`): it writes its tag and fields into the outer
+    // object.
+    (@nested true $name:ident $tag:literal [$($(#[cfg($vcfg:meta)])? $var:ident $vtag:literal)*] [$($uvar:ident)?]) => {
+        impl $crate::wire::VariantFields for $name {
+            fn serialize_variant_fields<M: ::serde::ser::SerializeMap>(
+                &self,
+                map: &mut M,
+            ) -> Result<(), M::Error> {
+                match self {
+                    $(
+                        $(#[cfg($vcfg)])?
+                        Self::$var(inner) => {
+                            map.serialize_entry($tag, $vtag)?;
+                            $crate::wire::VariantFields::serialize_variant_fields(inner, map)
+                        }
+                    )*
+                    $(
+                        Self::$uvar(value) => {
+                            if let ::serde_json::Value::Object(object) = value {
+                                for (key, value) in object {
+                                    map.serialize_entry(key, value)?;
+                                }
+                            }
+                            Ok(())
+                        }
+                    )?
+                }
+            }
+
+            fn has_field(&self, key: &str) -> bool {
+                key == $tag
+                    || match self {
+                        $(
+                            $(#[cfg($vcfg)])?
+                            Self::$var(inner) => $crate::wire::VariantFields::has_field(inner, key),
+                        )*
+                        $( Self::$uvar(value) => value.get(key).is_some(), )?
+                    }
+            }
+        }
+    };
+    (@nested $name:ident $($rest:tt)*) => {};
 }
 pub(crate) use tagged_union;
 
@@ -357,7 +418,7 @@ macro_rules! string_enum {
                 $var:ident = $value:literal,
             )*
         }
-        $catch:ident, open_schema = $open:literal
+        $catch:ident, open_schema = $open:literal $(, inline = $inline:literal)?
     ) => {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -432,6 +493,12 @@ macro_rules! string_enum {
         impl ::schemars::JsonSchema for $name {
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 stringify!($name).into()
+            }
+
+            // `inline = true`: an enum the schema writes in place (a tag of a flattened union),
+            // not a definition of its own.
+            fn inline_schema() -> bool {
+                false $(|| $inline)?
             }
 
             fn json_schema(_generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {

@@ -13,3 +13,4 @@ mod null_default;
 mod proptest_roundtrip;
 mod schema_snapshot;
 mod spec_examples;
+mod v2;

@@ -1,0 +1,783 @@
+#!/usr/bin/env python3
+"""Generates the wire types of ACP v2 (`src/v2/*.rs`) from the official v2 schema.
+
+    python3 crates/acp-types/src/v2/codegen/gen.py [SPEC_DIR]
+
+SPEC_DIR is the directory laid out like `../shared/spec/2026-11` (default: that one, or
+$ACP_SPEC_DIR). The output uses the macros of acp-types (`wire_object!`, `tagged_union!`,
+`string_enum!`, `id_type!`), so the generated types follow the same rules as the v1 ones. The
+few definitions whose shape the macros do not cover are written by hand in the files named in
+HAND below; the generator leaves them alone. Run `cargo fmt` afterwards.
+"""
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import docs  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+V2 = HERE.parent
+SRC = V2.parent
+ROOT = SRC.parent.parent.parent
+
+# Written by hand (jsonrpc.rs, error.rs, untagged.rs): untagged unions and the envelopes.
+HAND = {
+    "RequestId", "ErrorCode", "ErrorData", "ElicitationContentValue",
+    "SessionConfigSelectOptions", "EmbeddedResourceResource",
+    "AgentRequest", "ClientRequest", "AgentNotification", "ClientNotification",
+    "AgentResponse", "ClientResponse",
+}
+# Unions that are the payload of another union's variant (`state_update` carries a StateUpdate).
+NESTED = {"StateUpdate"}
+ENVELOPES = ["AgentRequest", "AgentResponse", "AgentNotification",
+             "ClientRequest", "ClientResponse", "ClientNotification"]
+
+# Upserts: fields whose omission, `null` and value are three states (schema descriptions).
+PATCH = {
+    "ToolCallUpdate": None,  # every optional field
+    "TerminalUpdate": None,
+    "UserMessage": None,
+    "AgentMessage": None,
+    "AgentThought": None,
+    "SessionInfoUpdate": None,
+    "CompactionUpdate": {"summary", "error", "_meta"},
+    "SubagentUpdate": None,
+    "SessionMessage": None,
+}
+
+# Objects with a flattened union: the enum of their tag (inline in the schema: not a definition).
+MERGED_TAG = {
+    "DiffChange": ("operation", "DiffOperation", "What a diff change does to its file."),
+    "IdleStateUpdate": ("stopReason", "StopReason", "Why foreground work stopped."),
+    "SessionConfigOption": ("type", "SessionConfigKind", "The kind of a configuration option."),
+    "SetSessionConfigOptionRequest": ("type", "SessionConfigValueKind", "The kind of value `session/set_config_option` sets."),
+    "CreateElicitationRequest": ("mode", "ElicitationMode", "How the client collects the user's input."),
+    "CreateElicitationResponse": ("action", "ElicitationAction", "What the user did with an elicitation."),
+}
+
+VARIANT_DOCS = {
+    ("DiffOperation", "add"): "A file was created.",
+    ("DiffOperation", "delete"): "A file was deleted.",
+    ("DiffOperation", "modify"): "A file was changed in place.",
+    ("DiffOperation", "move"): "A file was moved or renamed.",
+    ("DiffOperation", "copy"): "A file was copied.",
+    ("StopReason", "error"): "Foreground work ended with an error.",
+    ("ToolCallStatus", "cancelled"): "The tool call was cancelled before it completed.",
+    ("PlanEntryStatus", "cancelled"): "The entry was cancelled.",
+    ("DiffFileType", "text"): "A text file.",
+    ("DiffFileType", "binary"): "A binary file.",
+    ("DiffFileType", "directory"): "A directory.",
+    ("DiffFileType", "symlink"): "A symbolic link.",
+    ("DiffPatchFormat", "git_patch"): "`diff --git` sections in Git's patch text format.",
+    ("IconTheme", "light"): "For light backgrounds.",
+    ("IconTheme", "dark"): "For dark backgrounds.",
+    ("SessionConfigValueKind", "id"): "The id of one of the option's values.",
+    ("SessionConfigValueKind", "boolean"): "On or off.",
+    ("ElicitationMode", "form"): "A form the client renders.",
+    ("ElicitationMode", "url"): "A URL the user visits.",
+    ("SessionConfigKind", "select"): "A choice among values.",
+    ("SessionConfigKind", "boolean"): "An on/off switch.",
+}
+
+RUST_KEYWORDS = {"type": "kind", "enum": "enum_values", "ref": "reference", "move": "move_to"}
+
+FILES = [
+    ("ids", "The identifiers of v2.", lambda n, c: c == "id"),
+    ("jsonrpc", None, lambda n, c: n in ENVELOPES or n == "RequestId"),
+    ("error", None, lambda n, c: n in ("Error", "ErrorCode", "ErrorData") or n.endswith("ErrorData")),
+    ("state", "The state of a session's foreground work: `state_update` and the prompt lifecycle.",
+     lambda n, c: "StateUpdate" in n or n.startswith("Background") or n == "ErrorStopReason"),
+    ("messages", "Messages: whole-message upserts and chunks.",
+     lambda n, c: n in ("UserMessage", "AgentMessage", "AgentThought", "ContentChunk")),
+    ("terminal", "Agent-owned display terminals: updates, output snapshots and chunks.",
+     lambda n, c: "Terminal" in n and "Auth" not in n),
+    ("tool_call", "Tool calls: upserts, content and content chunks, cancellation.",
+     lambda n, c: n.startswith("ToolCall") or n.startswith("ToolKind") or n in ("Content", "CancelToolCallRequest", "CancelToolCallResponse")),
+    ("diff", "Structured diffs: file-level changes and renderable patch text.", lambda n, c: n.startswith("Diff")),
+    ("plan", "Plans, keyed by `planId`.", lambda n, c: n.startswith("Plan")),
+    ("permission", "Permission requests: subjects, options and outcomes.",
+     lambda n, c: "Permission" in n),
+    ("command", "Slash commands.", lambda n, c: "Command" in n and "Permission" not in n),
+    ("capabilities", "Capabilities, exchanged by `initialize`: presence marks support.",
+     lambda n, c: n.endswith("Capabilities")),
+    ("initialize", "Initialization: version negotiation, identities and capabilities.",
+     lambda n, c: n.startswith("Initialize")),
+    ("auth", "Authentication: methods, `auth/login` and `auth/logout`.",
+     lambda n, c: n.startswith("Auth") or "AuthRequest" in n or "AuthResponse" in n),
+    ("elicitation", "Elicitation: asking the user for structured input.",
+     lambda n, c: "Elicitation" in n or "PropertySchema" in n or "MultiSelect" in n or n in ("StringFormat", "EnumOption")),
+    ("config", "Session configuration options.", lambda n, c: "Config" in n),
+    ("mcp", "MCP server configurations.", lambda n, c: n.startswith("McpServer")),
+    ("content", "Content blocks: what prompts, messages and tool results are made of.",
+     lambda n, c: n in ("ContentBlock", "TextContent", "ImageContent", "AudioContent", "ResourceLink",
+                        "EmbeddedResource", "EmbeddedResourceResource", "TextResourceContents",
+                        "BlobResourceContents", "Annotations", "Role", "Icon", "IconTheme")),
+    ("update", "Session updates: `session/update` and what it carries.",
+     lambda n, c: n.endswith("Update") or n in ("SessionUpdate", "UpdateSessionNotification", "Notice", "NoticeSeverity", "CompactionSummaryChunk", "CompactionStatus")),
+    ("session", "Sessions: creating, resuming with replay, listing, prompting, cancelling.",
+     lambda n, c: True),
+]
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k not in ("description", "title", "x-docs-ignore")}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+
+
+def refs(x, acc):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k == "$ref":
+                acc.add(v.split("/")[-1])
+            else:
+                refs(v, acc)
+    elif isinstance(x, list):
+        for v in x:
+            refs(v, acc)
+    return acc
+
+
+def reexports(v2, v1_nov, v1_aug):
+    """The v2 definitions identical (descriptions aside, transitively) to v1's, in November
+    and in what our v1 types implement today."""
+    same = {n for n in v2 if n in v1_nov and n in v1_aug
+            and strip(v2[n]) == strip(v1_nov[n]) == strip(v1_aug[n])}
+    changed = True
+    while changed:
+        changed = False
+        for n in list(same):
+            if any(r not in same for r in refs(v2[n], set())):
+                same.discard(n)
+                changed = True
+    return same
+
+
+def snake(name):
+    s = re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+    return s
+
+
+def camel(value):
+    return "".join(p[:1].upper() + p[1:] for p in re.split(r"[_\-/ ]", value.lstrip("_")) if p)
+
+
+def field_name(json_name):
+    if json_name == "_meta":
+        return "meta"
+    if json_name in RUST_KEYWORDS:
+        return RUST_KEYWORDS[json_name]
+    return snake(json_name)
+
+
+def ref_of(s):
+    if "$ref" in s:
+        return s["$ref"].split("/")[-1]
+    if "allOf" in s and len(s["allOf"]) == 1 and "$ref" in s["allOf"][0]:
+        return s["allOf"][0]["$ref"].split("/")[-1]
+    return None
+
+
+def unnull(s):
+    """The schema without its `null` alternative, and whether it had one."""
+    t = s.get("type")
+    if isinstance(t, list) and "null" in t:
+        rest = [x for x in t if x != "null"]
+        s = dict(s)
+        s["type"] = rest[0] if len(rest) == 1 else rest
+        return s, True
+    if "anyOf" in s:
+        alts = [a for a in s["anyOf"] if a != {"type": "null"}]
+        if len(alts) < len(s["anyOf"]):
+            base = {k: v for k, v in s.items() if k != "anyOf"}
+            if len(alts) == 1:
+                base.update(alts[0])
+            else:
+                base["anyOf"] = alts
+            return base, True
+    return s, False
+
+
+INTS = {"uint64": "u64", "int64": "i64", "uint32": "u32", "uint16": "u16", "int32": "i32"}
+
+
+def rust_type(s):
+    """The Rust type of a property schema (without null): a string, or None for any JSON."""
+    r = ref_of(s)
+    if r:
+        return r
+    t = s.get("type")
+    if t is None:
+        return None
+    if t == "string":
+        return "String"
+    if t == "integer":
+        return INTS.get(s.get("format"), "i64")
+    if t == "number":
+        return "f64"
+    if t == "boolean":
+        return "bool"
+    if t == "array":
+        inner = rust_type(s["items"])
+        return f"Vec<{inner or 'serde_json::Value'}>"
+    if t == "object":
+        ap = s.get("additionalProperties")
+        if ap is True or ap is None:
+            return "Meta"
+        inner = rust_type(ap)
+        return f"BTreeMap<String, {inner or 'serde_json::Value'}>"
+    raise ValueError(f"no Rust type for {s}")
+
+
+NUMBERS = {"u64", "i64", "u32", "u16", "i32", "f64", "bool"}
+
+
+class Field:
+    def __init__(self, owner, json_name, schema, required, patch):
+        self.owner = owner
+        self.json = json_name
+        self.name = field_name(json_name)
+        base, nullable = unnull(schema)
+        self.ty = rust_type(base)
+        flags = []
+        if schema.get("x-deserialize-default-on-error"):
+            flags.append("DOE")
+        if schema.get("x-deserialize-skip-invalid-items"):
+            flags.append("SKIP")
+        if required:
+            self.kind = "req"
+            if base.get("minLength") == 1 and self.ty == "String":
+                flags.append("NON_EMPTY")
+        elif patch:
+            self.kind = "patch"
+        else:
+            self.kind = "opt"
+            # `x-deserialize-default-on-null`: `null` is kept as an explicit null (it means the
+            # default, as the schema says).
+            if nullable or schema.get("x-deserialize-default-on-null"):
+                flags.append("NULLABLE")
+        if self.ty is None:
+            if self.kind == "opt":
+                self.kind = "raw"
+                flags = [f for f in flags if f != "NULLABLE"]
+            else:
+                self.ty = "serde_json::Value"
+        self.flags = flags
+        self.doc = None
+
+    def decl(self):
+        flags = f" [{' | '.join(self.flags)}]" if self.flags else ""
+        if self.kind == "raw":
+            return f'raw {self.name} = "{self.json}"{flags};'
+        return f'{self.kind} {self.name}: {self.ty} = "{self.json}"{flags};'
+
+    def ctor_arg(self):
+        if self.ty in NUMBERS:
+            return f"{self.name}: {self.ty}" if self.ty != "f64" else f"{self.name}: impl crate::IntoField<f64>"
+        return f"{self.name}: impl Into<{self.ty}>"
+
+
+def doc_lines(text, indent):
+    out = []
+    width = 96 - len(indent) - 4
+    for para in text.split("\n\n"):
+        words = para.split()
+        line = ""
+        for w in words:
+            if line and len(line) + 1 + len(w) > width:
+                out.append(line)
+                line = w
+            else:
+                line = f"{line} {w}" if line else w
+        if line:
+            out.append(line)
+        out.append("")
+    while out and out[-1] == "":
+        out.pop()
+    return "".join(f"{indent}///{(' ' + l) if l else ''}\n" for l in out)
+
+
+class Gen:
+    def __init__(self, spec_dir):
+        self.v2 = load(spec_dir / "v2" / "schema.json")["$defs"]
+        self.meta = load(spec_dir / "v2" / "meta.json")
+        v1_nov = load(spec_dir / "v1" / "schema.json")["$defs"]
+        aug_path = spec_dir.parent / "schema.json"
+        v1_aug = load(aug_path)["$defs"] if aug_path.is_file() else v1_nov
+        self.reexport = reexports(self.v2, v1_nov, v1_aug)
+        self.tdocs, self.fdocs, self.vdocs = docs.v1_docs(SRC)
+        self.checks = []  # Rust items of the check functions, per file.
+
+    # -- docs ---------------------------------------------------------------
+    def type_doc(self, name):
+        return docs.TYPES.get(name) or self.tdocs.get(name) or f"The `{name}` of ACP v2."
+
+    def field_doc(self, owner, json_name):
+        d = docs.FIELDS.get((owner, json_name)) or self.fdocs.get((owner, json_name))
+        if d:
+            return d
+        if json_name in docs.GENERIC_FIELDS:
+            return docs.GENERIC_FIELDS[json_name]
+        for (o, j), text in self.fdocs.items():
+            if j == json_name:
+                return text
+        return f"The {docs.words(json_name.lstrip('_'))}."
+
+    def variant_doc(self, owner, value, ref=None):
+        d = VARIANT_DOCS.get((owner, value)) or self.vdocs.get((owner, value))
+        if d:
+            return d
+        if ref:
+            return self.type_doc(ref)
+        return f"`{value}`."
+
+    # -- classification ---------------------------------------------------
+    def category(self, name):
+        s = self.v2[name]
+        if name in HAND:
+            return "hand"
+        if name in self.reexport:
+            return "reexport"
+        if s.get("type") == "string":
+            return "id"
+        if s.get("type") == "object":
+            return "merged" if any(k in s for k in ("anyOf", "oneOf")) else "object"
+        br = s.get("anyOf") or s.get("oneOf")
+        if br and all(b.get("type") == "string" for b in br):
+            return "enum"
+        if br:
+            return "union"
+        raise ValueError(f"unclassified {name}")
+
+    def file_of(self, name):
+        cat = self.category(name)
+        for file, _, pred in FILES:
+            if pred(name, cat):
+                return file
+        raise AssertionError
+
+    # -- emitters -----------------------------------------------------------
+    def emit_id(self, name):
+        return f"id_type! {{\n{doc_lines(self.type_doc(name), '    ')}    pub struct {name};\n}}\n"
+
+    def emit_enum(self, name, values, inline=False, doc=None):
+        out = f"string_enum! {{\n{doc_lines(doc or self.type_doc(name), '    ')}    pub enum {name} {{\n"
+        for v in values:
+            out += doc_lines(self.variant_doc(name, v), "        ")
+            out += f'        {camel(v)} = "{v}",\n'
+        out += "    }\n    Unknown, open_schema = true" + (", inline = true" if inline else "") + "\n}\n"
+        return out
+
+    def enum_values(self, s):
+        br = s.get("anyOf") or s.get("oneOf")
+        return [b["const"] for b in br if "const" in b]
+
+    def emit_union(self, name):
+        s = self.v2[name]
+        br = s.get("anyOf") or s.get("oneOf")
+        tag = None
+        variants, default, other_required = [], None, []
+        for b in br:
+            props = b.get("properties", {})
+            consts = [(k, v["const"]) for k, v in props.items() if "const" in v]
+            if consts:
+                tag = consts[0][0]
+                variants.append((consts[0][1], ref_of(b)))
+            elif b.get("title") == "other":
+                tag = tag or next(iter(props))
+                other_required = [r for r in b.get("required", []) if r != tag]
+            else:
+                default = ref_of(b)
+        out = f"tagged_union! {{\n{doc_lines(self.type_doc(name), '    ')}    pub enum {name} {{\n"
+        out += f'        tag = "{tag}",\n        combinator = "anyOf",\n        discriminator = false,\n        open = true,\n'
+        if default:
+            out += f'        default = {camel(default.replace(name, "") or "Default")}({default}) = "{snake(default.replace(name, "")) or "default"}",\n'
+        if name in NESTED:
+            out += "        nested = true,\n"
+        out += "        unknown = Unknown,\n"
+        if other_required:
+            out += "        unknown_requires = [" + ", ".join(f'"{r}"' for r in other_required) + "],\n"
+        out += "        variants {\n"
+        for value, ref in variants:
+            out += doc_lines(self.variant_doc(name, value, ref), "            ")
+            out += f'            {camel(value)}({ref}) = "{value}",\n'
+        out += "        }\n    }\n}\n"
+        return out
+
+    def fields_of(self, name, props, required):
+        patch = name in PATCH
+        only = PATCH.get(name)
+        fields = []
+        for json_name, ps in props.items():
+            is_patch = patch and json_name not in required and (only is None or json_name in only)
+            f = Field(name, json_name, ps, json_name in required, is_patch)
+            f.doc = self.field_doc(name, json_name)
+            fields.append(f)
+        return fields
+
+    def emit_object(self, name, fields, extra_attrs="", doc=None):
+        req = [f for f in fields if f.kind == "req"]
+        out = f"wire_object! {{\n{doc_lines(doc or self.type_doc(name), '    ')}"
+        out += extra_attrs
+        if req:
+            out += f"    #[new({', '.join(f.ctor_arg() for f in req)})]\n"
+        else:
+            out += "    #[optional_fields(new)]\n"
+        out += f"    pub struct {name} {{\n"
+        for f in fields:
+            out += doc_lines(f.doc, "        ")
+            out += f"        {f.decl()}\n"
+        out += "    }\n}\n"
+        return out
+
+    def flatten(self, name):
+        """Properties, required names and alternative groups of a definition, its `allOf`
+        references and nested scope unions folded in."""
+        s = self.v2[name]
+        props = dict(s.get("properties", {}))
+        required = list(s.get("required", []))
+        groups = []
+        for a in s.get("allOf", []):
+            r = ref_of(a)
+            if r:
+                p, q, g = self.flatten(r)
+                props.update(p)
+                required += q
+                groups += g
+        if "oneOf" in s and s.get("type") == "object":
+            alts = []
+            for b in s["oneOf"]:
+                r = ref_of(b)
+                p, q, _ = self.flatten(r)
+                props.update(p)
+                alts.append(q)
+            groups.append(alts)
+        return props, required, groups
+
+    def emit_merged(self, name):
+        s = self.v2[name]
+        common = dict(s.get("properties", {}))
+        common_req = list(s.get("required", []))
+        tag_info = MERGED_TAG.get(name)
+        out = ""
+        branches = []  # (tag value or None for other, required, groups, typed)
+        merged = {}
+        types = {}
+        if tag_info:
+            tag, enum_name, enum_doc = tag_info
+            for b in s["anyOf"]:
+                props = {k: v for k, v in b.get("properties", {}).items() if k != tag}
+                req = [r for r in b.get("required", []) if r != tag]
+                groups = []
+                for a in b.get("allOf", []):
+                    p, q, g = self.flatten(ref_of(a))
+                    props.update(p)
+                    req += q
+                    groups += g
+                if "oneOf" in b:
+                    alts = []
+                    for a in b["oneOf"]:
+                        p, q, _ = self.flatten(ref_of(a))
+                        props.update(p)
+                        alts.append(q)
+                    groups.append(alts)
+                const = b.get("properties", {}).get(tag, {}).get("const")
+                for k, v in props.items():
+                    merged.setdefault(k, v)
+                    types.setdefault(k, {})[const] = rust_type(unnull(v)[0])
+                branches.append((const, req, groups, props))
+            values = [c for c, *_ in branches if c is not None]
+            out += self.emit_enum(enum_name, values, inline=True, doc=enum_doc)
+        else:
+            tag = None
+            p, q, groups = self.flatten(name)
+            for k, v in p.items():
+                if k not in common:
+                    merged[k] = v
+            branches.append(("*", [], groups, {}))
+        fields = []
+        all_req_tag = tag and all(tag in b.get("required", []) for b in s["anyOf"])
+        for json_name, ps in common.items():
+            if json_name == tag:
+                continue
+            fields += self.fields_of(name, {json_name: ps}, common_req)
+        if tag:
+            # The tag's own schema (when the object lists it) gives its flags; its type is the
+            # enum of the known tags.
+            tf = Field(name, tag, common.get(tag, {"type": "string"}), all_req_tag, False)
+            tf.ty = tag_info[1]
+            tf.doc = self.field_doc(name, tag)
+            fields.insert(0, tf)
+        typed = []
+        for json_name, ps in merged.items():
+            if json_name in common or json_name == tag:
+                continue
+            f = Field(name, json_name, ps, False, False)
+            distinct = {t for t in types.get(json_name, {}).values() if t is not None}
+            if len(distinct) > 1 or None in types.get(json_name, {}).values() and distinct:
+                # Different types by variant: any JSON here, checked against the variant.
+                f.kind, f.ty, f.flags = "raw", None, []
+                typed.append(json_name)
+            f.doc = self.field_doc(name, json_name)
+            fields.append(f)
+        by_json = {f.json: f for f in fields}
+        fn = f"check_{snake(name)}"
+        sch = f"schema_{snake(name)}"
+        attrs = f"    #[schema_extend({sch})]\n    #[check({fn})]\n"
+        out += self.emit_object(name, fields, attrs)
+        out += self.emit_check(name, fn, sch, tag, tag_info, branches, by_json, types, typed)
+        return out
+
+    def present(self, by_json, j):
+        f = by_json[j]
+        if f.kind == "req":
+            return "true"
+        return f"value.{f.name}.is_some()"
+
+    def emit_check(self, name, fn, sch, tag, tag_info, branches, by_json, types, typed):
+        def cond(req, groups):
+            parts = []
+            if req:
+                parts.append("require(&[" + ", ".join(f'("{j}", {self.present(by_json, j)})' for j in req) + "])?;")
+            for alts in groups:
+                parts.append("one_of(&[" + ", ".join("&[" + ", ".join(f'("{j}", {self.present(by_json, j)})' for j in alt) + "]" for alt in alts) + "])?;")
+            return parts
+
+        body = []
+        if tag:
+            enum_name = tag_info[1]
+            tf = by_json[tag]
+            access = f"&value.{tf.name}" if tf.kind == "req" else f"value.{tf.name}.as_ref()"
+            body.append(f"match {access} {{")
+            other = None
+            for const, req, groups, props in branches:
+                if const is None:
+                    other = (req, groups)
+                    continue
+                arm = f"{'Some(' if tf.kind != 'req' else ''}{enum_name}::{camel(const)}{')' if tf.kind != 'req' else ''}"
+                lines = cond(req, groups)
+                for j in typed:
+                    t = types.get(j, {}).get(const)
+                    if t is not None:
+                        lines.append(f'typed::<{t}>("{j}", value.{by_json[j].name}.as_ref())?;')
+                body.append(f"    {arm} => {{")
+                body += ["        " + l for l in lines]
+                body.append("    }")
+            rest = cond(*other) if other else []
+            body.append("    _ => {")
+            body += ["        " + l for l in rest]
+            body.append("    }")
+            body.append("}")
+        else:
+            for _, req, groups, _ in branches:
+                body += cond(req, groups)
+        body.append("Ok(())")
+        out = f"\n/// Checks what the schema requires of a [`{name}`] beyond its fields: what its kind needs.\n"
+        out += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
+        out += "".join(f"    {l}\n" for l in body)
+        out += "}\n"
+        # The schema's alternatives, as the check applies them.
+        alts = []
+        if tag:
+            known = [c for c, *_ in branches if c is not None]
+            for const, req, groups, props in branches:
+                cond_json = {"required": ([tag] + req)}
+                if const is not None:
+                    cond_json["properties"] = {tag: {"const": const}}
+                    for j in typed:
+                        t = types.get(j, {}).get(const)
+                        if t is not None:
+                            cond_json["properties"][j] = {"$ref": f"#/$defs/{t}"} if t[0].isupper() and t not in ("String",) else {"type": {"bool": "boolean", "String": "string"}.get(t, "number")}
+                else:
+                    cond_json["properties"] = {tag: {"type": "string"}}
+                    cond_json["not"] = {"properties": {tag: {"enum": known}}, "required": [tag]}
+                if groups:
+                    cond_json["allOf"] = [{"oneOf": [{"required": alt} for alt in g]} for g in groups]
+                alts.append(cond_json)
+        else:
+            for _, req, groups, _ in branches:
+                for g in groups:
+                    alts.append({"oneOf": [{"required": alt} for alt in g]})
+        key = "anyOf" if tag else "allOf"
+        out += f"\n/// Adds the alternatives of a [`{name}`] to its schema.\n"
+        out += f"fn {sch}(object: &mut serde_json::Map<String, serde_json::Value>) {{\n"
+        out += f'    object.insert("{key}".into(), serde_json::json!({json.dumps(alts)}));\n'
+        out += "}\n"
+        return out
+
+    def bounds(self, s, fields):
+        """Checks of `minItems`, `minimum` and `maximum` on members without
+        `x-deserialize-default-on-error` (where a value out of bounds is an error)."""
+        checks = []
+        for f in fields:
+            ps = s["properties"][f.json]
+            if ps.get("x-deserialize-default-on-error"):
+                continue
+            base = unnull(ps)[0]
+            access = f"&value.{f.name}" if f.kind == "req" else f"value.{f.name}.as_ref()"
+            if "minItems" in base:
+                fn = "min_items" if f.kind == "req" else "min_items_opt"
+                checks.append(f'{fn}("{f.json}", {access}, {base["minItems"]})?;')
+            lo, hi = base.get("minimum"), base.get("maximum")
+            natural = {"u16": (0, 65535), "u32": (0, 4294967295), "u64": (0, None)}.get(f.ty, (None, None))
+            if (lo is not None and lo != natural[0]) or (hi is not None and hi != natural[1]):
+                if f.kind == "req":
+                    checks.append(f'in_range("{f.json}", value.{f.name}, {lo if lo is not None else "None"}, {hi if hi is not None else "None"})?;'.replace(", None", ", None").replace(f'{lo}, ', f'Some({lo}), ' if lo is not None else "None, ").replace(f', {hi})', f', Some({hi}))' if hi is not None else ', None)'))
+        return checks
+
+    def emit(self, name):
+        cat = self.category(name)
+        s = self.v2[name]
+        if cat == "id":
+            return self.emit_id(name)
+        if cat == "enum":
+            return self.emit_enum(name, self.enum_values(s))
+        if cat == "union":
+            return self.emit_union(name)
+        if cat == "object":
+            fields = self.fields_of(name, s.get("properties", {}), s.get("required", []))
+            checks = self.bounds(s, fields)
+            if not checks:
+                return self.emit_object(name, fields)
+            fn = f"check_{snake(name)}"
+            out = self.emit_object(name, fields, f"    #[check({fn})]\n")
+            out += f"\n/// Checks the bounds the schema sets on the members of a [`{name}`].\n"
+            out += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
+            out += "".join(f"    {c}\n" for c in checks)
+            out += "    Ok(())\n}\n"
+            return out
+        if cat == "merged":
+            return self.emit_merged(name)
+        return ""
+
+    def run(self):
+        files = {}
+        for name in self.v2:
+            cat = self.category(name)
+            if cat in ("hand", "reexport"):
+                continue
+            files.setdefault(self.file_of(name), []).append(name)
+        for file, title, _ in FILES:
+            names = files.get(file)
+            if not names:
+                continue
+            text = f"//! {title}\n//!\n//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
+            text += "use super::prelude::*;\n"
+            body = "".join("\n" + self.emit(n) for n in names)
+            used = [f for f in ("in_range", "min_items", "min_items_opt", "one_of", "require", "typed")
+                    if f"{f}(" in body or f"{f}::<" in body]
+            if used:
+                text += "use super::check::{" + ", ".join(used) + "};\n"
+            text += body
+            (V2 / f"{file}.rs").write_text(text)
+        self.write_lists(files)
+        self.write_methods()
+        self.write_conversions()
+
+    def write_conversions(self):
+        text = "//! `From` each variant's payload for the v2 unions, where the payload belongs to one\n"
+        text += "//! variant only.\n//!\n//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
+        text += "use super::*;\n"
+        for name in self.v2:
+            if self.category(name) != "union":
+                continue
+            s = self.v2[name]
+            br = s.get("anyOf") or s.get("oneOf")
+            variants = []
+            for b in br:
+                consts = [(k, v["const"]) for k, v in b.get("properties", {}).items() if "const" in v]
+                if consts and ref_of(b):
+                    variants.append((camel(consts[0][1]), ref_of(b)))
+            counts = {}
+            for _, ref in variants:
+                counts[ref] = counts.get(ref, 0) + 1
+            for var, ref in variants:
+                if counts[ref] == 1:
+                    text += f"\nimpl From<{ref}> for {name} {{\n    fn from(value: {ref}) -> Self {{\n        Self::{var}(value)\n    }}\n}}\n"
+        (V2 / "conversions.rs").write_text(text)
+
+    def write_methods(self):
+        methods = {}
+        for name, s in self.v2.items():
+            if "x-method" in s:
+                m = methods.setdefault(s["x-method"], {"side": s["x-side"]})
+                m["result" if name.endswith("Response") else "params"] = name
+        groups = {"agent": "agentMethods", "client": "clientMethods", "protocol": "protocolMethods"}
+        text = "//! The methods of v2: their names, by the side that serves them, and typed markers.\n//!\n"
+        text += "//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
+        text += "pub use crate::methods::{MethodDefinition, Notification, Request, Side};\n\n"
+        text += "use super::*;\n"
+        consts = {}
+        for side, key in groups.items():
+            doc = {"agent": "Methods the agent serves (the client calls them).",
+                   "client": "Methods the client serves (the agent calls them).",
+                   "protocol": "Protocol-level methods either side may send."}[side]
+            text += f"\n/// {doc}\npub mod {side} {{\n"
+            names = []
+            for k, method in sorted(self.meta[key].items(), key=lambda kv: kv[1]):
+                const = k.upper()
+                consts[method] = f"{side}::{const}"
+                kind = " (a notification)" if "result" not in methods.get(method, {}) else ""
+                text += f"    /// `{method}`{kind}.\n    pub const {const}: &str = \"{method}\";\n"
+                names.append(const)
+            text += f"\n    /// Every method the {side} side serves.\n" if side != "protocol" else "\n    /// Every protocol-level method.\n"
+            text += "    pub const ALL: &[&str] = &[" + ", ".join(names) + "];\n}\n"
+        defs = []
+        for method, m in sorted(methods.items(), key=lambda kv: ("result" not in kv[1], kv[0])):
+            marker = camel(method.replace("$/", ""))
+            side = {"agent": "Agent", "client": "Client", "protocol": "Protocol"}[m["side"]]
+            params = m["params"]
+            doc = self.type_doc(params).split(". ")[0].rstrip(".")
+            text += f"\n/// `{method}`: {doc[0].lower() + doc[1:]}.\n"
+            text += "#[derive(Debug)]\n#[allow(clippy::exhaustive_enums)] // Uninhabited: a type-level name only.\n"
+            text += f"pub enum {marker} {{}}\n\n"
+            if "result" in m:
+                text += f"impl Request for {marker} {{\n    const METHOD: &'static str = {consts[method]};\n    const SIDE: Side = Side::{side};\n    type Params = {params};\n    type Result = {m['result']};\n}}\n"
+                res = f"Some(\"{m['result']}\")"
+            else:
+                text += f"impl Notification for {marker} {{\n    const METHOD: &'static str = {consts[method]};\n    const SIDE: Side = Side::{side};\n    type Params = {params};\n}}\n"
+                res = "None"
+            defs.append(f"    MethodDefinition {{\n        method: {consts[method]},\n        side: Side::{side},\n        params: \"{params}\",\n        result: {res},\n    }},\n")
+        text += "\n/// Every method of v2, requests first: name, side, params and result definitions.\n"
+        text += "pub const DEFINITIONS: &[MethodDefinition] = &[\n" + "".join(defs) + "];\n"
+        text += "\n/// The entry of [`DEFINITIONS`] for `method`, if v2 has it.\n"
+        text += "pub fn definition(method: &str) -> Option<&'static MethodDefinition> {\n    DEFINITIONS.iter().find(|d| d.method == method)\n}\n"
+        (V2 / "methods.rs").write_text(text)
+
+    def write_lists(self, files):
+        order = list(self.v2)
+        re_list = sorted(self.reexport)
+        text = "// Generated by `codegen/gen.py`: the definitions of the v2 schema, in its order.\n\n"
+        text += "/// The definitions of the v2 schema that are v1's (re-exported from the crate root).\n"
+        text += "pub const REEXPORTED: &[&str] = &[\n" + "".join(f'    "{n}",\n' for n in re_list) + "];\n\n"
+        text += "/// Calls `$m!` with every definition of the v2 schema but the six envelopes, in the official\n/// order.\n"
+        text += "#[macro_export]\nmacro_rules! for_each_v2_value_definition {\n    ($m:ident) => {\n        $m!(\n"
+        text += "".join(f"            {n},\n" for n in order if n not in ENVELOPES)
+        text += "        )\n    };\n}\n"
+        (V2 / "definitions.rs").write_text(text)
+        mods = sorted(f for f, _, _ in FILES if f in files)
+        print("modules:", " ".join(mods))
+        print("reexported:", ", ".join(re_list))
+
+
+def main():
+    spec = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(
+        os.environ.get("ACP_SPEC_DIR") or ROOT / "../shared/spec/2026-11")
+    if not (spec / "v2").is_dir() and (spec / "2026-11" / "v2").is_dir():
+        spec = spec / "2026-11"
+    Gen(spec.resolve()).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+//! Content blocks: what prompts, messages and tool results are made of.
+//!
+//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
+
+use super::prelude::*;
+
+tagged_union! {
+    /// One piece of content in a prompt, a message chunk or a tool result.
+    pub enum ContentBlock {
+        tag = "type",
+        combinator = "anyOf",
+        discriminator = false,
+        open = true,
+        unknown = Unknown,
+        variants {
+            /// Plain text.
+            Text(TextContent) = "text",
+            /// An image.
+            Image(ImageContent) = "image",
+            /// Audio.
+            Audio(AudioContent) = "audio",
+            /// A link to a resource.
+            ResourceLink(ResourceLink) = "resource_link",
+            /// A resource with its contents inline.
+            Resource(EmbeddedResource) = "resource",
+        }
+    }
+}
+
+wire_object! {
+    /// Optional hints about how content is meant to be used or shown.
+    #[optional_fields(new)]
+    pub struct Annotations {
+        /// Who the content is for.
+        opt audience: Vec<Role> = "audience" [DOE | SKIP | NULLABLE];
+        /// When the content was last modified (an ISO 8601 timestamp).
+        opt last_modified: String = "lastModified" [DOE | NULLABLE];
+        /// How important the content is, from 0 (least) to 1 (most).
+        opt priority: f64 = "priority" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+string_enum! {
+    /// Who a piece of content is intended for.
+    pub enum Role {
+        /// The model.
+        Assistant = "assistant",
+        /// The human user.
+        User = "user",
+    }
+    Unknown, open_schema = true
+}
+
+wire_object! {
+    /// Plain text content.
+    #[new(text: impl Into<String>)]
+    pub struct TextContent {
+        /// The text.
+        req text: String = "text";
+        /// Hints about use and display.
+        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// An image, carried as base64 data.
+    #[new(data: impl Into<String>, mime_type: impl Into<MediaType>)]
+    pub struct ImageContent {
+        /// The base64-encoded bytes.
+        req data: String = "data";
+        /// The MIME type.
+        req mime_type: MediaType = "mimeType";
+        /// Where the image came from.
+        opt uri: String = "uri" [DOE | NULLABLE];
+        /// Hints about use and display.
+        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// Audio, carried as base64 data.
+    #[new(data: impl Into<String>, mime_type: impl Into<MediaType>)]
+    pub struct AudioContent {
+        /// The base64-encoded bytes.
+        req data: String = "data";
+        /// The MIME type.
+        req mime_type: MediaType = "mimeType";
+        /// Hints about use and display.
+        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// An icon a client may show for a resource.
+    #[new(src: impl Into<String>)]
+    pub struct Icon {
+        /// Where the icon is (a URI).
+        req src: String = "src";
+        /// The icon's MIME type, where its source does not tell it.
+        opt mime_type: MediaType = "mimeType" [DOE | NULLABLE];
+        /// The sizes the icon fits (`48x48`, `any`, ...).
+        opt sizes: Vec<String> = "sizes" [DOE | SKIP | NULLABLE];
+        /// The background the icon is designed for.
+        opt theme: IconTheme = "theme" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+string_enum! {
+    /// The background an icon is designed for.
+    pub enum IconTheme {
+        /// For light backgrounds.
+        Light = "light",
+        /// For dark backgrounds.
+        Dark = "dark",
+    }
+    Unknown, open_schema = true
+}
+
+wire_object! {
+    /// A reference to a resource the agent can fetch itself.
+    #[new(name: impl Into<String>, uri: impl Into<String>)]
+    pub struct ResourceLink {
+        /// A human-readable name.
+        req name: String = "name";
+        /// The URI of the resource.
+        req uri: String = "uri";
+        /// A human-readable title.
+        opt title: String = "title" [DOE | NULLABLE];
+        /// A human-readable description.
+        opt description: String = "description" [DOE | NULLABLE];
+        /// Icons a client may show for the resource.
+        opt icons: Vec<Icon> = "icons" [DOE | SKIP | NULLABLE];
+        /// The MIME type.
+        opt mime_type: MediaType = "mimeType" [DOE | NULLABLE];
+        /// The size of the resource in bytes.
+        opt size: u64 = "size" [DOE | NULLABLE];
+        /// Hints about use and display.
+        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// The text contents of a resource.
+    #[new(text: impl Into<String>, uri: impl Into<String>)]
+    pub struct TextResourceContents {
+        /// The text.
+        req text: String = "text";
+        /// The URI of the resource.
+        req uri: String = "uri";
+        /// The MIME type.
+        opt mime_type: MediaType = "mimeType" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// The binary contents of a resource, base64-encoded.
+    #[new(blob: impl Into<String>, uri: impl Into<String>)]
+    pub struct BlobResourceContents {
+        /// The base64-encoded bytes.
+        req blob: String = "blob";
+        /// The URI of the resource.
+        req uri: String = "uri";
+        /// The MIME type.
+        opt mime_type: MediaType = "mimeType" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// A resource whose contents are included inline.
+    #[new(resource: impl Into<EmbeddedResourceResource>)]
+    pub struct EmbeddedResource {
+        /// The contents of the resource.
+        req resource: EmbeddedResourceResource = "resource";
+        /// Hints about use and display.
+        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}

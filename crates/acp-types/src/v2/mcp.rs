@@ -1,0 +1,54 @@
+//! MCP server configurations.
+//!
+//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
+
+use super::prelude::*;
+
+tagged_union! {
+    /// An MCP server the agent should connect to for the session.
+    pub enum McpServer {
+        tag = "type",
+        combinator = "anyOf",
+        discriminator = false,
+        open = true,
+        unknown = Unknown,
+        variants {
+            /// Over streamable HTTP.
+            Http(McpServerHttp) = "http",
+            /// The `McpServerStdio` of ACP v2.
+            Stdio(McpServerStdio) = "stdio",
+        }
+    }
+}
+
+wire_object! {
+    /// An MCP server reached over streamable HTTP.
+    #[new(name: impl Into<String>, url: impl Into<String>)]
+    pub struct McpServerHttp {
+        /// A human-readable name.
+        req name: String = "name";
+        /// The server's URL.
+        req url: String = "url";
+        /// HTTP headers to send.
+        opt headers: Vec<HttpHeader> = "headers" [NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// The `McpServerStdio` of ACP v2.
+    #[new(name: impl Into<String>, command: impl Into<AbsolutePath>)]
+    pub struct McpServerStdio {
+        /// A human-readable name for the server.
+        req name: String = "name";
+        /// The program to run (an absolute path).
+        req command: AbsolutePath = "command";
+        /// The program's arguments.
+        opt args: Vec<String> = "args" [NULLABLE];
+        /// Environment variables for the program.
+        opt env: Vec<EnvVariable> = "env" [NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}

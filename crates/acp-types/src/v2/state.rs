@@ -1,0 +1,150 @@
+//! The state of a session's foreground work: `state_update` and the prompt lifecycle.
+//!
+//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
+
+use super::prelude::*;
+
+tagged_union! {
+    /// Work that runs independently of the foreground turn, reported with an idle state.
+    pub enum BackgroundWork {
+        tag = "type",
+        combinator = "anyOf",
+        discriminator = false,
+        open = true,
+        unknown = Unknown,
+        variants {
+            /// A display terminal that keeps running in the background.
+            Terminal(BackgroundTerminal) = "terminal",
+            /// A tool call that keeps running in the background.
+            ToolCall(BackgroundToolCall) = "tool_call",
+        }
+    }
+}
+
+wire_object! {
+    /// A display terminal that keeps running in the background.
+    #[new(terminal_id: impl Into<TerminalId>)]
+    pub struct BackgroundTerminal {
+        /// The display terminal this concerns.
+        req terminal_id: TerminalId = "terminalId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// A tool call that keeps running in the background.
+    #[new(tool_call_id: impl Into<ToolCallId>)]
+    pub struct BackgroundToolCall {
+        /// The tool call this concerns.
+        req tool_call_id: ToolCallId = "toolCallId";
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// Foreground work started or resumed.
+    #[optional_fields(new)]
+    pub struct RunningStateUpdate {
+        /// The work running in the background, as a complete snapshot.
+        opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+wire_object! {
+    /// The fields of an idle state that ended foreground work with an error.
+    #[optional_fields(new)]
+    pub struct ErrorStopReason {
+        /// The error that ended foreground work.
+        opt error: Error = "error" [DOE | NULLABLE];
+    }
+}
+
+string_enum! {
+    /// Why foreground work stopped.
+    pub enum StopReason {
+        /// The model finished its turn.
+        EndTurn = "end_turn",
+        /// The token limit was reached.
+        MaxTokens = "max_tokens",
+        /// The limit of model requests in one turn was reached.
+        MaxTurnRequests = "max_turn_requests",
+        /// The agent refused to continue.
+        Refusal = "refusal",
+        /// The client cancelled the turn.
+        Cancelled = "cancelled",
+        /// Foreground work ended with an error.
+        Error = "error",
+    }
+    Unknown, open_schema = true, inline = true
+}
+wire_object! {
+    /// The agent is ready for a new prompt; with a stop reason when this ends foreground work.
+    #[schema_extend(schema_idle_state_update)]
+    #[check(check_idle_state_update)]
+    #[optional_fields(new)]
+    pub struct IdleStateUpdate {
+        /// Why foreground work stopped, when this ends it.
+        opt stop_reason: StopReason = "stopReason" [DOE | NULLABLE];
+        /// The work still running in the background, as a complete snapshot.
+        opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+        /// The error that ended foreground work (stop reason `error`).
+        opt error: Error = "error" [DOE | NULLABLE];
+    }
+}
+
+/// Checks what the schema requires of a [`IdleStateUpdate`] beyond its fields: what its kind needs.
+fn check_idle_state_update(value: &IdleStateUpdate) -> Result<(), String> {
+    match value.stop_reason.as_ref() {
+        Some(StopReason::EndTurn) => {}
+        Some(StopReason::MaxTokens) => {}
+        Some(StopReason::MaxTurnRequests) => {}
+        Some(StopReason::Refusal) => {}
+        Some(StopReason::Cancelled) => {}
+        Some(StopReason::Error) => {}
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Adds the alternatives of a [`IdleStateUpdate`] to its schema.
+fn schema_idle_state_update(object: &mut serde_json::Map<String, serde_json::Value>) {
+    object.insert("anyOf".into(), serde_json::json!([{"required": ["stopReason"], "properties": {"stopReason": {"const": "end_turn"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "max_tokens"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "max_turn_requests"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "refusal"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "cancelled"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "error"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"type": "string"}}, "not": {"properties": {"stopReason": {"enum": ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]}}, "required": ["stopReason"]}}, {"required": ["stopReason"], "properties": {"stopReason": {"type": "string"}}, "not": {"properties": {"stopReason": {"enum": ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]}}, "required": ["stopReason"]}}]));
+}
+
+wire_object! {
+    /// Foreground work waits for the user (for example on a permission request).
+    #[optional_fields(new)]
+    pub struct RequiresActionStateUpdate {
+        /// The work running in the background, as a complete snapshot.
+        opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
+        /// Extension data, opaque to the protocol.
+        opt meta: Meta = "_meta" [DOE | NULLABLE];
+    }
+}
+
+tagged_union! {
+    /// The state of the session's foreground work, told apart by its `state`.
+    pub enum StateUpdate {
+        tag = "state",
+        combinator = "anyOf",
+        discriminator = false,
+        open = true,
+        nested = true,
+        unknown = Unknown,
+        variants {
+            /// Foreground work started or resumed.
+            Running(RunningStateUpdate) = "running",
+            /// The agent is ready for a new prompt; with a stop reason when this ends
+            /// foreground work.
+            Idle(IdleStateUpdate) = "idle",
+            /// Foreground work waits for the user (for example on a permission request).
+            RequiresAction(RequiresActionStateUpdate) = "requires_action",
+        }
+    }
+}
