@@ -129,7 +129,11 @@ macro_rules! method_union {
                 let mut branches: Vec<::serde_json::Value> = Vec::new();
                 $(
                     $(#[cfg($vcfg)])?
-                    branches.push(::serde_json::json!({ "allOf": [generator.subschema_for::<$ty>()] }));
+                    // `$/cancel_request` is a protocol-level message of its own in the schema
+                    // (either side sends it), not a member of a side's notifications.
+                    if $method != protocol::CANCEL_REQUEST {
+                        branches.push(::serde_json::json!({ "allOf": [generator.subschema_for::<$ty>()] }));
+                    }
                 )*
                 if with_ext {
                     branches.push(::serde_json::json!({ "allOf": [generator.subschema_for::<$ext>()] }));

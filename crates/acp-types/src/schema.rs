@@ -424,7 +424,8 @@ pub fn bundle() -> Value {
             ],
         })
     };
-    json!({
+    #[cfg_attr(not(feature = "unstable_proxy_chains"), allow(unused_mut))]
+    let mut bundle = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "ACP messages",
         "description": DESCRIPTION,
@@ -445,10 +446,22 @@ pub fn bundle() -> Value {
                     },
                 },
                 "required": ["jsonrpc", "method"],
+                "x-docs-ignore": true,
             },
         ],
         "$defs": ordered,
-    })
+    });
+    // The messages between a proxy and its conductor (draft).
+    #[cfg(feature = "unstable_proxy_chains")]
+    if let Some(messages) = bundle.get_mut("anyOf").and_then(Value::as_array_mut) {
+        messages.push(side(
+            "A message between a proxy and its conductor (draft).",
+            "ProxyRequest",
+            "ProxyResponse",
+            "ProxyNotification",
+        ));
+    }
+    bundle
 }
 
 /// The bundle's description: the draft features compiled in are named.

@@ -1210,6 +1210,10 @@ pub(crate) fn field_schema(
 /// Allows `null` besides what `schema` allows.
 pub(crate) fn nullable_schema(schema: schemars::Schema) -> schemars::Schema {
     let mut obj = schema.to_value();
+    // A schema that allows anything (`{}` or `true`, a raw JSON field) allows `null` already.
+    if obj == Value::Bool(true) || obj.as_object().is_some_and(Map::is_empty) {
+        return schemars::Schema::try_from(obj).expect("an object or `true` is a schema");
+    }
     if let Some(map) = obj.as_object_mut() {
         // A plain `type` keyword (no `$ref`, no combinators) widens in place, as in the
         // official schema (`"type": ["string", "null"]`).
