@@ -49,7 +49,11 @@ fn our_schema_is_the_official_one() {
         dir.display()
     );
     let out = output_with_deadline(
-        Command::new("python3").arg(script("spec-update")).arg(&dir),
+        // v1 only: our v2 schema is a draft in progress (issue 22), compared by its own tests.
+        Command::new("python3")
+            .arg(script("spec-update"))
+            .args(["--protocol", "1"])
+            .arg(&dir),
         DEADLINE,
     );
     assert_eq!(
