@@ -1,11 +1,16 @@
 """The Python SDK's side of the interop run (agent-client-protocol[http] 0.12.1, hypercorn).
 
-    python py_side.py client URL [--no-reload]
+    python py_side.py client URL [--no-reload | --reload-refused]
                                    The SDK's HTTP (http://) or WebSocket (ws://) client drives
                                    the agent at URL through the script below; exit 0 on success.
                                    Logs `STEP core: ok` and `STEP reload: ok` as the two parts
                                    pass; --no-reload skips the second (an agent whose sessions
-                                   end with their connection, as behind the bridge).
+                                   end with their connection, as behind the bridge);
+                                   --reload-refused expects the second's session/load to fail
+                                   with -32002 (Resource not found, the schema's code for an
+                                   unknown session) and logs `STEP reload: refused`.
+                                   With ACP_INTEROP_TOKEN set, every request (HTTP) and the
+                                   handshake (WebSocket) carry `Authorization: Bearer` with it.
     python py_side.py server       The SDK's ASGI app (create_asgi_app) with a small agent,
                                    under hypercorn on 127.0.0.1 (a free port): prints
                                    `listening http://127.0.0.1:PORT/acp` on stdout, logs each
@@ -26,6 +31,7 @@ anything else is echoed.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import sys
@@ -39,6 +45,7 @@ from acp import (
     update_agent_message_text,
     update_tool_call,
 )
+from acp.exceptions import RequestError
 from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
@@ -57,6 +64,9 @@ from acp.schema import (
 )
 
 STEP_TIMEOUT = 15.0
+
+# The error code the schema names for a session the agent does not know ("Resource not found").
+RESOURCE_NOT_FOUND = -32002
 
 
 def log(*args: Any) -> None:
@@ -108,7 +118,10 @@ class InteropClient:
         return WriteTextFileResponse()
 
 
-async def run_client(url: str, reload: bool) -> None:
+async def run_client(url: str, reload: str) -> None:
+    """`reload`: "load" (the session must load on a new connection), "refused" (session/load on
+    a new connection must fail with RESOURCE_NOT_FOUND: the session belonged to the connection
+    that made it), or "none"."""
     transport = await open_transport(url)
     editor = InteropClient()
     conn = connect_to_agent(editor, transport)
@@ -161,7 +174,10 @@ async def run_client(url: str, reload: bool) -> None:
         log("connection closed")
 
     log("STEP core: ok (initialize, updates, fs + permission, cancel, session/close, close)")
-    if not reload:
+    if reload == "none":
+        return
+    if reload == "refused":
+        await reload_refused(url, session_id)
         return
 
     # Reconnect: a new connection loads the session, whose history is replayed as updates.
@@ -210,14 +226,53 @@ async def run_client(url: str, reload: bool) -> None:
     log("STEP reload: ok (reconnect, session/load with its replay, a prompt)")
 
 
+async def reload_refused(url: str, session_id: str) -> None:
+    """A new connection's session/load of `session_id` must fail with RESOURCE_NOT_FOUND."""
+    transport = await open_transport(url)
+    conn = connect_to_agent(InteropClient(), transport)
+    try:
+        await asyncio.wait_for(
+            conn.initialize(
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=ClientCapabilities(
+                    fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+                ),
+            ),
+            STEP_TIMEOUT,
+        )
+        try:
+            await asyncio.wait_for(
+                conn.load_session(cwd="/tmp/interop", session_id=session_id, mcp_servers=[]), STEP_TIMEOUT
+            )
+        except RequestError as error:
+            check(
+                error.code == RESOURCE_NOT_FOUND,
+                f"session/load: {error.code} {error} (wanted {RESOURCE_NOT_FOUND})",
+            )
+            log(f'STEP reload: refused (session/load on a new connection answered {error.code} "{error}")')
+        else:
+            raise AssertionError("check failed: session/load of another connection's session succeeded")
+    finally:
+        await asyncio.wait_for(conn.close(), STEP_TIMEOUT)
+        await asyncio.wait_for(transport.close(), STEP_TIMEOUT)
+        log("connection closed")
+
+
+def auth_headers() -> dict[str, str] | None:
+    """`Authorization: Bearer TOKEN` when ACP_INTEROP_TOKEN holds TOKEN; None otherwise."""
+    token = os.environ.get("ACP_INTEROP_TOKEN")
+    return {"Authorization": f"Bearer {token}"} if token else None
+
+
 async def open_transport(url: str) -> Any:
+    headers = auth_headers()
     if url.startswith("ws"):
         from acp.ws import create_websocket_stream
 
-        return await asyncio.wait_for(create_websocket_stream(url), STEP_TIMEOUT)
+        return await asyncio.wait_for(create_websocket_stream(url, headers=headers), STEP_TIMEOUT)
     from acp.http import create_http_stream
 
-    return create_http_stream(url)
+    return create_http_stream(url, headers=headers)
 
 
 # --- The server side ---
@@ -350,8 +405,9 @@ async def run_server() -> None:
 def main() -> int:
     args = sys.argv[1:]
     try:
-        if len(args) in (2, 3) and args[0] == "client" and args[2:] in ([], ["--no-reload"]):
-            asyncio.run(run_client(args[1], reload=args[2:] != ["--no-reload"]))
+        reloads = {(): "load", ("--no-reload",): "none", ("--reload-refused",): "refused"}
+        if len(args) in (2, 3) and args[0] == "client" and tuple(args[2:]) in reloads:
+            asyncio.run(run_client(args[1], reload=reloads[tuple(args[2:])]))
             return 0
         if args == ["server"]:
             asyncio.run(run_server())
@@ -359,7 +415,7 @@ def main() -> int:
     except Exception as error:  # noqa: BLE001 - the run's verdict
         log("FAILED:", repr(error))
         return 1
-    print("usage: python py_side.py client URL [--no-reload] | server", file=sys.stderr)
+    print("usage: python py_side.py client URL [--no-reload | --reload-refused] | server", file=sys.stderr)
     return 2
 
 

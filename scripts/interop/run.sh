@@ -9,10 +9,17 @@
 # demo `agent`, `client` and `bridge` (package acp-demo). Then:
 #
 #   (a) their clients (ts_side.mjs / py_side.py `client URL`) against our server
-#       (`agent --listen`): initialize, session/new, a prompt with updates, a prompt with
-#       fs/read + session/request_permission + fs/write, a prompt cancelled with
-#       session/cancel, session/close, closing the transport; then a new connection with
-#       session/load (replayed history) and a prompt in the loaded session;
+#       (`agent --listen --token TOKEN`, a random TOKEN that the clients send as
+#       `Authorization: Bearer TOKEN` on every request of both transports): initialize,
+#       session/new, a prompt with updates, a prompt with fs/read +
+#       session/request_permission + fs/write, a prompt cancelled with session/cancel,
+#       session/close, closing the transport; then a new connection with session/load
+#       (replayed history) and a prompt in the loaded session: the token's holder is one user,
+#       whose sessions follow them from connection to connection;
+#       and the same clients, without a token, against `agent --listen` without --token: there
+#       a session belongs to the connection that made it (no client reaches another's
+#       sessions), so the new connection's session/load must be refused with -32002 (Resource
+#       not found, the schema's code for an unknown session);
 #   (a') the same clients against `bridge -- agent`, to see that closing their transport ends
 #       the bridged agent process (DELETE / WebSocket close reached our server);
 #   (b) our client (`client --url`) against their servers (ts_side.mjs / py_side.py `server`):
@@ -153,8 +160,16 @@ PY_CLIENT=(timeout 90 "$PY" "$HERE/py_side.py" client)
 
 # --- (a) their clients against our server ---
 
-say "(a) their clients -> our agent --listen"
-"$BIN/agent" --listen 127.0.0.1:0 --wire-log "$WORK/agent-wire" 2>"$WORK/agent.err" &
+# The token of (a): random hex. The clients read it from ACP_INTEROP_TOKEN (exported only to
+# them, per command); our agent takes it as --token.
+TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+if [[ ${#TOKEN} -ne 48 ]]; then
+    echo "could not make a random token" >&2
+    exit 2
+fi
+
+say "(a) their clients (with the token) -> our agent --listen --token"
+"$BIN/agent" --listen 127.0.0.1:0 --token "$TOKEN" --wire-log "$WORK/agent-wire" 2>"$WORK/agent.err" &
 AGENT=$!
 PIDS+=("$AGENT")
 URL=$(wait_url "$WORK/agent.err")
@@ -168,9 +183,9 @@ for side in ts py; do
         transport=$([[ "$url" == ws:* ]] && echo WebSocket || echo HTTP)
         log="$WORK/a-$side-${transport}.log"
         if [[ $side == ts ]]; then
-            (cd "$WORK/node" && "${TS_CLIENT[@]}" "$url") >"$log" 2>&1
+            (cd "$WORK/node" && ACP_INTEROP_TOKEN=$TOKEN "${TS_CLIENT[@]}" "$url") >"$log" 2>&1
         else
-            "${PY_CLIENT[@]}" "$url" >"$log" 2>&1
+            ACP_INTEROP_TOKEN=$TOKEN "${PY_CLIENT[@]}" "$url" >"$log" 2>&1
         fi
         rc=$?
         if grep -q 'STEP core: ok' "$log"; then
@@ -182,7 +197,7 @@ for side in ts py; do
         fi
         if grep -q 'STEP core: ok' "$log"; then
             if ((rc == 0)); then
-                result "$side client -> acp-rs agent, reconnect" "$transport" PASS "session/load replayed the history before its answer; a prompt in the loaded session"
+                result "$side client -> acp-rs agent, reconnect" "$transport" PASS "with --token (Bearer on every request): session/load replayed the history before its answer; a prompt in the loaded session"
             else
                 check=$(grep -m 1 'FAILED CHECK' "$log" | sed 's/.*FAILED CHECK: //')
                 failed=$(grep -m 1 'FAILED:' "$log" | sed 's/.*FAILED: //' | cut -c 1-160)
@@ -190,6 +205,38 @@ for side in ts py; do
                 [[ -n "$check" && "$failed" == *"$check"* ]] && failed=""
                 result "$side client -> acp-rs agent, reconnect" "$transport" FAIL "${check}${check:+${failed:+; then }}${failed}"
             fi
+        fi
+    done
+done
+stop "$AGENT"
+
+say "(a) their clients (no token) -> our agent --listen (sessions belong to their connection)"
+"$BIN/agent" --listen 127.0.0.1:0 2>"$WORK/agent-open.err" &
+AGENT=$!
+PIDS+=("$AGENT")
+URL=$(wait_url "$WORK/agent-open.err")
+if [[ -z "$URL" ]]; then
+    echo "our agent did not start:" >&2
+    cat "$WORK/agent-open.err" >&2
+    exit 2
+fi
+for side in ts py; do
+    for url in "$URL" "${URL/http:/ws:}"; do
+        transport=$([[ "$url" == ws:* ]] && echo WebSocket || echo HTTP)
+        log="$WORK/a-open-$side-${transport}.log"
+        if [[ $side == ts ]]; then
+            (cd "$WORK/node" && "${TS_CLIENT[@]}" "$url" --reload-refused) >"$log" 2>&1
+        else
+            "${PY_CLIENT[@]}" "$url" --reload-refused >"$log" 2>&1
+        fi
+        rc=$?
+        pair="$side client -> acp-rs agent without token, reconnect refused"
+        if ((rc == 0)) && grep -q 'STEP reload: refused' "$log"; then
+            result "$pair" "$transport" PASS "as wanted: $(grep 'STEP reload: refused' "$log" | sed 's/.*STEP reload: refused (\(.*\))/\1/') (the schema's Resource not found); without --token a session belongs to its connection, no client reaches another's sessions"
+        elif ((rc == 124)); then
+            result "$pair" "$transport" FAIL "timed out; last: $(tail -n 1 "$log" | cut -c 1-160)"
+        else
+            result "$pair" "$transport" FAIL "$(why "$log")"
         fi
     done
 done

@@ -4,12 +4,17 @@
 // It is run from the temporary folder where run.sh installed the SDK (NODE_PATH is not used by
 // ES modules, so run.sh copies this file there).
 //
-//   node ts_side.mjs client URL [--no-reload]
+//   node ts_side.mjs client URL [--no-reload | --reload-refused]
 //                                 The SDK's HTTP (http://) or WebSocket (ws://) client drives
 //                                 the agent at URL through the script below; exit 0 on success.
 //                                 Logs `STEP core: ok` and `STEP reload: ok` as the two parts
 //                                 pass; --no-reload skips the second (an agent whose sessions
-//                                 end with their connection, as behind the bridge).
+//                                 end with their connection, as behind the bridge);
+//                                 --reload-refused expects the second's session/load to fail
+//                                 with -32002 (Resource not found, the schema's code for an
+//                                 unknown session) and logs `STEP reload: refused`.
+//                                 With ACP_INTEROP_TOKEN set, every request (HTTP) and the
+//                                 upgrade (WebSocket) carry `Authorization: Bearer` with it.
 //   node ts_side.mjs eras URL     The stable entry point's client drives the newly stable
 //                                 features (compaction, notices, tool-call names) at URL, first
 //                                 as an August-era client (advertising neither) and then as a
@@ -116,9 +121,22 @@ function fresh() {
   return { chunks: 0, permissions: 0, reads: 0, writes: [], updateKinds: new Set(), updates: [] };
 }
 
-function transport(url) {
-  return url.startsWith("ws") ? createWebSocketStream(url, { WebSocket }) : createHttpStream(url);
+// `Authorization: Bearer TOKEN` on every request (HTTP) or on the upgrade (WebSocket, whose
+// `ws` constructor takes headers) when ACP_INTEROP_TOKEN holds TOKEN; nothing otherwise.
+function authHeaders() {
+  const token = process.env.ACP_INTEROP_TOKEN;
+  return token ? { Authorization: `Bearer ${token}` } : {};
 }
+
+function transport(url) {
+  const headers = authHeaders();
+  return url.startsWith("ws")
+    ? createWebSocketStream(url, { WebSocket, headers })
+    : createHttpStream(url, { headers });
+}
+
+// The error code the schema names for a session the agent does not know ("Resource not found").
+const RESOURCE_NOT_FOUND = -32002;
 
 // Sends a text prompt and checks that the turn ended with `end_turn`; returns the updates it
 // brought.
@@ -241,6 +259,9 @@ async function runDraft(url) {
   });
 }
 
+// `reload`: "load" (the session must load on a new connection), "refused" (session/load on a
+// new connection must fail with RESOURCE_NOT_FOUND: the session belonged to the connection that
+// made it), or "none".
 async function runClient(url, reload) {
   const files = notes();
   const seen = fresh();
@@ -320,7 +341,40 @@ async function runClient(url, reload) {
   });
   log("connection closed");
   log("STEP core: ok (initialize, updates, fs + permission, cancel, session/close, close)");
-  if (!reload) {
+  if (reload === "none") {
+    return;
+  }
+  if (reload === "refused") {
+    await app.connectWith(transport(url), async (ctx) => {
+      await withTimeout(
+        ctx.request("initialize", {
+          protocolVersion: 1,
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+        }),
+        15000,
+        "initialize (reconnect)",
+      );
+      let error = null;
+      try {
+        await withTimeout(
+          ctx.request("session/load", { sessionId: closedSession, cwd: "/tmp/interop", mcpServers: [] }),
+          15000,
+          "session/load",
+        );
+      } catch (e) {
+        error = e;
+      }
+      check(error !== null, "session/load of another connection's session succeeded");
+      check(
+        error.code === RESOURCE_NOT_FOUND,
+        `session/load: ${error.code ?? "no code"} ${error.message} (wanted ${RESOURCE_NOT_FOUND})`,
+      );
+      log(
+        `STEP reload: refused (session/load on a new connection answered ${error.code} ` +
+          `"${error.message}")`,
+      );
+    });
+    log("connection closed");
     return;
   }
 
@@ -555,7 +609,16 @@ async function runServer(draft) {
 const [mode, url, flag] = process.argv.slice(2);
 try {
   if (mode === "client" && url) {
-    await runClient(url, flag !== "--no-reload");
+    const reloads = new Map([
+      [undefined, "load"],
+      ["--no-reload", "none"],
+      ["--reload-refused", "refused"],
+    ]);
+    const reload = reloads.get(flag);
+    if (!reload) {
+      throw new Error(`unknown flag ${flag}`);
+    }
+    await runClient(url, reload);
     process.exit(0);
   } else if (mode === "eras" && url) {
     await runEras(url);
@@ -567,7 +630,8 @@ try {
     await runServer(url === "--draft");
   } else {
     console.error(
-      "usage: node ts_side.mjs client URL [--no-reload] | eras URL | draft URL | server [--draft]",
+      "usage: node ts_side.mjs client URL [--no-reload | --reload-refused] | eras URL | draft URL |" +
+        " server [--draft]",
     );
     process.exit(2);
   }
