@@ -86,7 +86,12 @@ mod store;
 mod terminal;
 mod tools;
 // The draft features' calls to the client and session updates.
-#[cfg(any(feature = "unstable", feature = "unstable_mcp_over_acp"))]
+#[cfg(any(
+    feature = "unstable",
+    feature = "unstable_auth_status",
+    feature = "unstable_mcp_over_acp",
+    feature = "unstable_subagents"
+))]
 mod unstable;
 
 pub use acp_rpc::{Config, Direction, Driver, FramingMode, Observer};

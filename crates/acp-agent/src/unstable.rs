@@ -6,9 +6,8 @@ use acp_types::*;
 
 #[cfg(any(feature = "unstable_mcp_over_acp", feature = "unstable_auth_status"))]
 use crate::ClientHandle;
-#[cfg(any(feature = "unstable", feature = "unstable_mcp_over_acp"))]
 use crate::Error;
-#[cfg(feature = "unstable")]
+#[cfg(any(feature = "unstable", feature = "unstable_subagents"))]
 use crate::PromptContext;
 
 /// MCP over ACP: the agent reaches MCP servers the client offered as [`McpServer::Acp`], one
@@ -98,9 +97,13 @@ impl PromptContext {
         self.update(SessionUpdate::PlanRemoved(PlanRemoved::new(plan_id)))
             .await
     }
+}
 
+/// Subagents (draft): child sessions, their state and the messages between sessions; sent only
+/// to a client that advertised `subagents` (see [`PromptContext::update`]).
+#[cfg(feature = "unstable_subagents")]
+impl PromptContext {
     /// True when the client advertised subagent sessions (`subagents`).
-    #[cfg(feature = "unstable_subagents")]
     pub fn client_supports_subagents(&self) -> bool {
         self.client()
             .client_capabilities()
@@ -114,7 +117,6 @@ impl PromptContext {
     /// # Errors
     ///
     /// [`Error::CapabilityNotAdvertised`] without `subagents`; or when the connection is closed.
-    #[cfg(feature = "unstable_subagents")]
     pub async fn subagent_update(&self, update: SubagentUpdate) -> Result<(), Error> {
         self.update(SessionUpdate::SubagentUpdate(update)).await
     }
@@ -125,7 +127,6 @@ impl PromptContext {
     /// # Errors
     ///
     /// [`Error::CapabilityNotAdvertised`] without `subagents`; or when the connection is closed.
-    #[cfg(feature = "unstable_subagents")]
     pub async fn session_message(&self, message: SessionMessage) -> Result<(), Error> {
         self.update(SessionUpdate::SessionMessage(message)).await
     }
@@ -136,7 +137,6 @@ impl PromptContext {
     /// # Errors
     ///
     /// [`Error::CapabilityNotAdvertised`] without `subagents`; or when the connection is closed.
-    #[cfg(feature = "unstable_subagents")]
     pub async fn session_message_chunk(
         &self,
         message_id: impl Into<MessageId>,
