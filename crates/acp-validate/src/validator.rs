@@ -43,8 +43,8 @@ pub fn shorten(text: &str, max: usize) -> String {
 pub struct Method {
     /// The method name.
     pub name: String,
-    /// The side that serves it; `None` when either side may send it (`$/cancel_request`, the
-    /// draft `mcp/message`).
+    /// The side that serves it; `None` when either side may send it (`$/cancel_request`, and
+    /// the draft `mcp/message`: a request the client serves, a notification the agent serves).
     pub served_by: Option<Role>,
     /// The definition of its params as a request; `None` when it is no request.
     pub request: Option<String>,
@@ -333,11 +333,6 @@ impl Validator {
                     let text = format!("`{name}` is not a method of the protocol");
                     return Err(plain(Part::Method, text));
                 };
-                if method.served_by == Some(from) {
-                    let text =
-                        format!("`{name}` is served by the {from}: the {from} may not send it");
-                    return Err(plain(Part::Method, text));
-                }
                 let def = match kind {
                     Kind::Request => method.request.as_deref(),
                     _ => method.notification.as_deref(),
@@ -350,6 +345,13 @@ impl Validator {
                     let text = format!("`{name}` sent as {what}, which it is not");
                     return Err(plain(Part::Method, text));
                 };
+                // The side that serves it as this kind of message: the draft `mcp/message`
+                // is a request the client serves and a notification the agent serves.
+                if side_of(&self.0.root["$defs"][def]) == Some(from) {
+                    let text =
+                        format!("`{name}` is served by the {from}: the {from} may not send it");
+                    return Err(plain(Part::Method, text));
+                }
                 let empty = Value::Object(Map::new());
                 let params = match message.get("params") {
                     None | Some(Value::Null) => &empty,
@@ -402,11 +404,7 @@ fn methods_of(defs: &Map<String, Value>) -> HashMap<String, Method> {
         let Some(name) = body.get("x-method").and_then(Value::as_str) else {
             continue;
         };
-        let served_by = match body.get("x-side").and_then(Value::as_str) {
-            Some("agent") => Some(Role::Agent),
-            Some("client") => Some(Role::Client),
-            _ => None,
-        };
+        let served_by = side_of(body);
         let method = methods.entry(name.to_owned()).or_insert_with(|| Method {
             name: name.to_owned(),
             served_by,
@@ -414,6 +412,10 @@ fn methods_of(defs: &Map<String, Value>) -> HashMap<String, Method> {
             result: None,
             notification: None,
         });
+        // Definitions of one method that name different sides: either side sends it.
+        if method.served_by != served_by {
+            method.served_by = None;
+        }
         let slot = if def.ends_with("Response") {
             &mut method.result
         } else if def.ends_with("Notification") {
@@ -424,6 +426,15 @@ fn methods_of(defs: &Map<String, Value>) -> HashMap<String, Method> {
         *slot = Some(def.clone());
     }
     methods
+}
+
+/// The side that serves the method a definition belongs to, by its `x-side` annotation.
+fn side_of(def: &Value) -> Option<Role> {
+    match def.get("x-side").and_then(Value::as_str) {
+        Some("agent") => Some(Role::Agent),
+        Some("client") => Some(Role::Client),
+        _ => None,
+    }
 }
 
 /// Compiles `target` with the definitions (and the draft) of `root`.

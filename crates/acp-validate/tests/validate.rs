@@ -592,6 +592,27 @@ fn the_draft_schema_knows_the_draft_methods() {
     let draft = Validator::embedded_unstable();
     assert_eq!(draft.check(Role::Client, &fork, None), Ok(()));
     assert_eq!(draft.method("mcp/message").and_then(|m| m.served_by), None);
+    // `mcp/message`: a request the agent sends (the client serves it), a notification the
+    // client sends (the agent serves it); not the other way round.
+    let request = json!({"jsonrpc": "2.0", "id": 2, "method": "mcp/message",
+                         "params": {"serverId": "tools", "requestId": "r1", "method": "tools/list"}});
+    let notification = json!({"jsonrpc": "2.0", "method": "mcp/message",
+                              "params": {"serverId": "tools", "requestId": "r1",
+                                         "method": "notifications/progress"}});
+    assert_eq!(draft.check(Role::Agent, &request, None), Ok(()));
+    assert_eq!(draft.check(Role::Client, &notification, None), Ok(()));
+    assert_eq!(
+        draft
+            .check(Role::Client, &request, None)
+            .map_err(|e| e.part),
+        Err(Part::Method)
+    );
+    assert_eq!(
+        draft
+            .check(Role::Agent, &notification, None)
+            .map_err(|e| e.part),
+        Err(Part::Method)
+    );
     // The stable schema does not.
     assert_eq!(part(check(Role::Client, fork)), Part::Method);
 }
