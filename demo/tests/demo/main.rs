@@ -9,6 +9,7 @@ mod client_capabilities;
 mod client_shutdown;
 mod common;
 mod draft_features;
+mod durable_sessions;
 mod help;
 mod logging;
 mod remote;
