@@ -526,7 +526,7 @@ impl<S> SessionStore<S> {
             self.owner.clone(),
             self.shared.limits.history,
             now,
-            durable::now_ms(),
+            durable::created_ms(),
         );
         self.shared.changed(Pending::State(id.clone()));
         Ok(id)
@@ -565,7 +565,7 @@ impl<S> SessionStore<S> {
             self.owner.clone(),
             self.shared.limits.history,
             now,
-            durable::now_ms(),
+            durable::created_ms(),
         );
         self.shared.changed(Pending::State(id));
         Ok(None)

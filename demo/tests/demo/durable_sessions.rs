@@ -27,7 +27,12 @@ fn a_session_survives_a_restart_of_the_agent() {
     let (first, second) = (dir.path().join("first"), dir.path().join("second"));
 
     // The first agent process: a session with one turn, then the agent exits.
-    let events = run(&dir, &db, &first.display().to_string(), &["hello", "title Kept"]);
+    let events = run(
+        &dir,
+        &db,
+        &first.display().to_string(),
+        &["hello", "title Kept"],
+    );
     let made = of(&events, "session_new")[0]["sessionId"].clone();
     assert!(made.as_str().unwrap().starts_with("sess-"));
 
