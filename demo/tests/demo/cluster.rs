@@ -6,6 +6,7 @@
 #![cfg(unix)]
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -13,8 +14,9 @@ use acp_client::{AgentHandle, Client, ClientOptions};
 use acp_http::client::{ConnectOptions, Connection, connect};
 use acp_rpc::Direction;
 use acp_types::{
-    ErrorObject, InitializeRequest, McpServer, ProtocolVersion, RequestPermissionRequest,
-    RequestPermissionResponse, SessionNotification, SessionUpdate,
+    ErrorObject, InitializeRequest, ListSessionsRequest, LoadSessionRequest, McpServer,
+    NewSessionRequest, ProtocolVersion, RequestPermissionRequest, RequestPermissionResponse,
+    SessionId, SessionInfo, SessionNotification, SessionUpdate,
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -23,6 +25,10 @@ use crate::remote::Server;
 
 /// The bearer token of every node: one user, whose sessions are theirs on every node.
 pub(crate) const TOKEN: &str = "scale-out-s3cret";
+
+/// What a `kill -9` may lose: the updates of the store's last group-commit window (20 ms by
+/// default) and of the commit in flight, plus scheduling slack on a loaded machine.
+pub(crate) const COMMIT_WINDOW: Duration = Duration::from_millis(500);
 
 /// How long any one step (a connection, a call, a wait for an update) may take before the test
 /// fails instead of hanging.
@@ -210,6 +216,56 @@ impl Remote {
             .expect("an initialized connection has an id")
     }
 
+    /// `session/new` in `cwd`.
+    pub(crate) async fn new_session(&self, cwd: &Path) -> SessionId {
+        within(
+            "session/new",
+            self.agent
+                .new_session(NewSessionRequest::new(cwd, no_mcp())),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/new: {e}"))
+        .session_id
+    }
+
+    /// `session/load`: the updates it replayed (the first one's arrival time is when the
+    /// history started to come back).
+    pub(crate) async fn load(&mut self, session: &SessionId, cwd: &Path) -> Vec<Received> {
+        while self.updates.try_recv().is_ok() {}
+        within(
+            "session/load",
+            self.agent
+                .load_session(LoadSessionRequest::new(session.clone(), cwd, no_mcp())),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("session/load {session}: {e}"));
+        // The replay comes before the answer, in order, on the session's stream.
+        let mut replay = Vec::new();
+        while let Ok(update) = self.updates.try_recv() {
+            assert_eq!(&update.notification.session_id, session);
+            replay.push(update);
+        }
+        replay
+    }
+
+    /// Every session `session/list` gives, page after page.
+    pub(crate) async fn list_all(&self) -> Vec<SessionInfo> {
+        let mut sessions = Vec::new();
+        let mut cursor = None;
+        loop {
+            let mut request = ListSessionsRequest::new();
+            request.cursor = cursor;
+            let page = within("session/list", self.agent.list_sessions(request))
+                .await
+                .unwrap_or_else(|e| panic!("session/list: {e}"));
+            sessions.extend(page.sessions);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return sessions,
+            }
+        }
+    }
+
     /// The next update, waiting at most [`STEP`].
     pub(crate) async fn next_update(&mut self) -> Received {
         within("an update", self.updates.recv())
@@ -229,6 +285,60 @@ impl Remote {
         self.driver.abort();
         check_traffic(&self.traffic.lock().unwrap());
     }
+}
+
+/// A runtime for a test that drives processes (two threads: the editor's connection and the
+/// test's own waiting).
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// The agent's message texts among `updates`, in order.
+pub(crate) fn agent_texts<'a>(updates: impl IntoIterator<Item = &'a Received>) -> Vec<String> {
+    updates
+        .into_iter()
+        .filter_map(Received::agent_text)
+        .collect()
+}
+
+/// Asserts that `replay` (a `session/load` after a `kill -9` at `killed`) keeps the turn the
+/// client saw `live`: the prompt `prompt`, then the agent's chunks in the order they streamed,
+/// at least every one that reached the client [`COMMIT_WINDOW`] before the kill (the agent may
+/// have stored a few more than reached the client). Returns the chunks replayed and streamed.
+pub(crate) fn assert_replay_keeps(
+    live: &[Received],
+    replay: &[Received],
+    prompt: &str,
+    killed: Instant,
+) -> (usize, usize) {
+    let seen = agent_texts(live);
+    let replayed = agent_texts(replay);
+    let acknowledged = agent_texts(live.iter().filter(|r| r.at + COMMIT_WINDOW <= killed)).len();
+    if acknowledged > 0 || !replayed.is_empty() {
+        let replayed_prompt = replay.iter().find_map(Received::user_text);
+        assert_eq!(
+            replayed_prompt.as_deref(),
+            Some(prompt),
+            "the prompt is not replayed"
+        );
+    }
+    let common = replayed.len().min(seen.len());
+    assert_eq!(
+        replayed[..common],
+        seen[..common],
+        "the replay differs from what was streamed"
+    );
+    assert!(
+        replayed.len() >= acknowledged,
+        "{} chunks replayed, but {acknowledged} had reached the client more than \
+         {COMMIT_WINDOW:?} before the kill",
+        replayed.len()
+    );
+    (replayed.len(), seen.len())
 }
 
 /// Awaits `future` for at most [`STEP`]; the test fails naming `what` past it.

@@ -11,6 +11,7 @@ mod cluster;
 mod common;
 mod draft_features;
 mod help;
+mod kill_store;
 mod logging;
 mod remote;
 mod scale_out;

@@ -12,36 +12,17 @@
 use std::time::{Duration, Instant};
 
 use acp_testkit::services::{Haproxy, Postgres};
-use acp_types::{
-    ListSessionsRequest, LoadSessionRequest, NewSessionRequest, PromptRequest, StopReason,
+use acp_types::{PromptRequest, StopReason};
+
+use crate::cluster::{
+    Received, Remote, agent_texts, assert_replay_keeps, haproxy_recipe, node, port_of, runtime,
+    within,
 };
-
-use crate::cluster::{Received, Remote, haproxy_recipe, no_mcp, node, port_of, within};
 use crate::remote::signal;
-
-/// What a `kill -9` may lose: the updates of the store's last group-commit window (20 ms by
-/// default) and of the commit in flight, plus scheduling slack on a loaded machine.
-const COMMIT_WINDOW: Duration = Duration::from_millis(500);
 
 /// The failover bound the test asserts: generous, so that only a hang fails it (the goal,
 /// under 2 s, is a benchmark figure: the test prints it).
 const FAILOVER_BOUND: Duration = Duration::from_secs(30);
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
-
-/// The agent's message texts among `updates`, in order.
-fn agent_texts<'a>(updates: impl IntoIterator<Item = &'a Received>) -> Vec<String> {
-    updates
-        .into_iter()
-        .filter_map(Received::agent_text)
-        .collect()
-}
 
 #[test]
 fn a_killed_nodes_session_fails_over_through_haproxy_and_replays_its_persisted_history() {
@@ -61,15 +42,7 @@ fn a_killed_nodes_session_fails_over_through_haproxy_and_replays_its_persisted_h
     runtime().block_on(async {
         // A session through the balancer, and a turn that streams for about 4 s.
         let mut first = Remote::open(&url).await;
-        let session = within(
-            "session/new",
-            first
-                .agent
-                .new_session(NewSessionRequest::new(&cwd, no_mcp())),
-        )
-        .await
-        .expect("session/new")
-        .session_id;
+        let session = first.new_session(&cwd).await;
         let serving = first.connection_id();
         let (victim, survivor) = match serving.get(..2) {
             Some("a.") => (&a, "b."),
@@ -114,15 +87,8 @@ fn a_killed_nodes_session_fails_over_through_haproxy_and_replays_its_persisted_h
             connection.starts_with(survivor),
             "the new connection {connection:?} is not on the surviving node {survivor}"
         );
-        let agent = second.agent.clone();
-        let load_cwd = cwd.clone();
-        let load_session = session.clone();
-        let load = tokio::spawn(async move {
-            agent
-                .load_session(LoadSessionRequest::new(load_session, &load_cwd, no_mcp()))
-                .await
-        });
-        let first_replayed = second.next_update().await;
+        let replay = second.load(&session, &cwd).await;
+        let first_replayed = replay.first().expect("a replayed update");
         let failover = first_replayed.at.duration_since(killed);
         println!(
             "failover: {:.0} ms from kill -9 to the first replayed update on the other node \
@@ -130,43 +96,8 @@ fn a_killed_nodes_session_fails_over_through_haproxy_and_replays_its_persisted_h
             failover.as_secs_f64() * 1e3
         );
         assert!(failover < FAILOVER_BOUND, "failover took {failover:?}");
-        within("session/load", load)
-            .await
-            .expect("the load task")
-            .unwrap_or_else(|e| panic!("session/load on the surviving node: {e}"));
-        let mut replay = vec![first_replayed];
-        while let Ok(update) = second.updates.try_recv() {
-            replay.push(update);
-        }
-        assert!(replay.iter().all(|r| r.notification.session_id == session));
-
-        // The replay is the history as the client saw it live: the prompt first, then the
-        // agent's chunks in order, at least every chunk received a commit window before the
-        // kill (the agent may have stored a few more than reached the client).
-        let prompt = replay.iter().find_map(Received::user_text);
-        assert_eq!(prompt.as_deref(), Some("stream 400 10"));
-        let replayed = agent_texts(&replay);
-        let seen = agent_texts(&live);
-        let common = replayed.len().min(seen.len());
-        assert_eq!(
-            replayed[..common],
-            seen[..common],
-            "the replay differs from what was streamed"
-        );
-        let acknowledged =
-            agent_texts(live.iter().filter(|r| r.at + COMMIT_WINDOW <= killed)).len();
-        assert!(
-            replayed.len() >= acknowledged,
-            "{} chunks replayed, but {acknowledged} had reached the client more than \
-             {COMMIT_WINDOW:?} before the kill",
-            replayed.len()
-        );
-        println!(
-            "replayed {} of the {} chunks streamed before the kill ({acknowledged} older than \
-             the commit window)",
-            replayed.len(),
-            seen.len()
-        );
+        let (replayed, streamed) = assert_replay_keeps(&live, &replay, "stream 400 10", killed);
+        println!("replayed {replayed} of the {streamed} chunks streamed before the kill");
 
         // The surviving node goes on with the session.
         let done = within(
@@ -198,14 +129,7 @@ fn a_session_made_on_one_node_is_listed_and_loaded_on_the_other_while_both_live(
     runtime().block_on(async {
         let on_a = Remote::open(&a.url).await;
         assert!(on_a.connection_id().starts_with("a."));
-        let session = within(
-            "session/new",
-            on_a.agent
-                .new_session(NewSessionRequest::new(&cwd, no_mcp())),
-        )
-        .await
-        .expect("session/new")
-        .session_id;
+        let session = on_a.new_session(&cwd).await;
         let done = within(
             "the turn on node a",
             on_a.agent.prompt(PromptRequest::new(
@@ -217,39 +141,17 @@ fn a_session_made_on_one_node_is_listed_and_loaded_on_the_other_while_both_live(
         .expect("the turn on node a");
         assert_eq!(done.stop_reason, StopReason::EndTurn);
         // What node a acknowledged is in the shared store once its commit window passed.
-        tokio::time::sleep(COMMIT_WINDOW).await;
+        tokio::time::sleep(crate::cluster::COMMIT_WINDOW).await;
 
         let mut on_b = Remote::open(&b.url).await;
         assert!(on_b.connection_id().starts_with("b."));
-        let listed = within(
-            "session/list on node b",
-            on_b.agent.list_sessions(ListSessionsRequest::new()),
-        )
-        .await
-        .expect("session/list on node b");
+        let listed = on_b.list_all().await;
         let info = listed
-            .sessions
             .iter()
             .find(|info| info.session_id == session)
             .unwrap_or_else(|| panic!("node b does not list node a's session: {listed:?}"));
         assert_eq!(info.title.as_deref(), Some("Across nodes"), "{info:?}");
-
-        let agent = on_b.agent.clone();
-        let load_session = session.clone();
-        let load_cwd = cwd.clone();
-        let load = tokio::spawn(async move {
-            agent
-                .load_session(LoadSessionRequest::new(load_session, &load_cwd, no_mcp()))
-                .await
-        });
-        let mut replay = vec![on_b.next_update().await];
-        within("session/load on node b", load)
-            .await
-            .expect("the load task")
-            .unwrap_or_else(|e| panic!("session/load on node b: {e}"));
-        while let Ok(update) = on_b.updates.try_recv() {
-            replay.push(update);
-        }
+        let replay = on_b.load(&session, &cwd).await;
         let prompt = replay.iter().find_map(Received::user_text);
         assert_eq!(prompt.as_deref(), Some("title Across nodes"));
         assert!(
