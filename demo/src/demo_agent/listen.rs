@@ -391,4 +391,22 @@ mod tests {
             assert_eq!(no_listen.unwrap_err(), "--tls-cert needs --listen ADDR");
         }
     }
+
+    #[test]
+    fn a_connection_id_prefix_is_short_and_safe_in_a_header() {
+        let options = parsed(&["--listen", "127.0.0.1:0", "--connection-id-prefix", "a."])
+            .unwrap()
+            .server_options()
+            .unwrap();
+        assert_eq!(options.connection_id_prefix, "a.");
+        for bad in ["", "a b", "a\u{e9}", "a:b", &"x".repeat(33)] {
+            let error = parsed(&["--listen", "127.0.0.1:0", "--connection-id-prefix", bad]);
+            assert!(error.unwrap_err().contains("1-32 ASCII letters"), "{bad:?}");
+        }
+        let alone = parsed(&["--connection-id-prefix", "a."]);
+        assert_eq!(
+            alone.unwrap_err(),
+            "--connection-id-prefix needs --listen ADDR"
+        );
+    }
 }
