@@ -1,0 +1,1 @@
+//! The SQLite backend for real, in temporary directories.
