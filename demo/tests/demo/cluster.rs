@@ -4,6 +4,7 @@
 //! every message it exchanged, to check them all against the schema at the end.
 
 #![cfg(unix)]
+#![allow(clippy::print_stdout)] // The seed of the kill points is printed, to replay a failed run.
 
 use std::collections::HashMap;
 use std::path::Path;

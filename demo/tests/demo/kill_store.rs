@@ -8,6 +8,7 @@
 //! The kill points come from a seed printed by the test; `ACP_KILL_SEED=N` replays a run.
 
 #![cfg(unix)]
+#![allow(clippy::print_stdout)] // Each kill point is reported in the test output.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
