@@ -795,7 +795,8 @@ impl<S> SessionStore<S> {
     }
 
     /// `session/load` in one call: runs `f` on the session's state (to take the request's
-    /// `cwd`, reopen it...), then [`replay`](Self::replay)s its history. Returns what `f`
+    /// `cwd`, reopen it...), then [`replay`](Self::replay)s its history. A durable store
+    /// reads the session from its database first (see [`fetch`](Self::fetch)). Returns what `f`
     /// returned, to build the answer from.
     ///
     /// # Errors
@@ -807,7 +808,7 @@ impl<S> SessionStore<S> {
         id: &SessionId,
         f: impl FnOnce(&mut S) -> T,
     ) -> Result<T, ErrorObject> {
-        self.fetch(id).await?;
+        self.take_up(id, true).await?;
         let value = self.with(id, f)?;
         self.replay(client, id).await?;
         Ok(value)

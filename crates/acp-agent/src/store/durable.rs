@@ -237,13 +237,14 @@ impl<S> SessionStore<S> {
         self.owner.is_none() || self.owner.as_deref() == owner
     }
 
-    /// Makes session `id` this process's, as the database has it (a durable store; in memory,
-    /// only checks that this view sees it): after a restart, or when another process made or
-    /// last used it. Call it before the sync methods in the requests that name a session
-    /// (`session/resume`, `session/prompt`, ...); [`load`](Self::load) calls it.
+    /// Makes session `id` this process's when memory does not hold it, as the database has
+    /// it (a durable store; in memory, only checks that this view sees it): after a restart,
+    /// or when another process made it. Call it before the sync methods in the requests that
+    /// name a session (`session/resume`, `session/prompt`, ...). A session memory holds is
+    /// served from memory without a query; [`load`](Self::load) reads it again from the
+    /// database (another process may have served it since), unless a turn of it runs here.
     ///
-    /// A session whose turn runs here is kept as memory has it. While the database does not
-    /// answer, a session memory holds is served from memory.
+    /// While the database does not answer, a session memory holds is served from memory.
     ///
     /// # Errors
     ///
@@ -251,6 +252,12 @@ impl<S> SessionStore<S> {
     /// `-32602` for an id longer than [`MAX_ID_LEN`]; `-32603` when the database does not
     /// answer and memory does not hold the session, or its stored form is unreadable.
     pub async fn fetch(&self, id: &SessionId) -> Result<(), ErrorObject> {
+        self.take_up(id, false).await
+    }
+
+    /// [`fetch`](Self::fetch), and with `refresh` a read of the database even when memory
+    /// holds the session.
+    pub(super) async fn take_up(&self, id: &SessionId, refresh: bool) -> Result<(), ErrorObject> {
         let Some(durable) = &self.shared.durable else {
             return match self.contains(id) {
                 true => Ok(()),
@@ -259,6 +266,9 @@ impl<S> SessionStore<S> {
         };
         check_id(id)?;
         let cached = self.contains(id);
+        if cached && !refresh {
+            return Ok(());
+        }
         if let Err(error) = durable.channel.flushed().await {
             return if cached { Ok(()) } else { Err(error) };
         }
