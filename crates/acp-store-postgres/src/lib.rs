@@ -97,11 +97,15 @@ impl PostgresBackend {
             config,
             idle: Mutex::new(Vec::new()),
         };
-        let conn = backend.connect().await?;
-        conn.client
+        let (client, connection) = backend.config.connect(NoTls).await.map_err(transient)?;
+        let task = tokio::spawn(connection);
+        client
             .batch_execute(statements::TABLES)
             .await
             .map_err(permanent)?;
+        drop(client);
+        let _ = task.await;
+        let conn = backend.connect().await?;
         backend.give_back(conn);
         Ok(backend)
     }

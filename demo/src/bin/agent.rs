@@ -37,7 +37,8 @@ stdin/stdout, or over HTTP and WebSocket with --listen.";
 const USAGE: &str = "\
 agent [--framing ndjson|content-length|auto] [--sessions PATH|postgres://...]
        agent --listen ADDR [--sessions PATH|postgres://...] [--allow-origin URL]... [--allow-host NAME]... [--token TOKEN]
-             [--client-id-profile] [--tls-cert FILE --tls-key FILE]";
+             [--client-id-profile] [--connection-id-prefix PREFIX]
+             [--tls-cert FILE --tls-key FILE]";
 
 const AFTER_HELP: &str = "\
 Logs (what the libraries report: refused requests, failed connections) go to stderr, filtered
