@@ -808,7 +808,7 @@ impl<S> SessionStore<S> {
         id: &SessionId,
         f: impl FnOnce(&mut S) -> T,
     ) -> Result<T, ErrorObject> {
-        self.take_up(id, true).await?;
+        self.refresh(id).await?;
         let value = self.with(id, f)?;
         self.replay(client, id).await?;
         Ok(value)

@@ -273,9 +273,20 @@ impl<S> SessionStore<S> {
         self.take_up(id, false).await
     }
 
+    /// Like [`fetch`](Self::fetch), reading the database even when memory holds the session
+    /// (another process may have served it since): what [`load`](Self::load) does first. A
+    /// session whose turn runs here is kept as memory has it.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`fetch`](Self::fetch).
+    pub async fn refresh(&self, id: &SessionId) -> Result<(), ErrorObject> {
+        self.take_up(id, true).await
+    }
+
     /// [`fetch`](Self::fetch), and with `refresh` a read of the database even when memory
     /// holds the session.
-    pub(super) async fn take_up(&self, id: &SessionId, refresh: bool) -> Result<(), ErrorObject> {
+    async fn take_up(&self, id: &SessionId, refresh: bool) -> Result<(), ErrorObject> {
         let Some(durable) = &self.shared.durable else {
             return match self.contains(id) {
                 true => Ok(()),

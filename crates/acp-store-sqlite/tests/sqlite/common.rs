@@ -1,12 +1,10 @@
-//! What the tests share: a scratch directory, the agent's state of a session, updates, and a
-//! deadline on every test.
+//! What the durable store tests share (the PostgreSQL backend's include this file too): the
+//! agent's state of a session, updates, listings, and a deadline on every test.
 
 use std::future::Future;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use acp_agent::{DurableOptions, SessionState, SessionStore};
-use acp_store_sqlite::SqliteBackend;
+use acp_agent::{SessionState, SessionStore};
 use acp_types::*;
 use serde::{Deserialize, Serialize};
 
@@ -25,30 +23,6 @@ pub(crate) fn bounded<F: Future<Output = ()>>(test: F) {
                 .await
                 .expect("the test ran past its deadline")
         });
-}
-
-/// A fresh directory under the system's temporary one; removed when dropped.
-pub(crate) struct Scratch(PathBuf);
-
-impl Scratch {
-    pub(crate) fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("acp-store-sqlite-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    /// The file `name` in the directory.
-    pub(crate) fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The agent's state of a session in these tests.
@@ -77,12 +51,6 @@ impl SessionState for Note {
     fn title(&self) -> Option<&str> {
         self.title.as_deref()
     }
-}
-
-/// A store on the file at `path` with `options`.
-pub(crate) async fn open(path: &Path, options: DurableOptions) -> SessionStore<Note> {
-    let backend = SqliteBackend::open(path).await.expect("open the database");
-    SessionStore::durable(backend, options).expect("a durable store")
 }
 
 /// An agent message chunk of `text`.

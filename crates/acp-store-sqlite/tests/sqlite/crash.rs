@@ -16,7 +16,8 @@ use std::time::Duration;
 use acp_agent::{DurableOptions, HistoryLimits, SessionStore, StoreLimits};
 use acp_types::*;
 
-use crate::common::{Note, Scratch, bounded, chunk, list_all, open, texts};
+use crate::common::{Note, bounded, chunk, list_all, texts};
+use crate::scratch::{Scratch, open};
 
 /// The variable that makes [`writer`] the child of [`kill_9_at_random_points`].
 const CHILD_DB: &str = "ACP_SQLITE_CRASH_DB";

@@ -10,7 +10,8 @@ use acp_agent::{DurableOptions, SessionStore};
 use acp_store_sqlite::SqliteBackend;
 use tokio::sync::watch;
 
-use crate::common::{Note, Scratch, bounded, chunk, open, texts};
+use crate::common::{Note, bounded, chunk, texts};
+use crate::scratch::{Scratch, open};
 
 /// What the test does to the database.
 #[derive(Debug)]

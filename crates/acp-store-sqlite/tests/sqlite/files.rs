@@ -2,7 +2,8 @@
 
 use acp_store_sqlite::SqliteBackend;
 
-use crate::common::{Scratch, bounded};
+use crate::common::bounded;
+use crate::scratch::Scratch;
 
 /// Opens `path`, which must fail; returns the error's text after checking the file is as it
 /// was.

@@ -3,7 +3,8 @@
 use acp_agent::DurableOptions;
 use acp_types::*;
 
-use crate::common::{Note, Scratch, bounded, list_all, open};
+use crate::common::{Note, bounded, list_all};
+use crate::scratch::{Scratch, open};
 
 #[test]
 fn pages_and_the_cwd_filter_are_the_databases() {

@@ -8,3 +8,4 @@ mod failures;
 mod files;
 mod listing;
 mod restart;
+mod scratch;

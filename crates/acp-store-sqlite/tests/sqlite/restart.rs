@@ -4,7 +4,8 @@
 use acp_agent::{DurableOptions, HistoryLimits, StoreLimits};
 use acp_types::*;
 
-use crate::common::{Note, Scratch, bounded, chunk, list_all, open, texts};
+use crate::common::{Note, bounded, chunk, list_all, texts};
+use crate::scratch::{Scratch, open};
 
 #[test]
 fn sessions_state_and_history_survive_a_reopen() {
