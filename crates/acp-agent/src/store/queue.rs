@@ -152,11 +152,8 @@ impl Channel {
     pub(super) fn push(&self, item: Pending) {
         let mut queue = self.lock();
         match &item {
-            Pending::State(id) => {
-                if !queue.dirty.insert(id.clone()) {
-                    return;
-                }
-            }
+            // Already queued: the batch writes the row as it is then.
+            Pending::State(id) if !queue.dirty.insert(id.clone()) => return,
             Pending::Delete(id) => {
                 // A later change of the session must come after the delete.
                 queue.dirty.remove(id);
