@@ -164,9 +164,9 @@ fn big(n: u64) -> i64 {
 
 #[async_trait]
 impl Backend for PostgresBackend {
-    async fn commit(&self, batch: &[Write]) -> Result<(), BackendError> {
+    async fn commit(&self, batch: Vec<Write>) -> Result<(), BackendError> {
         let mut conn = self.take().await?;
-        let result = commit(&mut conn, batch).await;
+        let result = commit(&mut conn, &batch).await;
         self.give_back(conn);
         result.map_err(transient)
     }
