@@ -49,7 +49,8 @@ use acp_types::{
     AgentCapabilities, ContentBlock, ContentChunk, ErrorObject, InitializeRequest,
     InitializeResponse, NewSessionRequest, NewSessionResponse, PermissionOption,
     PermissionOptionKind, PromptRequest, PromptResponse, RequestPermissionOutcome,
-    RequestPermissionRequest, SessionId, SessionUpdate, StopReason, ToolCallStatus, ToolCallUpdate, ToolKind,
+    RequestPermissionRequest, SessionId, SessionUpdate, StopReason, ToolCallStatus, ToolCallUpdate,
+    ToolKind,
 };
 
 fn main() -> std::process::ExitCode {
@@ -169,7 +170,10 @@ fn listen(addr: &str, sessions: Option<String>) -> std::process::ExitCode {
         eprintln!("listening on http://{local}/acp");
         acp_http::server::serve(listener, server, stop_signal()).await?;
         if let Some(store) = store {
-            store.flush().await.map_err(|e| std::io::Error::other(e.message))?;
+            store
+                .flush()
+                .await
+                .map_err(|e| std::io::Error::other(e.message))?;
         }
         Ok::<(), std::io::Error>(())
     });
@@ -228,10 +232,7 @@ impl Agent for BenchAgent {
             .agent_capabilities(AgentCapabilities::new()))
     }
 
-    async fn new_session(
-        &self,
-        req: NewSessionRequest,
-    ) -> Result<NewSessionResponse, ErrorObject> {
+    async fn new_session(&self, req: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
         let k = self.sessions.fetch_add(1, Ordering::Relaxed);
         let id = SessionId::from(format!("sess-{k}"));
         let Some((store, ids)) = &self.store else {

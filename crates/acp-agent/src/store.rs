@@ -753,7 +753,9 @@ impl<S> SessionStore<S> {
                     json,
                 };
                 let state = Pending::State(id.clone());
-                durable.channel.push_all([state, append].into_iter().chain(trim));
+                durable
+                    .channel
+                    .push_all([state, append].into_iter().chain(trim));
             }
         }
         true

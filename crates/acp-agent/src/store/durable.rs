@@ -72,7 +72,7 @@ impl<S> Durable<S> {
     pub(super) fn check_new(&self, state: &S) -> Result<(), ErrorObject> {
         check_cwd((self.cwd)(state))?;
         if !self.channel.healthy() {
-            return Err(unavailable());
+            return Err(self.channel.failure());
         }
         Ok(())
     }
@@ -167,6 +167,10 @@ where
     /// ([`fetch`](Self::fetch)) here. Owners ([`owned_by`](Self::owned_by)) are kept with the
     /// sessions: give each user the same owner on every process and after every restart.
     ///
+    /// The runtime needs timers (`enable_time`, or `enable_all`): the writer waits out its
+    /// window. On one without them the writer stops at once, and the store says why (see
+    /// [`is_available`](Self::is_available)) instead of making producers wait for it.
+    ///
     /// # Errors
     ///
     /// An internal error when called outside a Tokio runtime (the writer is a task of it).
@@ -187,7 +191,7 @@ where
             cwd: |state| state.cwd(),
             title: |state| state.title(),
         });
-        runtime.spawn(writer::run(
+        runtime.spawn(writer::supervised(
             Arc::downgrade(&store.shared),
             channel,
             backend,
@@ -203,8 +207,9 @@ impl<S> SessionStore<S> {
         self.shared.durable.is_some()
     }
 
-    /// False while the database of a durable store fails (the writer retries by itself);
-    /// always true in memory.
+    /// False while the database of a durable store fails (the writer retries by itself), and
+    /// for good once its writer stopped (a panic, or a runtime without timers: see
+    /// [`durable`](Self::durable)); always true in memory.
     pub fn is_available(&self) -> bool {
         self.shared
             .durable

@@ -98,6 +98,9 @@ struct Queue {
     in_flight: usize,
     /// The store is gone: the writer ends.
     closed: bool,
+    /// Why the writer stopped for good (it panicked, or its runtime dropped it): nothing is
+    /// written any more, and nothing waits for it.
+    stopped: Option<String>,
 }
 
 /// Where the writer stands: what it committed, and whether the database answers.
@@ -233,16 +236,41 @@ impl Channel {
     /// The writer's report: changes up to `upto` committed (or, with `healthy` false, a
     /// commit failed).
     pub(super) fn report(&self, upto: Option<u64>, healthy: bool) {
-        if upto.is_some() {
-            self.lock().in_flight = 0;
-        }
+        let stopped = {
+            let mut queue = self.lock();
+            if upto.is_some() {
+                queue.in_flight = 0;
+            }
+            queue.stopped.is_some()
+        };
         self.progress.send_modify(|progress| {
             if let Some(upto) = upto {
                 progress.committed = progress.committed.max(upto);
             }
-            progress.healthy = healthy;
+            progress.healthy = healthy && !stopped;
         });
         self.room.notify_waiters();
+    }
+
+    /// The writer stopped for good, for `reason`: the store is unavailable from now on, and
+    /// the producers waiting for room and the flushes waiting for a commit are let go (they
+    /// would wait forever).
+    pub(super) fn stop(&self, reason: String) {
+        self.lock().stopped = Some(reason);
+        self.progress
+            .send_modify(|progress| progress.healthy = false);
+        self.room.notify_waiters();
+    }
+
+    /// The error of a store that cannot write now: the database fails (the writer retries), or
+    /// the writer stopped (and why).
+    pub(super) fn failure(&self) -> ErrorObject {
+        match &self.lock().stopped {
+            Some(reason) => ErrorObject::internal_error(format_args!(
+                "the session storage stopped, nothing more is saved: {reason}"
+            )),
+            None => unavailable(),
+        }
     }
 
     /// Waits until every change queued before the call is committed.
@@ -264,10 +292,10 @@ impl Channel {
                 return Ok(());
             }
             if !now.healthy {
-                return Err(unavailable());
+                return Err(self.failure());
             }
             if progress.changed().await.is_err() {
-                return Err(unavailable());
+                return Err(self.failure());
             }
         }
     }

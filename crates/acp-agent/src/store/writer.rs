@@ -2,11 +2,14 @@
 //! them into one batch of [`Write`]s and commits it; when the database fails, keeps the batch
 //! (folded to what memory holds) and tries again with backoff.
 
+use std::any::Any;
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use acp_types::SessionId;
+use futures::FutureExt;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use super::backend::{Backend, Write};
@@ -20,8 +23,54 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(50);
 /// The longest time between two sweeps of expired sessions from the database.
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
+/// Runs [`run`], and tells the store when the writer stops for good before the store is
+/// dropped: a panic (a runtime without timers panics at the first wait, a backend may panic),
+/// or its runtime dropping the task. Without this the producers waiting for room, and the
+/// flushes, would wait forever for a writer that is gone.
+pub(super) async fn supervised<S: Send + 'static>(
+    shared: Weak<Shared<S>>,
+    channel: Arc<Channel>,
+    backend: Arc<dyn Backend>,
+    options: DurableOptions,
+) {
+    let mut stop = Stop {
+        channel: Arc::clone(&channel),
+        reason: Some("its runtime shut down".to_owned()),
+    };
+    let ended = AssertUnwindSafe(run(shared, channel, backend, options))
+        .catch_unwind()
+        .await;
+    stop.reason = ended
+        .err()
+        .map(|panic| format!("its writer panicked: {}", panic_message(&*panic)));
+}
+
+/// Stops the store's channel, when dropped with a reason.
+struct Stop {
+    channel: Arc<Channel>,
+    reason: Option<String>,
+}
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        if let Some(reason) = self.reason.take() {
+            tracing::error!(%reason, "the session store's writer stopped: nothing more is saved");
+            self.channel.stop(reason);
+        }
+    }
+}
+
+/// What a panic said.
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(message), _) => message,
+        (_, Some(message)) => message,
+        _ => "(no message)",
+    }
+}
+
 /// Runs until the store is dropped and its queue written.
-pub(super) async fn run<S: Send + 'static>(
+async fn run<S: Send + 'static>(
     shared: Weak<Shared<S>>,
     channel: Arc<Channel>,
     backend: Arc<dyn Backend>,

@@ -8,4 +8,5 @@ mod failures;
 mod files;
 mod listing;
 mod restart;
+mod runtimes;
 mod scratch;
