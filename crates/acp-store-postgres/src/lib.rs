@@ -50,7 +50,9 @@ mod statements;
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
-use acp_agent::backend::{Backend, BackendError, ListQuery, SessionRow, StoredSession, Write};
+use acp_agent::backend::{
+    Backend, BackendError, ListQuery, SessionRow, Step, StoredSession, Write, steps,
+};
 use async_trait::async_trait;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, NoTls};
@@ -250,21 +252,50 @@ fn row(r: &tokio_postgres::Row) -> Result<SessionRow, tokio_postgres::Error> {
     ))
 }
 
-/// Applies `batch` in one transaction, its statements pipelined.
+/// The columns of a run of appends, as the arrays its statement binds.
+struct Columns<'a> {
+    ids: Vec<&'a str>,
+    seqs: Vec<i64>,
+    updates: Vec<&'a str>,
+}
+
+/// Applies `batch` in one transaction, its statements pipelined, each run of appends in one
+/// statement.
 async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), tokio_postgres::Error> {
     let s = &conn.statements;
-    // The numbers as `bigint`s, living as long as the queries that borrow them.
-    let numbers: Vec<i64> = batch
+    let steps = steps(batch);
+    // The values the queries borrow, living as long as them: the numbers as `bigint`s, and
+    // the runs' columns.
+    let numbers: Vec<i64> = steps
         .iter()
-        .map(|write| match write {
-            Write::Append { seq, .. } => big(*seq),
-            Write::Trim { keep_from, .. } => big(*keep_from),
+        .map(|step| match step {
+            Step::One(Write::Trim { keep_from, .. }) => big(*keep_from),
             _ => 0,
         })
         .collect();
+    let columns: Vec<Option<Columns<'_>>> = steps
+        .iter()
+        .map(|step| match step {
+            Step::Appends(run) => Some(Columns {
+                ids: run.iter().map(|a| a.id).collect(),
+                seqs: run.iter().map(|a| big(a.seq)).collect(),
+                updates: run.iter().map(|a| a.update).collect(),
+            }),
+            _ => None,
+        })
+        .collect();
     let tx = conn.client.transaction().await?;
-    let mut pending = Vec::with_capacity(batch.len());
-    for (write, n) in batch.iter().zip(&numbers) {
+    let mut pending = Vec::with_capacity(steps.len());
+    for ((step, n), run) in steps.iter().zip(&numbers).zip(&columns) {
+        let write = match (step, run) {
+            (_, Some(run)) => {
+                pending
+                    .push(tx.execute_raw(&s.append, params([&run.ids, &run.seqs, &run.updates])));
+                continue;
+            }
+            (Step::One(write), None) => *write,
+            _ => continue,
+        };
         match write {
             Write::Upsert(r) => pending.push(tx.execute_raw(
                 &s.upsert,
@@ -278,9 +309,6 @@ async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), tokio_postgres::
                     &r.state,
                 ]),
             )),
-            Write::Append { id, update, .. } => {
-                pending.push(tx.execute_raw(&s.append, params([id, n, update])));
-            }
             Write::Trim { id, .. } => pending.push(tx.execute_raw(&s.trim, params([id, n]))),
             Write::ClearHistory { id } => pending.push(tx.execute_raw(&s.clear, params([id]))),
             Write::Delete { id } => {

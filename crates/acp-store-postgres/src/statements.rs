@@ -32,6 +32,7 @@ COMMIT;
 /// The prepared statements of one connection.
 pub(crate) struct Statements {
     pub(crate) upsert: Statement,
+    /// Appends a run of updates: the arrays of their sessions, seqs and JSON.
     pub(crate) append: Statement,
     pub(crate) trim: Statement,
     pub(crate) clear: Statement,
@@ -55,8 +56,11 @@ impl Statements {
                    title = excluded.title, created_ms = excluded.created_ms,
                    updated_ms = excluded.updated_ms, state = excluded.state"
             ),
+            // A run of appends in one statement (one execution for the batch's updates, not
+            // one per update); no (session, seq) twice in it (see `backend::steps`).
             client.prepare(
-                "INSERT INTO acp_history (session, seq, update_json) VALUES ($1, $2, $3)
+                "INSERT INTO acp_history (session, seq, update_json)
+                 SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])
                  ON CONFLICT (session, seq) DO UPDATE SET update_json = excluded.update_json"
             ),
             client.prepare("DELETE FROM acp_history WHERE session = $1 AND seq < $2"),

@@ -8,6 +8,10 @@ use std::fmt;
 
 use async_trait::async_trait;
 
+mod steps;
+
+pub use steps::{Appended, Step, steps};
+
 /// The longest session id a durable store looks up: ours are 37 bytes; anything much longer
 /// from the wire is refused (`-32602`) before it reaches a query.
 pub const MAX_ID_LEN: usize = 128;

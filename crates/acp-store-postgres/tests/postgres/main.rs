@@ -5,4 +5,5 @@
 
 #[path = "../../../acp-store-sqlite/tests/sqlite/common.rs"]
 mod common;
+mod history;
 mod nodes;
