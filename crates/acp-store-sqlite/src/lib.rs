@@ -66,8 +66,11 @@ mod worker;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
-use acp_agent::backend::{Backend, BackendError, ListQuery, SessionRow, StoredSession, Write};
+use acp_agent::backend::{
+    Backend, BackendError, ListQuery, SessionRow, Step, StoredSession, Write, steps,
+};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -180,64 +183,102 @@ fn seq(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Applies `batch` in one transaction.
+/// How many updates one multi-row insert writes (three parameters each: far below SQLite's
+/// bound of 32,766 parameters in a statement).
+const RUN_ROWS: usize = 64;
+
+/// Keeps one update (or replaces one of the same number).
+const APPEND: &str =
+    "INSERT OR REPLACE INTO history (session, seq, update_json) VALUES (?1, ?2, ?3)";
+
+/// Keeps [`RUN_ROWS`] updates in one statement (rows apply in order: a later one replaces an
+/// earlier one of the same number).
+static APPEND_RUN: LazyLock<String> = LazyLock::new(|| {
+    let rows = vec!["(?, ?, ?)"; RUN_ROWS].join(", ");
+    format!("INSERT OR REPLACE INTO history (session, seq, update_json) VALUES {rows}")
+});
+
+/// Applies `batch` in one transaction, each run of appends [`RUN_ROWS`] updates per statement.
 fn commit(conn: &mut Connection, batch: &[Write]) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
-    for write in batch {
-        match write {
-            Write::Upsert(r) => {
-                tx.prepare_cached(
-                    "INSERT INTO sessions (id, owner, cwd, title, created_ms, updated_ms, state)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                     ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, cwd = excluded.cwd,
-                       title = excluded.title, created_ms = excluded.created_ms,
-                       updated_ms = excluded.updated_ms, state = excluded.state",
-                )?
-                .execute(params![
-                    r.id,
-                    r.owner,
-                    r.cwd,
-                    r.title,
-                    r.created_ms,
-                    r.updated_ms,
-                    r.state
-                ])?;
-            }
-            Write::Append { id, seq: n, update } => {
-                tx.prepare_cached(
-                    "INSERT OR REPLACE INTO history (session, seq, update_json) VALUES (?1, ?2, ?3)",
-                )?
-                .execute(params![id, seq(*n), update])?;
-            }
-            Write::Trim { id, keep_from } => {
-                tx.prepare_cached("DELETE FROM history WHERE session = ?1 AND seq < ?2")?
-                    .execute(params![id, seq(*keep_from)])?;
-            }
-            Write::ClearHistory { id } => {
-                tx.prepare_cached("DELETE FROM history WHERE session = ?1")?
-                    .execute(params![id])?;
-            }
-            Write::Delete { id } => {
-                tx.prepare_cached("DELETE FROM history WHERE session = ?1")?
-                    .execute(params![id])?;
-                tx.prepare_cached("DELETE FROM sessions WHERE id = ?1")?
-                    .execute(params![id])?;
-            }
-            Write::Expire { updated_before_ms } => {
-                tx.prepare_cached(
-                    "DELETE FROM history WHERE session IN
-                       (SELECT id FROM sessions WHERE updated_ms < ?1)",
-                )?
-                .execute(params![updated_before_ms])?;
-                tx.prepare_cached("DELETE FROM sessions WHERE updated_ms < ?1")?
-                    .execute(params![updated_before_ms])?;
-            }
-            _ => {
-                tracing::error!(?write, "a change this backend does not know: not written");
-            }
+    {
+        let mut one = tx.prepare_cached(APPEND)?;
+        let mut run_of = tx.prepare_cached(&APPEND_RUN)?;
+        for step in steps(batch) {
+            let write = match step {
+                Step::Appends(run) => {
+                    let mut full = run.chunks_exact(RUN_ROWS);
+                    for rows in &mut full {
+                        for (i, a) in rows.iter().enumerate() {
+                            run_of.raw_bind_parameter(3 * i + 1, a.id)?;
+                            run_of.raw_bind_parameter(3 * i + 2, seq(a.seq))?;
+                            run_of.raw_bind_parameter(3 * i + 3, a.update)?;
+                        }
+                        run_of.raw_execute()?;
+                    }
+                    for a in full.remainder() {
+                        one.execute(params![a.id, seq(a.seq), a.update])?;
+                    }
+                    continue;
+                }
+                Step::One(write) => write,
+                _ => continue,
+            };
+            write_one(&tx, write)?;
         }
     }
     tx.commit()
+}
+
+/// Applies one write other than an append.
+fn write_one(tx: &rusqlite::Transaction<'_>, write: &Write) -> rusqlite::Result<()> {
+    match write {
+        Write::Upsert(r) => {
+            tx.prepare_cached(
+                "INSERT INTO sessions (id, owner, cwd, title, created_ms, updated_ms, state)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, cwd = excluded.cwd,
+                   title = excluded.title, created_ms = excluded.created_ms,
+                   updated_ms = excluded.updated_ms, state = excluded.state",
+            )?
+            .execute(params![
+                r.id,
+                r.owner,
+                r.cwd,
+                r.title,
+                r.created_ms,
+                r.updated_ms,
+                r.state
+            ])?;
+        }
+        Write::Trim { id, keep_from } => {
+            tx.prepare_cached("DELETE FROM history WHERE session = ?1 AND seq < ?2")?
+                .execute(params![id, seq(*keep_from)])?;
+        }
+        Write::ClearHistory { id } => {
+            tx.prepare_cached("DELETE FROM history WHERE session = ?1")?
+                .execute(params![id])?;
+        }
+        Write::Delete { id } => {
+            tx.prepare_cached("DELETE FROM history WHERE session = ?1")?
+                .execute(params![id])?;
+            tx.prepare_cached("DELETE FROM sessions WHERE id = ?1")?
+                .execute(params![id])?;
+        }
+        Write::Expire { updated_before_ms } => {
+            tx.prepare_cached(
+                "DELETE FROM history WHERE session IN
+                   (SELECT id FROM sessions WHERE updated_ms < ?1)",
+            )?
+            .execute(params![updated_before_ms])?;
+            tx.prepare_cached("DELETE FROM sessions WHERE updated_ms < ?1")?
+                .execute(params![updated_before_ms])?;
+        }
+        _ => {
+            tracing::error!(?write, "a change this backend does not know: not written");
+        }
+    }
+    Ok(())
 }
 
 /// Session `id` and its history.

@@ -102,3 +102,53 @@ pub(crate) async fn list_all(
         assert!(sizes.len() < 1000, "the listing does not end");
     }
 }
+
+/// The store options of [`runs_read_back_as_memory_held_them`]: a bound of 25 updates per
+/// history, and a window long enough for the whole test's changes to go in a few batches.
+pub(crate) fn runs_options() -> acp_agent::DurableOptions {
+    let limits =
+        acp_agent::StoreLimits::DEFAULT.history(acp_agent::HistoryLimits::new(25, usize::MAX));
+    acp_agent::DurableOptions::DEFAULT
+        .limits(limits)
+        .window(Duration::from_millis(200))
+}
+
+/// Histories written in runs (an engine writes a run of appends with few statements): the
+/// updates of 8 sessions interleaved, then 150 of one more in a row, the history's bound and a
+/// removed session, read back from a new store (`open` makes one, with [`runs_options`]) as
+/// memory held them.
+pub(crate) async fn runs_read_back_as_memory_held_them<F, Fut>(open: F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = SessionStore<Note>>,
+{
+    let store = open().await;
+    let ids: Vec<SessionId> = (0..9)
+        .map(|_| store.create(Note::new("/r")).unwrap())
+        .collect();
+    for i in 0..40 {
+        for (k, id) in ids[..8].iter().enumerate() {
+            assert!(store.record(id, &chunk(&format!("{k}:{i}"))));
+        }
+    }
+    for i in 0..150 {
+        assert!(store.record(&ids[8], &chunk(&format!("8:{i}"))));
+    }
+    assert!(store.remove(&ids[7]).is_some());
+    store.flush().await.unwrap();
+    let kept: Vec<(&SessionId, Vec<String>)> = ids
+        .iter()
+        .filter(|id| **id != ids[7])
+        .map(|id| (id, texts(&store.history(id).unwrap())))
+        .collect();
+    drop(store);
+
+    let store = open().await;
+    for (id, held) in &kept {
+        assert_eq!(held.len(), 25);
+        store.fetch(id).await.unwrap();
+        assert_eq!(&texts(&store.history(id).unwrap()), held);
+    }
+    assert_eq!(kept[8 - 1].1[24], "8:149");
+    assert!(store.fetch(&ids[7]).await.is_err());
+}

@@ -4,7 +4,9 @@
 use acp_agent::{DurableOptions, HistoryLimits, StoreLimits};
 use acp_types::*;
 
-use crate::common::{Note, bounded, chunk, list_all, texts};
+use crate::common::{
+    Note, bounded, chunk, list_all, runs_options, runs_read_back_as_memory_held_them, texts,
+};
 use crate::scratch::{Scratch, open};
 
 #[test]
@@ -132,4 +134,13 @@ fn owners_hold_across_a_reopen() {
             1
         );
     });
+}
+
+#[test]
+fn runs_of_updates_read_back_as_memory_held_them() {
+    let dir = Scratch::new("runs");
+    let path = dir.file("sessions.db");
+    bounded(runs_read_back_as_memory_held_them(|| {
+        open(&path, runs_options())
+    }));
 }
