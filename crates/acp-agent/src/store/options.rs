@@ -11,8 +11,9 @@ use super::StoreLimits;
 /// # The group-commit window
 ///
 /// Changes (a recorded update, a new session, a changed state) are not written one by one: a
-/// writer task gathers them for [`window`](Self::window) after the first one, then commits
-/// them in one transaction. A process killed at any moment (`kill -9`) loses at most the
+/// writer task gathers them for [`window`](Self::window) after the first one (or until half
+/// of [`max_queued`](Self::max_queued) wait: under load it commits one half while producers
+/// fill the other), then commits them in one transaction. A process killed at any moment (`kill -9`) loses at most the
 /// changes of the window being gathered and of the commit in flight; the database is never
 /// left half-written. A shorter window loses less and commits more often.
 ///

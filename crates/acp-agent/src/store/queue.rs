@@ -1,7 +1,7 @@
 //! The write queue between a durable store and its group-commit writer: bounded, ordered, and
 //! folding into per-session "write it whole" marks while the database is down.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -19,7 +19,8 @@ pub(super) enum Pending {
         seq: u64,
         json: String,
     },
-    /// Forget the session's updates numbered below `keep_from`.
+    /// Forget the session's updates numbered below `keep_from` (kept aside in
+    /// [`Work::trims`], not in the queue's order).
     Trim { id: SessionId, keep_from: u64 },
     /// Forget the session's history.
     Clear(SessionId),
@@ -45,6 +46,10 @@ pub(super) struct Work {
     pub(super) whole: HashSet<SessionId>,
     /// The changes, in order.
     pub(super) items: Vec<Pending>,
+    /// Each session's last trim (see [`Pending::Trim`]): only the last counts, written after
+    /// the changes (one per session, not one per recorded update past the history's bound).
+    /// A clear or delete of the session drops the trims queued before it.
+    pub(super) trims: HashMap<SessionId, u64>,
     /// The number of the last change taken (see [`Channel::flushed`]).
     pub(super) upto: u64,
 }
@@ -52,7 +57,10 @@ pub(super) struct Work {
 impl Work {
     /// True when there is nothing to write.
     pub(super) fn is_empty(&self) -> bool {
-        self.deletes.is_empty() && self.whole.is_empty() && self.items.is_empty()
+        self.deletes.is_empty()
+            && self.whole.is_empty()
+            && self.items.is_empty()
+            && self.trims.is_empty()
     }
 
     /// Folds the ordered changes into deletes and whole-session marks: what a batch that
@@ -60,6 +68,7 @@ impl Work {
     /// written whole after a delete of it is written only if memory still holds it, so the
     /// order of the two is kept.
     pub(super) fn fold(&mut self) {
+        self.whole.extend(self.trims.drain().map(|(id, _)| id));
         for item in self.items.drain(..) {
             match item {
                 Pending::Delete(id) => {
@@ -121,6 +130,10 @@ pub(super) struct Channel {
     pub(super) wake: Notify,
     /// Commit right away, without waiting for the window (someone flushes).
     pub(super) urgent: AtomicBool,
+    /// Ends the writer's window early: someone flushes, or the queue is half full (the
+    /// writer commits that half while producers fill the other, instead of producers waiting
+    /// out the window at the bound).
+    pub(super) hurry: Notify,
     /// Wakes producers waiting for room.
     room: Notify,
     progress: watch::Sender<Progress>,
@@ -133,6 +146,7 @@ impl Channel {
             max_queued,
             wake: Notify::new(),
             urgent: AtomicBool::new(false),
+            hurry: Notify::new(),
             room: Notify::new(),
             progress: watch::Sender::new(Progress {
                 committed: 0,
@@ -170,6 +184,17 @@ impl Channel {
                 Pending::Delete(id) => {
                     // A later change of the session must come after the delete.
                     queue.dirty.remove(id);
+                    queue.work.trims.remove(id);
+                }
+                Pending::Clear(id) => {
+                    queue.work.trims.remove(id);
+                }
+                Pending::Trim { id, keep_from } => {
+                    let trim = queue.work.trims.entry(id.clone()).or_insert(0);
+                    *trim = (*trim).max(*keep_from);
+                    queue.pushed += 1;
+                    queue.work.upto = queue.pushed;
+                    continue;
                 }
                 _ => {}
             }
@@ -177,13 +202,18 @@ impl Channel {
             queue.work.upto = queue.pushed;
             queue.work.items.push(item);
         }
-        if queue.work.items.len() + queue.in_flight >= self.max_queued && !self.healthy() {
+        let healthy = self.healthy();
+        if queue.work.items.len() + queue.in_flight >= self.max_queued && !healthy {
             queue.work.fold();
             queue.dirty.clear();
         }
+        let hurry = healthy && queue.work.items.len() >= self.max_queued.div_ceil(2);
         drop(queue);
         if first {
             self.wake.notify_one();
+        }
+        if hurry {
+            self.hurry.notify_one();
         }
     }
 
@@ -286,6 +316,7 @@ impl Channel {
         }
         self.urgent.store(true, Ordering::Relaxed);
         self.wake.notify_one();
+        self.hurry.notify_one();
         loop {
             let now = *progress.borrow_and_update();
             if now.committed >= target {

@@ -3,12 +3,10 @@
 //! (folded to what memory holds) and tries again with backoff.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use acp_types::SessionId;
 use futures::FutureExt;
 use tokio::time::{Instant, sleep, sleep_until};
 
@@ -95,12 +93,16 @@ async fn run<S: Send + 'static>(
                     () = sleep_until(next_sweep), if options.limits.idle_expiry.is_some() => break,
                 }
             }
-            // The window: what comes within it goes in the same transaction.
+            // The window: what comes within it goes in the same transaction; it ends early
+            // when the queue is half full or someone flushes.
             if !channel
                 .urgent
                 .swap(false, std::sync::atomic::Ordering::Relaxed)
             {
-                sleep(options.window).await;
+                tokio::select! {
+                    () = sleep(options.window) => {}
+                    () = channel.hurry.notified() => {}
+                }
             }
         }
         let Some(fresh) = channel.take() else {
@@ -200,7 +202,6 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
             }
         }
     }
-    let mut trims: HashMap<SessionId, u64> = HashMap::new();
     for item in &mut work.items {
         match item {
             Pending::State(id) => {
@@ -211,29 +212,25 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
                 seq: *seq,
                 update: std::mem::take(json),
             }),
-            // Only a session's last trim counts: written once, after its appends.
-            Pending::Trim { id, keep_from } => {
-                let trim = trims.entry(id.clone()).or_insert(0);
-                *trim = (*trim).max(*keep_from);
-            }
+            // Kept aside by the queue (see `Work::trims`).
+            Pending::Trim { .. } => {}
             Pending::Clear(id) => {
-                trims.remove(id);
                 batch.push(Write::ClearHistory {
                     id: id.as_str().to_owned(),
                 });
             }
             Pending::Delete(id) => {
-                trims.remove(id);
                 batch.push(Write::Delete {
                     id: id.as_str().to_owned(),
                 });
             }
         }
     }
-    for (id, keep_from) in trims {
+    // Only a session's last trim counts: written once, after its appends.
+    for (id, keep_from) in &work.trims {
         batch.push(Write::Trim {
             id: id.as_str().to_owned(),
-            keep_from,
+            keep_from: *keep_from,
         });
     }
     batch
