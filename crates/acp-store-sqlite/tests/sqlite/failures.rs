@@ -112,6 +112,41 @@ fn a_full_queue_makes_producers_wait_and_loses_nothing() {
 }
 
 #[test]
+fn a_half_full_queue_is_committed_without_waiting_out_the_window() {
+    let dir = Scratch::new("half");
+    let path = dir.file("sessions.db");
+    // A window far longer than the test waits: only the queue's filling ends it.
+    let options = DurableOptions::DEFAULT
+        .max_queued(8)
+        .window(Duration::from_secs(600));
+    bounded(async {
+        let store = open(&path, options).await;
+        let id = store.create(Note::new("/h")).unwrap();
+        // The session's row and three updates: half the bound.
+        for i in 0..3 {
+            store.record(&id, &chunk(&i.to_string()));
+        }
+        // Another process reads the database: the three updates are there within seconds.
+        let reader = open(&path, options).await;
+        let written = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                if reader.refresh(&id).await.is_ok()
+                    && reader.history(&id).is_some_and(|h| h.len() == 3)
+                {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        assert!(
+            written.is_ok(),
+            "the writer waited out its window with a half-full queue"
+        );
+    });
+}
+
+#[test]
 fn a_database_that_is_down_refuses_new_sessions_and_is_caught_up_when_back() {
     let dir = Scratch::new("down");
     let path = dir.file("sessions.db");
