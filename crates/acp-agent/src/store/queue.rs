@@ -243,6 +243,11 @@ impl Channel {
         !queue.work.is_empty() || queue.closed
     }
 
+    /// True once the store is gone (see [`close`](Self::close)).
+    pub(super) fn is_closed(&self) -> bool {
+        self.lock().closed
+    }
+
     /// Ends the writer once the queue is written.
     pub(super) fn close(&self) {
         self.lock().closed = true;

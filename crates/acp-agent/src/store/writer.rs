@@ -33,7 +33,7 @@ pub(super) async fn supervised<S: Send + 'static>(
 ) {
     let mut stop = Stop {
         channel: Arc::clone(&channel),
-        reason: Some("its runtime shut down".to_owned()),
+        reason: Some(RUNTIME_GONE.to_owned()),
     };
     let ended = AssertUnwindSafe(run(shared, channel, backend, options))
         .catch_unwind()
@@ -43,7 +43,11 @@ pub(super) async fn supervised<S: Send + 'static>(
         .map(|panic| format!("its writer panicked: {}", panic_message(&*panic)));
 }
 
-/// Stops the store's channel, when dropped with a reason.
+/// Why the writer stopped when its runtime dropped it.
+const RUNTIME_GONE: &str = "its runtime shut down";
+
+/// Stops the store's channel, when dropped with a reason (but for a runtime that shuts down
+/// after the store was dropped: the process ends as it should).
 struct Stop {
     channel: Arc<Channel>,
     reason: Option<String>,
@@ -52,6 +56,9 @@ struct Stop {
 impl Drop for Stop {
     fn drop(&mut self) {
         if let Some(reason) = self.reason.take() {
+            if reason == RUNTIME_GONE && self.channel.is_closed() {
+                return;
+            }
             tracing::error!(%reason, "the session store's writer stopped: nothing more is saved");
             self.channel.stop(reason);
         }
