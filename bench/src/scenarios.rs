@@ -601,7 +601,8 @@ impl Seen {
 }
 
 /// The tokio runtime the bench programs run on: current-thread, which measured faster for one
-/// connection, or multi-thread with `ACP_BENCH_RUNTIME=multi`.
+/// connection, or multi-thread with `ACP_BENCH_RUNTIME=multi`; with timers, which the durable
+/// session store's group-commit writer needs (`--sessions`).
 ///
 /// # Panics
 ///
@@ -612,6 +613,7 @@ pub fn runtime() -> tokio::runtime::Runtime {
         _ => tokio::runtime::Builder::new_current_thread(),
     }
     .enable_io()
+    .enable_time()
     .build()
     .expect("a tokio runtime")
 }

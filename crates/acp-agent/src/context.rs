@@ -31,7 +31,16 @@ impl From<Cancelled> for ErrorObject {
 }
 
 /// Keeps a copy of the updates a context sends (see [`SessionStore::recording`](crate::SessionStore::recording)).
-pub(crate) type Recorder = Arc<dyn Fn(&SessionId, &SessionUpdate) + Send + Sync>;
+pub(crate) trait Record: Send + Sync {
+    /// Keeps `update` of session `id`.
+    fn record(&self, id: &SessionId, update: &SessionUpdate);
+
+    /// While the store's write queue is full, the wait for room (backpressure on the turn).
+    fn room(&self) -> Option<futures::future::BoxFuture<'static, ()>>;
+}
+
+/// A context's [`Record`].
+pub(crate) type Recorder = Arc<dyn Record>;
 
 /// The context of one prompt turn: pushes updates for its session without repeating the
 /// session id, reaches the client, and tells when the client cancelled the turn.
@@ -87,7 +96,7 @@ impl PromptContext {
         if let Some(record) = &self.recorder {
             for block in prompt {
                 let update = SessionUpdate::UserMessageChunk(ContentChunk::new(block.clone()));
-                record(&self.session_id, &update);
+                record.record(&self.session_id, &update);
             }
         }
     }
@@ -304,7 +313,10 @@ impl PromptContext {
             });
         }
         if let Some(record) = &self.recorder {
-            record(&self.session_id, &update);
+            record.record(&self.session_id, &update);
+            if let Some(room) = record.room() {
+                room.await;
+            }
         }
         self.client
             .session_update(SessionNotification::new(self.session_id.clone(), update))

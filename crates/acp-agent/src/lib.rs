@@ -103,7 +103,10 @@ pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_st
 pub use context::{Cancelled, PromptContext};
 pub use error::Error;
 pub use modes::{DEFAULT_MAX_MODE_SESSIONS, Modes};
-pub use store::{History, HistoryLimits, SessionStore, StoreLimits, TurnGuard, is_conversation};
+pub use store::{
+    DurableOptions, History, HistoryLimits, SessionState, SessionStore, StoreLimits, TurnGuard,
+    backend, is_conversation,
+};
 pub use terminal::{NewTerminal, TerminalHandle};
 pub use tools::{
     IntoPlanEntry, Permission, PlanHandle, ToolCallHandle, ToolOutput, permission_options,

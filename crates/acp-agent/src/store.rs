@@ -67,13 +67,18 @@
 //! # Ok(()) }
 //! ```
 
+pub mod backend;
 mod budget;
+mod durable;
 mod history;
 mod id;
 mod limits;
+mod options;
+mod queue;
 #[cfg(test)]
 mod tests;
 mod turn;
+mod writer;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -82,12 +87,19 @@ use std::time::{Duration, Instant};
 
 use acp_types::*;
 
+use futures::future::BoxFuture;
+
+use crate::context::Record;
 use crate::{ClientHandle, PromptContext};
 
 use budget::Owned;
+use durable::Durable;
+pub use durable::SessionState;
 pub use history::{History, HistoryLimits, is_conversation};
 use history::{json_len, without_terminals};
 pub use limits::StoreLimits;
+pub use options::DurableOptions;
+use queue::Pending;
 use turn::EndTurn;
 pub use turn::TurnGuard;
 
@@ -103,6 +115,11 @@ struct Stored<S> {
     used: Instant,
     /// A turn is running (a [`TurnGuard`] of it lives).
     turn: bool,
+    /// The sequence number of the next update recorded: the history holds the numbers
+    /// `seq - history.len()..seq` (a durable store's history rows).
+    seq: u64,
+    /// When it was created, in milliseconds since the Unix epoch.
+    created_ms: i64,
 }
 
 struct Sessions<S> {
@@ -134,7 +151,7 @@ impl<S> Sessions<S> {
         }
     }
 
-    /// Adds a session (its id must be free).
+    /// Adds a session (its id must be free), made at `created_ms`; returns its number.
     fn add(
         &mut self,
         id: SessionId,
@@ -142,7 +159,8 @@ impl<S> Sessions<S> {
         owner: Option<Arc<str>>,
         limits: HistoryLimits,
         used: Instant,
-    ) {
+        created_ms: i64,
+    ) -> u64 {
         self.next += 1;
         let number = self.next;
         if let Some(owner) = &owner {
@@ -159,8 +177,11 @@ impl<S> Sessions<S> {
                 owner,
                 used,
                 turn: false,
+                seq: 0,
+                created_ms,
             },
         );
+        number
     }
 
     /// Takes session `number` out of the store.
@@ -238,6 +259,8 @@ impl<S> Sessions<S> {
 struct Shared<S> {
     limits: StoreLimits,
     sessions: Mutex<Sessions<S>>,
+    /// The database and its writer, for a durable store.
+    durable: Option<Durable<S>>,
     /// The tests' clock: stopped, and moved only by [`SessionStore::advance`], so that the
     /// expiry and the least-recently-used order do not depend on how fast a test runs.
     #[cfg(test)]
@@ -272,7 +295,18 @@ impl<S: Send> EndTurn for Shared<S> {
         {
             stored.turn = false;
             sessions.idle.insert((stored.used, number));
-            sessions.touch(number, now);
+            if let Some(stored) = sessions.touch(number, now) {
+                self.changed(Pending::State(stored.id.clone()));
+            }
+        }
+    }
+}
+
+impl<S> Shared<S> {
+    /// Queues `change` for the database of a durable store (nothing for one in memory).
+    fn changed(&self, change: Pending) {
+        if let Some(durable) = &self.durable {
+            durable.channel.push(change);
         }
     }
 }
@@ -373,6 +407,7 @@ impl<S> SessionStore<S> {
             shared: Arc::new(Shared {
                 limits,
                 sessions: Mutex::new(Sessions::new()),
+                durable: None,
                 #[cfg(test)]
                 clock: Mutex::new(Instant::now()),
             }),
@@ -428,14 +463,26 @@ impl<S> SessionStore<S> {
         now: Instant,
     ) -> Option<&'a mut Stored<S>> {
         let number = self.number(sessions, id)?;
-        sessions.touch(number, now)
+        let stored = sessions.touch(number, now)?;
+        // A use keeps a durable session's row fresh (the database's idle expiry).
+        self.shared.changed(Pending::State(stored.id.clone()));
+        Some(stored)
     }
 
     /// Fails when this view may not add a session.
     fn check_room(&self, sessions: &Sessions<S>) -> Result<(), ErrorObject> {
+        let held = self
+            .owner
+            .as_ref()
+            .map(|owner| sessions.owned.get(owner).map_or(0, |held| held.sessions));
+        self.room_for(held, sessions.by_number.len())
+    }
+
+    /// Fails when this view may not add a session to `all` sessions, its owner holding `held`
+    /// (`None` for the unscoped store).
+    fn room_for(&self, held: Option<usize>, all: usize) -> Result<(), ErrorObject> {
         let limits = &self.shared.limits;
-        if let Some(owner) = &self.owner {
-            let held = sessions.owned.get(owner).map_or(0, |held| held.sessions);
+        if let Some(held) = held {
             if held >= limits.max_sessions_per_owner {
                 return Err(ErrorObject::internal_error(format_args!(
                     "too many sessions: you have {held}, the most the agent keeps for one \
@@ -443,7 +490,7 @@ impl<S> SessionStore<S> {
                 )));
             }
         }
-        if sessions.by_number.len() >= limits.max_sessions {
+        if all >= limits.max_sessions {
             return Err(ErrorObject::internal_error(format_args!(
                 "too many sessions: the agent keeps at most {}; delete one first, or try \
                  again later",
@@ -464,6 +511,9 @@ impl<S> SessionStore<S> {
     /// randomness for the id.
     pub fn create(&self, state: S) -> Result<SessionId, ErrorObject> {
         let mut id = id::random()?;
+        if let Some(durable) = &self.shared.durable {
+            durable.check_new(&state)?;
+        }
         let (mut sessions, now) = self.shared.lock();
         self.check_room(&sessions)?;
         // 128 random bits do not collide; an id `insert`ed by hand could be anything.
@@ -476,7 +526,9 @@ impl<S> SessionStore<S> {
             self.owner.clone(),
             self.shared.limits.history,
             now,
+            durable::created_ms(),
         );
+        self.shared.changed(Pending::State(id.clone()));
         Ok(id)
     }
 
@@ -489,6 +541,10 @@ impl<S> SessionStore<S> {
     /// [`create`](Self::create) at the store's bounds.
     pub fn insert(&self, id: impl Into<SessionId>, state: S) -> Result<Option<S>, ErrorObject> {
         let id = id.into();
+        if let Some(durable) = &self.shared.durable {
+            durable::check_id(&id)?;
+            durable.check_new(&state)?;
+        }
         let (mut sessions, now) = self.shared.lock();
         if sessions.numbers.contains_key(&id) {
             let Some(number) = self.number(&sessions, &id) else {
@@ -498,16 +554,20 @@ impl<S> SessionStore<S> {
             };
             sessions.clear_history(number);
             let stored = sessions.touch(number, now).ok_or_else(|| not_found(&id))?;
+            self.shared.changed(Pending::Clear(id.clone()));
+            self.shared.changed(Pending::State(id));
             return Ok(Some(std::mem::replace(&mut stored.state, state)));
         }
         self.check_room(&sessions)?;
         sessions.add(
-            id,
+            id.clone(),
             state,
             self.owner.clone(),
             self.shared.limits.history,
             now,
+            durable::created_ms(),
         );
+        self.shared.changed(Pending::State(id));
         Ok(None)
     }
 
@@ -516,7 +576,9 @@ impl<S> SessionStore<S> {
     pub fn remove(&self, id: &SessionId) -> Option<S> {
         let (mut sessions, _) = self.shared.lock();
         let number = self.number(&sessions, id)?;
-        sessions.take(number).map(|s| s.state)
+        let stored = sessions.take(number)?;
+        self.shared.changed(Pending::Delete(stored.id));
+        Some(stored.state)
     }
 
     /// Removes every session this view sees (for an owner's view, the owner's), with their
@@ -532,7 +594,9 @@ impl<S> SessionStore<S> {
             .map(|(number, _)| *number)
             .collect();
         for number in &numbers {
-            sessions.take(*number);
+            if let Some(stored) = sessions.take(*number) {
+                self.shared.changed(Pending::Delete(stored.id));
+            }
         }
         numbers.len()
     }
@@ -645,14 +709,56 @@ impl<S> SessionStore<S> {
         if !is_conversation(update) {
             return false;
         }
-        // Copied and measured before the lock, which other connections wait for.
+        // Copied and measured (or, for a durable store, encoded) before the lock, which
+        // other connections wait for.
         let update = without_terminals(update);
-        let size = json_len(&update);
+        let json = match self.shared.durable {
+            Some(_) => match serde_json::to_string(&update) {
+                Ok(json) => Some(json),
+                Err(error) => {
+                    tracing::error!(session = %id, %error, "cannot encode an update to record");
+                    return false;
+                }
+            },
+            None => None,
+        };
+        let size = json.as_ref().map_or_else(|| json_len(&update), String::len);
         let (mut sessions, now) = self.shared.lock();
-        match self.number(&sessions, id) {
-            Some(number) => sessions.record(number, now, update, size, &self.shared.limits),
-            None => false,
+        let Some(number) = self.number(&sessions, id) else {
+            return false;
+        };
+        let before = sessions
+            .by_number
+            .get(&number)
+            .map_or(0, |s| s.history.len());
+        if !sessions.record(number, now, update, size, &self.shared.limits) {
+            return false;
         }
+        if let Some(json) = json
+            && let Some(stored) = sessions.by_number.get_mut(&number)
+        {
+            let seq = stored.seq;
+            stored.seq += 1;
+            let kept = stored.history.len();
+            let keep_from = stored.seq - kept as u64;
+            // The session's own bounds dropped its oldest: so does the database.
+            let trim = (kept <= before).then(|| Pending::Trim {
+                id: id.clone(),
+                keep_from,
+            });
+            if let Some(durable) = &self.shared.durable {
+                let append = Pending::Append {
+                    id: id.clone(),
+                    seq,
+                    json,
+                };
+                let state = Pending::State(id.clone());
+                durable
+                    .channel
+                    .push_all([state, append].into_iter().chain(trim));
+            }
+        }
+        true
     }
 
     /// The history bytes this view's sessions keep, as the history budgets count them (see
@@ -697,7 +803,8 @@ impl<S> SessionStore<S> {
     }
 
     /// `session/load` in one call: runs `f` on the session's state (to take the request's
-    /// `cwd`, reopen it...), then [`replay`](Self::replay)s its history. Returns what `f`
+    /// `cwd`, reopen it...), then [`replay`](Self::replay)s its history. A durable store
+    /// reads the session from its database first (see [`fetch`](Self::fetch)). Returns what `f`
     /// returned, to build the answer from.
     ///
     /// # Errors
@@ -709,6 +816,7 @@ impl<S> SessionStore<S> {
         id: &SessionId,
         f: impl FnOnce(&mut S) -> T,
     ) -> Result<T, ErrorObject> {
+        self.refresh(id).await?;
         let value = self.with(id, f)?;
         self.replay(client, id).await?;
         Ok(value)
@@ -757,6 +865,7 @@ impl<S: Send + 'static> SessionStore<S> {
         let sessions = &mut *sessions;
         let number = self.number(sessions, id).ok_or_else(|| not_found(id))?;
         let stored = sessions.touch(number, now).ok_or_else(|| not_found(id))?;
+        self.shared.changed(Pending::State(id.clone()));
         if stored.turn {
             return Err(ErrorObject::invalid_request(format_args!(
                 "a prompt is already running in session {id}"
@@ -773,11 +882,25 @@ impl<S: Send + 'static> SessionStore<S> {
     /// from it) sends into this store, under its session's history. Updates for a session
     /// this view does not see are sent but not kept. Pair it with
     /// [`begin_turn`](Self::begin_turn), which keeps turns of one session apart.
+    ///
+    /// With a durable store, a context whose update finds the write queue full waits for
+    /// room before it sends (see [`DurableOptions`]).
     pub fn recording(&self, cx: PromptContext) -> PromptContext {
+        cx.with_recorder(Arc::new(self.clone()))
+    }
+}
+
+impl<S: Send + 'static> Record for SessionStore<S> {
+    fn record(&self, id: &SessionId, update: &SessionUpdate) {
+        SessionStore::record(self, id, update);
+    }
+
+    fn room(&self) -> Option<BoxFuture<'static, ()>> {
+        if !self.queue_full() {
+            return None;
+        }
         let store = self.clone();
-        cx.with_recorder(Arc::new(move |id: &SessionId, update: &SessionUpdate| {
-            store.record(id, update);
-        }))
+        Some(Box::pin(async move { store.ready().await }))
     }
 }
 

@@ -20,6 +20,9 @@
 
 #![allow(clippy::print_stderr)] // The fallback notice goes to the test output on purpose.
 
+#[cfg(unix)]
+pub mod services;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};

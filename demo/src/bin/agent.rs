@@ -35,9 +35,10 @@ A demo ACP agent: deterministic, offline, driven by the prompt's text. It speaks
 stdin/stdout, or over HTTP and WebSocket with --listen.";
 
 const USAGE: &str = "\
-agent [--framing ndjson|content-length|auto]
-       agent --listen ADDR [--allow-origin URL]... [--allow-host NAME]... [--token TOKEN]
-             [--client-id-profile] [--tls-cert FILE --tls-key FILE]";
+agent [--framing ndjson|content-length|auto] [--sessions PATH|postgres://...]
+       agent --listen ADDR [--sessions PATH|postgres://...] [--allow-origin URL]... [--allow-host NAME]... [--token TOKEN]
+             [--client-id-profile] [--connection-id-prefix PREFIX]
+             [--tls-cert FILE --tls-key FILE]";
 
 const AFTER_HELP: &str = "\
 Logs (what the libraries report: refused requests, failed connections) go to stderr, filtered
@@ -48,6 +49,12 @@ connect: `agent --listen 127.0.0.1:8123` and `client --url http://127.0.0.1:8123
 (or ws://127.0.0.1:8123/acp). Over the network every connection gets an agent of its own, and
 sees only its own sessions; with --token, the sessions of the token's holder (a client may
 reconnect and :load one).
+
+With --sessions the sessions are kept in a database and survive a restart: a SQLite file at
+PATH, or the PostgreSQL database of a postgres:// URL (shared by several agents). Each is
+kept for its owner: on stdio the local user, with --listen and --token the token's holder.
+Without authentication the owner is the connection, which never comes back: its sessions are
+removed when it closes, database or not.
 
 Prompt commands:
 ";
@@ -78,6 +85,12 @@ struct Args {
     /// --listen: every message of every connection, one per line).
     #[arg(long, value_name = "PREFIX", hide = true)]
     wire_log: Option<PathBuf>,
+    /// Keep the sessions in a database, so that they survive a restart
+    /// of the agent: a SQLite file at PATH (made when missing), or a
+    /// PostgreSQL database for a postgres:// URL (agents sharing it serve
+    /// the same sessions). Without it, sessions live in memory.
+    #[arg(long, value_name = "PATH|URL", verbatim_doc_comment)]
+    sessions: Option<String>,
     #[command(flatten)]
     listen: ListenArgs,
 }
@@ -105,18 +118,31 @@ impl Args {
 async fn main() -> ExitCode {
     acp_demo::init_tracing();
     let args = Args::parse_or_exit();
+    let sessions = match &args.sessions {
+        Some(location) => match Sessions::open(location).await {
+            Ok(sessions) => sessions,
+            Err(error) => {
+                eprintln!("agent: cannot open the sessions at {location}: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => Sessions::default(),
+    };
     if args.listen.addr.is_some() {
-        return ExitCode::from(listen_mode(&args).await);
+        let code = listen_mode(&args, sessions.clone()).await;
+        return ExitCode::from(flushed(&sessions, code).await);
     }
     let options = AgentOptions::default().framing(args.framing.unwrap_or(FramingMode::Ndjson));
+    let local = sessions.clone();
+    let make = move |client| DemoAgent::local(client, &local);
     let driver = match args.wire_log {
-        None => serve_stdio(DemoAgent::new, options).1,
+        None => serve_stdio(make, options).1,
         // The same as `serve_stdio`, with the stdio pipes logged.
         Some(prefix) => match wire_log::open(&prefix) {
             Ok((recv, sent)) => {
                 let stdin = WireLog::new(tokio::io::stdin(), recv);
                 let stdout = WireLog::new(tokio::io::stdout(), sent);
-                serve(DemoAgent::new, stdin, stdout, options).1
+                serve(make, stdin, stdout, options).1
             }
             Err(error) => {
                 eprintln!("agent: cannot create the wire log: {error}");
@@ -124,18 +150,33 @@ async fn main() -> ExitCode {
             }
         },
     };
-    match driver.await {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match driver.await {
+        Ok(()) => 0,
         Err(error) => {
             eprintln!("agent: the connection failed: {error}");
-            ExitCode::FAILURE
+            1
+        }
+    };
+    ExitCode::from(flushed(&sessions, code).await)
+}
+
+/// `code`, once the last changes to the sessions are in their database (1 if they cannot be).
+async fn flushed(sessions: &Sessions, code: u8) -> u8 {
+    match sessions.flush().await {
+        Ok(()) => code,
+        Err(error) => {
+            eprintln!(
+                "agent: the last changes to the sessions are lost: {}",
+                error.message
+            );
+            1
         }
     }
 }
 
 /// `--listen`: an agent per connection, each with the view of the sessions its connection owns,
 /// until SIGINT or SIGTERM.
-async fn listen_mode(args: &Args) -> u8 {
+async fn listen_mode(args: &Args, sessions: Sessions) -> u8 {
     let mut options = match args.listen.server_options() {
         Ok(options) => options,
         Err(error) => {
@@ -152,7 +193,6 @@ async fn listen_mode(args: &Args) -> u8 {
             }
         }
     }
-    let sessions = Sessions::default();
     // Each connection sees the sessions of its owner: the principal the authentication named,
     // or else the connection itself. `--token` names no principal, but whoever holds the one
     // token is the one user: their sessions follow them from connection to connection.

@@ -80,6 +80,12 @@ pub struct ListenArgs {
     /// POST /acp/rpc?client_id=ID and GET /acp/sse?client_id=ID.
     #[arg(long, verbatim_doc_comment)]
     pub client_id_profile: bool,
+    /// Start every connection id this server hands out with PREFIX (`a.` gives
+    /// `a.6f1c…`), so that a load balancer in front of several servers routes
+    /// each request by the Acp-Connection-Id header's prefix (README: Scaling
+    /// out). 1-32 letters, digits, `.`, `-` or `_`.
+    #[arg(long, value_name = "PREFIX", value_parser = connection_id_prefix, verbatim_doc_comment)]
+    pub connection_id_prefix: Option<String>,
     /// Serve https:// and wss:// with this certificate chain (PEM, the server's
     /// certificate first) and --tls-key's private key. Both or neither; needs the
     /// demo built with `--features tls`.
@@ -114,6 +120,15 @@ fn token(token: &str) -> Result<String, String> {
     Ok(token.to_owned())
 }
 
+/// `--connection-id-prefix`: a short prefix that is safe in a header and in a balancer's rule.
+fn connection_id_prefix(prefix: &str) -> Result<String, String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_');
+    if prefix.is_empty() || prefix.len() > 32 || !prefix.chars().all(allowed) {
+        return Err("1-32 ASCII letters, digits, `.`, `-` or `_` are needed".into());
+    }
+    Ok(prefix.to_owned())
+}
+
 impl ListenArgs {
     /// Checks that the server's flags come with `--listen`.
     ///
@@ -144,6 +159,8 @@ impl ListenArgs {
             "--token"
         } else if self.client_id_profile {
             "--client-id-profile"
+        } else if self.connection_id_prefix.is_some() {
+            "--connection-id-prefix"
         } else {
             return Ok(());
         };
@@ -157,6 +174,9 @@ impl ListenArgs {
     /// A message saying why the `--token` cannot be used.
     pub fn server_options(&self) -> Result<ServerOptions, String> {
         let mut options = ServerOptions::default().client_id_profile(self.client_id_profile);
+        if let Some(prefix) = &self.connection_id_prefix {
+            options = options.connection_id_prefix(prefix.clone());
+        }
         for origin in &self.allowed_origins {
             options = options.allow_origin(origin.clone());
         }
@@ -370,5 +390,23 @@ mod tests {
             let no_listen = parsed(&["--tls-cert", "c.pem", "--tls-key", "k.pem"]);
             assert_eq!(no_listen.unwrap_err(), "--tls-cert needs --listen ADDR");
         }
+    }
+
+    #[test]
+    fn a_connection_id_prefix_is_short_and_safe_in_a_header() {
+        let options = parsed(&["--listen", "127.0.0.1:0", "--connection-id-prefix", "a."])
+            .unwrap()
+            .server_options()
+            .unwrap();
+        assert_eq!(options.connection_id_prefix, "a.");
+        for bad in ["", "a b", "a\u{e9}", "a:b", &"x".repeat(33)] {
+            let error = parsed(&["--listen", "127.0.0.1:0", "--connection-id-prefix", bad]);
+            assert!(error.unwrap_err().contains("1-32 ASCII letters"), "{bad:?}");
+        }
+        let alone = parsed(&["--connection-id-prefix", "a."]);
+        assert_eq!(
+            alone.unwrap_err(),
+            "--connection-id-prefix needs --listen ADDR"
+        );
     }
 }

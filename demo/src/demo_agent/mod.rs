@@ -71,6 +71,41 @@ pub struct DemoAgent {
 pub struct Sessions(SessionStore<Session>);
 
 impl Sessions {
+    /// Sessions kept in a database: PostgreSQL for a `postgres://` or `postgresql://` URL,
+    /// else a SQLite file at `location` (made when missing). They survive a restart of the
+    /// agent, each still its owner's: give a user the same owner every time (an authenticated
+    /// principal; a connection's owner never comes back).
+    ///
+    /// # Errors
+    ///
+    /// A database that cannot be opened (a message for the user).
+    pub async fn open(location: &str) -> Result<Self, String> {
+        let options = acp_agent::DurableOptions::DEFAULT;
+        let store = if location.starts_with("postgres://") || location.starts_with("postgresql://")
+        {
+            let backend = acp_store_postgres::PostgresBackend::open(location)
+                .await
+                .map_err(|e| e.to_string())?;
+            SessionStore::durable(backend, options)
+        } else {
+            let backend = acp_store_sqlite::SqliteBackend::open(location)
+                .await
+                .map_err(|e| e.to_string())?;
+            SessionStore::durable(backend, options)
+        };
+        store.map(Self).map_err(|e| e.message)
+    }
+
+    /// Waits until every change is in the database (nothing to wait for in memory): before
+    /// the program exits.
+    ///
+    /// # Errors
+    ///
+    /// The database does not answer.
+    pub async fn flush(&self) -> Result<(), ErrorObject> {
+        self.0.flush().await
+    }
+
     /// The view of these sessions that `owner` has (the authenticated user, or the connection
     /// without authentication): it sees only `owner`'s sessions, and those it creates are
     /// `owner`'s.
@@ -87,6 +122,13 @@ impl DemoAgent {
     /// client, as on stdio).
     pub fn new(client: ClientHandle) -> Self {
         Self::with_sessions(client, Sessions::default().owned_by(LOCAL_OWNER))
+    }
+
+    /// An agent for one client (as on stdio) whose sessions are `sessions`' (for example a
+    /// durable store, [`Sessions::open`]), seen as the local user's: the same user after a
+    /// restart.
+    pub fn local(client: ClientHandle, sessions: &Sessions) -> Self {
+        Self::with_sessions(client, sessions.owned_by(LOCAL_OWNER))
     }
 
     /// An agent that calls the client through `client` and keeps its sessions in `sessions`,
@@ -223,7 +265,7 @@ impl Agent for DemoAgent {
         let booleans = self.client_takes_booleans();
         let session = Session::new(request.cwd);
         let (modes, options) = (session.modes(), session.config_options(booleans));
-        let id = self.sessions.0.create(session)?;
+        let id = self.sessions.0.create_async(session).await?;
         Ok(NewSessionResponse::new(id)
             .modes(modes)
             .config_options(options))
@@ -256,12 +298,16 @@ impl Agent for DemoAgent {
         &self,
         request: ListSessionsRequest,
     ) -> Result<ListSessionsResponse, ErrorObject> {
-        let cwd = request.cwd.as_ref();
+        // The cwd filter and the paging are the store's (a query, for a durable one).
         self.sessions
             .0
-            .list(request.cursor.as_deref(), LIST_PAGE_LEN, |id, s| {
-                cwd.is_none_or(|cwd| *cwd == s.cwd).then(|| s.info(id))
-            })
+            .list_async(
+                request.cursor.as_deref(),
+                LIST_PAGE_LEN,
+                request.cwd.as_deref(),
+                |id, s| Some(s.info(id)),
+            )
+            .await
     }
 
     async fn resume_session(
@@ -270,7 +316,9 @@ impl Agent for DemoAgent {
     ) -> Result<ResumeSessionResponse, ErrorObject> {
         check_absolute(&request.cwd)?;
         let booleans = self.client_takes_booleans();
-        // Unlike `session/load`, no replay.
+        // Unlike `session/load`, no replay; the session may have been made before a restart,
+        // or by another process sharing the store.
+        self.sessions.0.fetch(&request.session_id).await?;
         let (modes, options) = self.with_session(&request.session_id, |s| {
             s.cwd = request.cwd.clone();
             s.open = true;
@@ -287,6 +335,7 @@ impl Agent for DemoAgent {
     ) -> Result<CloseSessionResponse, ErrorObject> {
         // The library has already cancelled a running prompt of the session; the session's
         // history stays, so that it can be listed, loaded or resumed later.
+        self.sessions.0.fetch(&request.session_id).await?;
         self.with_session(&request.session_id, |s| s.open = false)?;
         Ok(CloseSessionResponse::new())
     }
@@ -296,7 +345,7 @@ impl Agent for DemoAgent {
         request: DeleteSessionRequest,
     ) -> Result<DeleteSessionResponse, ErrorObject> {
         // Deleting an unknown session succeeds silently, as the spec asks.
-        self.sessions.0.remove(&request.session_id);
+        self.sessions.0.remove_async(&request.session_id).await?;
         Ok(DeleteSessionResponse::new())
     }
 
@@ -341,6 +390,7 @@ impl Agent for DemoAgent {
     ) -> Result<PromptResponse, ErrorObject> {
         // One turn at a time in a session, whichever connection prompts (-32600); -32002 for
         // a session that is not there or not this owner's.
+        self.sessions.0.fetch(&request.session_id).await?;
         let _turn = self.sessions.0.begin_turn(&request.session_id)?;
         let open = self.with_session(&request.session_id, |s| s.open)?;
         if !open {

@@ -34,9 +34,9 @@ const MODELS: [(&str, &str, u64); 2] = [
     ("demo-smart", "Demo smart", 200_000),
 ];
 
-/// One session, alive for as long as the agent process (its history is kept by the
-/// [`SessionStore`](acp_agent::SessionStore)).
-#[derive(Debug, Clone)]
+/// One session (its history is kept by the [`SessionStore`](acp_agent::SessionStore)): alive
+/// for as long as the agent process, or with `--sessions` serialized into the database.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Session {
     pub(crate) cwd: String,
     pub(crate) title: Option<String>,
@@ -265,5 +265,15 @@ mod tests {
             )
             .is_ok()
         );
+    }
+}
+
+impl acp_agent::SessionState for Session {
+    fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    fn title(&self) -> Option<&str> {
+        self.title.as_deref()
     }
 }

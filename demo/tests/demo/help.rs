@@ -54,6 +54,7 @@ fn the_help_names_every_flag_and_what_follows_it() {
         "--allow-host <NAME>",
         "--token <TOKEN>",
         "--client-id-profile",
+        "--connection-id-prefix <PREFIX>",
         "--tls-cert <FILE>",
         "--tls-key <FILE>",
     ];

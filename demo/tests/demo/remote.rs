@@ -22,7 +22,7 @@ use serde_json::Value;
 /// How long a server has to say where it listens, and to exit after SIGTERM.
 const SERVER_TIMEOUT: Duration = Duration::from_secs(20);
 
-fn signal(pid: u32, name: &str) {
+pub(crate) fn signal(pid: u32, name: &str) {
     let _ = Command::new("kill")
         .args([&format!("-{name}"), &pid.to_string()])
         .status();
@@ -64,17 +64,17 @@ fn workdir(name: &str) -> Workdir {
 }
 
 /// A running `agent --listen` or `bridge --listen`: SIGTERM and SIGKILL when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Option<Child>,
     /// `http://127.0.0.1:PORT/acp` (`https://` with TLS), as the server printed it.
-    url: String,
+    pub(crate) url: String,
     stderr: Arc<Mutex<String>>,
 }
 
 impl Server {
     /// Starts `name args`, which must add `--listen 127.0.0.1:0` themselves, and waits for
     /// the line saying where it serves.
-    fn start(name: &str, args: &[&str]) -> Self {
+    pub(crate) fn start(name: &str, args: &[&str]) -> Self {
         let mut child = Command::new(program(name))
             .args(args)
             .stdin(Stdio::null())
@@ -115,7 +115,7 @@ impl Server {
         server
     }
 
-    fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.as_ref().unwrap().id()
     }
 
@@ -129,12 +129,12 @@ impl Server {
         self.url.trim_end_matches("/acp").to_owned()
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
 
     /// SIGTERM, and the exit status once it exited (SIGKILL and a panic past the deadline).
-    fn stop(mut self) -> ExitStatus {
+    pub(crate) fn stop(mut self) -> ExitStatus {
         let mut child = self.child.take().unwrap();
         signal(child.id(), "TERM");
         let start = Instant::now();

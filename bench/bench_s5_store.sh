@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Runs BENCH.md S5-store: S5 (many remote connections) with every session and every update
+# recorded by the durable session store in PostgreSQL, against S5 with the in-memory store, in
+# the same run (alternating, RUNS times each), then prints the medians of both and their
+# ratio (goal: >= 50% of the in-memory notif/s, 0 errors, server memory within S5's bounds).
+#
+# The server is `bench_trait_agent --listen 127.0.0.1:0 --sessions memory|postgres://URL`; the
+# load is `bench_s5_client`. PostgreSQL is a throwaway cluster this script creates in a
+# temporary directory (initdb; as the `postgres` account when run as root), on a free port of
+# 127.0.0.1, with fsync on (the durable setting), and removes at the end; every run gets a
+# fresh database. Needs the Debian package `postgresql`. Loopback only.
+#
+#   bench/bench_s5_store.sh                       # C=1000, N=1000, SSE, 3 runs of each store
+#   RUNS=5 CONNS=1000 TRANSPORT=ws bench/bench_s5_store.sh
+#   FSYNC=off SKIP_BUILD=1 CARGO_TARGET_DIR=... bench/bench_s5_store.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs="${RUNS:-3}"
+conns="${CONNS:-1000}"
+transport="${TRANSPORT:-sse}"
+n="${N:-1000}"
+timeout_s="${TIMEOUT:-180}"
+fsync="${FSYNC:-on}"
+target="${CARGO_TARGET_DIR:-target}"
+bin="$target/release"
+
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 8192 ]; then
+    ulimit -n 8192 || echo "warning: could not raise the descriptor limit ($(ulimit -n))" >&2
+fi
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+    cargo build --release -p acp-bench --bin bench_trait_agent --bin bench_s5_client >&2
+fi
+
+# PostgreSQL's programs: on PATH or where Debian keeps them.
+pg_bin=""
+for dir in $(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/initdb)") \
+    $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r); do
+    if [ -x "$dir/initdb" ] && [ -x "$dir/postgres" ]; then
+        pg_bin="$(cd "$dir" && pwd -P)"
+        break
+    fi
+done
+[ -n "$pg_bin" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 1; }
+
+work="$(mktemp -d)"
+results="$work/results"
+server_log="$work/server.log"
+server_pid=""
+pg_pid=""
+as_pg=()
+if [ "$(id -u)" = 0 ]; then
+    # The server refuses to run as root: the Debian package's account runs it.
+    chown postgres: "$work"
+    as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+fi
+
+stop_server() {
+    if [ -n "$server_pid" ]; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        for _ in $(seq 100); do
+            kill -0 "$server_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=""
+    fi
+}
+stop_postgres() {
+    if [ -n "$pg_pid" ]; then
+        kill -INT "$pg_pid" 2>/dev/null || true # fast shutdown
+        for _ in $(seq 300); do
+            kill -0 "$pg_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$pg_pid" 2>/dev/null || true
+        wait "$pg_pid" 2>/dev/null || true
+        pg_pid=""
+    fi
+}
+trap 'stop_server; stop_postgres; rm -rf "$work"' EXIT
+
+# The cluster: 1,000 connections each with a session need more than the default 100 database
+# connections only if the store opens one per session; it keeps a small pool, so the default
+# is kept.
+pg_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"${as_pg[@]}" "$pg_bin/initdb" --pgdata "$work/data" --username acp --auth trust \
+    --encoding UTF8 --no-locale >"$work/initdb.log" 2>&1 \
+    || { cat "$work/initdb.log" >&2; exit 1; }
+"${as_pg[@]}" "$pg_bin/postgres" -D "$work/data" -h 127.0.0.1 -p "$pg_port" -k "$work" \
+    -c "fsync=$fsync" -c "synchronous_commit=$fsync" 2>"$work/postgres.log" &
+pg_pid=$!
+for _ in $(seq 300); do
+    grep -q "ready to accept connections" "$work/postgres.log" 2>/dev/null && break
+    kill -0 "$pg_pid" 2>/dev/null || { cat "$work/postgres.log" >&2; exit 1; }
+    sleep 0.1
+done
+grep -q "ready to accept connections" "$work/postgres.log" \
+    || { echo "PostgreSQL did not start:" >&2; cat "$work/postgres.log" >&2; exit 1; }
+
+start_server() {
+    : >"$server_log"
+    "$bin/bench_trait_agent" --listen 127.0.0.1:0 --sessions "$1" 2>"$server_log" &
+    server_pid=$!
+    url=""
+    for _ in $(seq 100); do
+        url="$(sed -n 's/^listening on //p' "$server_log")"
+        [ -n "$url" ] && return 0
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "the server did not start:" >&2
+    cat "$server_log" >&2
+    exit 1
+}
+
+case "$transport" in
+    sse | ws) flags=(--transport "$transport") ;;
+    sse-h2) flags=(--transport sse --http2) ;;
+    *) echo "TRANSPORT is sse, sse-h2 or ws, not $transport" >&2; exit 2 ;;
+esac
+
+: >"$results"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), C=$conns N=$n $transport, fsync=$fsync, PostgreSQL $("$pg_bin/postgres" --version | awk '{print $NF}')"
+for run in $(seq "$runs"); do
+    for store in memory postgres; do
+        sessions=memory
+        if [ "$store" = postgres ]; then
+            "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U acp "s5_$run"
+            sessions="postgres://acp@127.0.0.1:$pg_port/s5_$run"
+        fi
+        start_server "$sessions"
+        line="$(timeout $((timeout_s + 60)) "$bin/bench_s5_client" s5 --url "$url" \
+            --conns "$conns" --n "$n" "${flags[@]}" --server-pid "$server_pid" \
+            --timeout "$timeout_s" || true)"
+        stop_server
+        [ -n "$line" ] || line='{"ok":false}'
+        if [ "$store" = postgres ]; then
+            # What the store holds once the server stopped: every update of every session.
+            rows="$(psql -h 127.0.0.1 -p "$pg_port" -U acp -d "s5_$run" -At -c \
+                "SELECT (SELECT count(*) FROM acp_sessions) || ' sessions, ' || (SELECT count(*) FROM acp_session_updates) || ' updates'" 2>/dev/null || echo "?")"
+            echo "run $run: the store holds $rows" >&2
+        fi
+        echo "$store $line" >>"$results"
+        echo "run $run $store: $line" >&2
+    done
+done
+echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+
+awk '
+function median(key,    c, i, j, v, t) {
+    c = count[key]
+    if (c == 0) return ""
+    for (i = 1; i <= c; i++) v[i] = vals[key, i]
+    for (i = 2; i <= c; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+    return (c % 2) ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+}
+{
+    store = $1; line = $0
+    if (line !~ /"ok":true/) { failed[++nfailed] = line; next }
+    runs[store]++
+    while (match(line, /"[a-z0-9_]+":[-0-9.]+/)) {
+        field = substr(line, RSTART + 1, RLENGTH - 1)
+        split(field, kv, "\":")
+        key = store SUBSEP kv[1]
+        vals[key, ++count[key]] = kv[2] + 0
+        line = substr(line, RSTART + RLENGTH)
+    }
+}
+END {
+    nf = split("notif_per_s elapsed_s first_update_p50_ms first_update_p99_ms idle_kib_per_conn server_rss_kb server_cpu_s client_cpu_s setup_s errors", order, " ")
+    printf "\n%-22s %14s %14s %10s\n", "S5-store (medians)", "memory", "postgres", "ratio"
+    printf "  %-20s %14s %14s\n", "ok runs", runs["memory"], runs["postgres"]
+    for (i = 1; i <= nf; i++) {
+        f = order[i]
+        m = median("memory" SUBSEP f); p = median("postgres" SUBSEP f)
+        ratio = (m != "" && p != "" && m + 0 != 0) ? sprintf("%.2f", p / m) : ""
+        printf "  %-20s %14s %14s %10s\n", f, m, p, ratio
+    }
+    if (nfailed) {
+        printf "\nruns left out (not ok):\n"
+        for (i = 1; i <= nfailed; i++) print "  " failed[i]
+    }
+}' "$results"

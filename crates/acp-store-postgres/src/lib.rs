@@ -1,0 +1,334 @@
+//! A shared durable session store for `acp-agent` in PostgreSQL: several agent processes,
+//! on several machines behind a load balancer, serve the same sessions; any of them lists,
+//! loads and resumes a session another one made, and a session outlives the process that
+//! served it.
+//!
+//! ```no_run
+//! use acp_agent::{DurableOptions, SessionState, SessionStore};
+//! use acp_store_postgres::PostgresBackend;
+//!
+//! #[derive(serde::Serialize, serde::Deserialize)]
+//! struct Session {
+//!     cwd: String,
+//! }
+//!
+//! impl SessionState for Session {
+//!     fn cwd(&self) -> &str {
+//!         &self.cwd
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The tables are made (or checked) when the backend opens.
+//! let backend = PostgresBackend::open("postgres://acp@127.0.0.1/acp").await?;
+//! let store: SessionStore<Session> = SessionStore::durable(backend, DurableOptions::DEFAULT)?;
+//! // Each user's view, on every node: the owner is kept with the session.
+//! let alice = store.owned_by("alice");
+//! let id = alice.create_async(Session { cwd: "/home/alice".into() }).await?;
+//! alice.flush().await?;
+//! // Another node with the same database: `alice.fetch(&id)` takes the session up there.
+//! # let _ = id;
+//! # Ok(()) }
+//! ```
+//!
+//! # Why a crate of its own
+//!
+//! The PostgreSQL client and its dependencies are built only by agents that share sessions
+//! between processes: `acp-agent` defines the [`Backend`] trait, this crate implements it.
+//!
+//! # Connections
+//!
+//! A small pool ([`MAX_CONNECTIONS`]) of connections made on demand, each with its
+//! statements prepared once; the queries of a batch are pipelined in one transaction. A
+//! connection that fails is dropped and made again on the next call: the store's writer
+//! retries with backoff while the server is down, so it reconnects by itself. Every value is a
+//! bound parameter. No TLS: put the server on a private network or a local socket.
+
+mod statements;
+
+use std::fmt;
+use std::sync::{Mutex, PoisonError};
+
+use acp_agent::backend::{
+    Backend, BackendError, ListQuery, SessionRow, Step, StoredSession, Write, steps,
+};
+use async_trait::async_trait;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Config, NoTls};
+
+use statements::Statements;
+
+/// The most connections a backend keeps open.
+pub const MAX_CONNECTIONS: usize = 4;
+
+/// One connection and its prepared statements.
+struct Conn {
+    client: Client,
+    statements: Statements,
+}
+
+/// The sessions of a durable [`SessionStore`](acp_agent::SessionStore) in a PostgreSQL
+/// database, shared by every process that opens it.
+pub struct PostgresBackend {
+    config: Config,
+    idle: Mutex<Vec<Conn>>,
+}
+
+impl fmt::Debug for PostgresBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresBackend")
+            .field("hosts", &self.config.get_hosts())
+            .field("dbname", &self.config.get_dbname())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresBackend {
+    /// Connects to the database at `url` (`postgres://user:password@host:port/dbname`, or the
+    /// `key=value` form) and makes its tables when they are not there.
+    ///
+    /// # Errors
+    ///
+    /// A malformed `url`, a server that does not answer or refuses, tables that cannot be made.
+    pub async fn open(url: &str) -> Result<Self, BackendError> {
+        let config: Config = url
+            .parse()
+            .map_err(|e| BackendError::permanent(format_args!("invalid PostgreSQL url: {e}")))?;
+        let backend = Self {
+            config,
+            idle: Mutex::new(Vec::new()),
+        };
+        let (client, connection) = backend.config.connect(NoTls).await.map_err(transient)?;
+        let task = tokio::spawn(connection);
+        client
+            .batch_execute(statements::TABLES)
+            .await
+            .map_err(permanent)?;
+        drop(client);
+        let _ = task.await;
+        let conn = backend.connect().await?;
+        backend.give_back(conn);
+        Ok(backend)
+    }
+
+    /// A new connection, its statements prepared.
+    async fn connect(&self) -> Result<Conn, BackendError> {
+        let (client, connection) = self.config.connect(NoTls).await.map_err(transient)?;
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::warn!(%error, "a connection to the session database ended");
+            }
+        });
+        let statements = Statements::prepare(&client).await.map_err(transient)?;
+        Ok(Conn { client, statements })
+    }
+
+    /// An idle connection, or a new one.
+    async fn take(&self) -> Result<Conn, BackendError> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        match idle {
+            Some(conn) if !conn.client.is_closed() => Ok(conn),
+            _ => self.connect().await,
+        }
+    }
+
+    /// Keeps `conn` for the next call (unless it broke, or the pool is full).
+    fn give_back(&self, conn: Conn) {
+        if conn.client.is_closed() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < MAX_CONNECTIONS {
+            idle.push(conn);
+        }
+    }
+}
+
+/// A failure that trying again may mend (the server is down, the connection broke).
+fn transient(error: tokio_postgres::Error) -> BackendError {
+    BackendError::transient(format_args!("the session database failed: {error}"))
+}
+
+/// A failure of the tables themselves.
+fn permanent(error: tokio_postgres::Error) -> BackendError {
+    BackendError::permanent(format_args!("the session database refused: {error}"))
+}
+
+/// A number as PostgreSQL's `bigint`.
+fn big(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[async_trait]
+impl Backend for PostgresBackend {
+    async fn commit(&self, batch: Vec<Write>) -> Result<(), BackendError> {
+        let mut conn = self.take().await?;
+        let result = commit(&mut conn, &batch).await;
+        self.give_back(conn);
+        result.map_err(transient)
+    }
+
+    async fn load(&self, id: &str) -> Result<Option<StoredSession>, BackendError> {
+        let conn = self.take().await?;
+        let s = &conn.statements;
+        let result = async {
+            let Some(found) = conn.client.query_opt(&s.load, &[&id]).await? else {
+                return Ok(None);
+            };
+            let history = conn
+                .client
+                .query(&s.history, &[&id])
+                .await?
+                .iter()
+                .map(|r| {
+                    Ok((
+                        u64::try_from(r.try_get::<_, i64>(0)?).unwrap_or(0),
+                        r.try_get(1)?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
+            Ok(Some(StoredSession::new(row(&found)?, history)))
+        }
+        .await;
+        self.give_back(conn);
+        result.map_err(transient)
+    }
+
+    async fn list(&self, query: &ListQuery<'_>) -> Result<Vec<SessionRow>, BackendError> {
+        let conn = self.take().await?;
+        let (after_ms, after_id) = match query.after {
+            Some((ms, id)) => (Some(ms), Some(id)),
+            None => (None, None),
+        };
+        let limit = big(query.limit as u64);
+        let result = conn
+            .client
+            .query(
+                &conn.statements.list,
+                &[
+                    &query.owner,
+                    &query.cwd,
+                    &after_ms,
+                    &after_id,
+                    &query.updated_since_ms,
+                    &limit,
+                ],
+            )
+            .await
+            .and_then(|rows| rows.iter().map(row).collect());
+        self.give_back(conn);
+        result.map_err(transient)
+    }
+
+    async fn count(&self, owner: Option<&str>, updated_since_ms: i64) -> Result<u64, BackendError> {
+        let conn = self.take().await?;
+        let result = conn
+            .client
+            .query_one(&conn.statements.count, &[&owner, &updated_since_ms])
+            .await
+            .and_then(|r| r.try_get::<_, i64>(0));
+        self.give_back(conn);
+        result
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(transient)
+    }
+}
+
+/// A session's row from a `SELECT id, owner, cwd, title, created_ms, updated_ms, state`.
+fn row(r: &tokio_postgres::Row) -> Result<SessionRow, tokio_postgres::Error> {
+    Ok(SessionRow::new(
+        r.try_get(0)?,
+        r.try_get(1)?,
+        r.try_get(2)?,
+        r.try_get(3)?,
+        r.try_get(4)?,
+        r.try_get(5)?,
+        r.try_get(6)?,
+    ))
+}
+
+/// The columns of a run of appends, as the arrays its statement binds.
+struct Columns<'a> {
+    ids: Vec<&'a str>,
+    seqs: Vec<i64>,
+    updates: Vec<&'a str>,
+}
+
+/// Applies `batch` in one transaction, its statements pipelined, each run of appends in one
+/// statement.
+async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), tokio_postgres::Error> {
+    let s = &conn.statements;
+    let steps = steps(batch);
+    // The values the queries borrow, living as long as them: the numbers as `bigint`s, and
+    // the runs' columns.
+    let numbers: Vec<i64> = steps
+        .iter()
+        .map(|step| match step {
+            Step::One(Write::Trim { keep_from, .. }) => big(*keep_from),
+            _ => 0,
+        })
+        .collect();
+    let columns: Vec<Option<Columns<'_>>> = steps
+        .iter()
+        .map(|step| match step {
+            Step::Appends(run) => Some(Columns {
+                ids: run.iter().map(|a| a.id).collect(),
+                seqs: run.iter().map(|a| big(a.seq)).collect(),
+                updates: run.iter().map(|a| a.update).collect(),
+            }),
+            _ => None,
+        })
+        .collect();
+    let tx = conn.client.transaction().await?;
+    let mut pending = Vec::with_capacity(steps.len());
+    for ((step, n), run) in steps.iter().zip(&numbers).zip(&columns) {
+        let write = match (step, run) {
+            (_, Some(run)) => {
+                pending
+                    .push(tx.execute_raw(&s.append, params([&run.ids, &run.seqs, &run.updates])));
+                continue;
+            }
+            (Step::One(write), None) => *write,
+            _ => continue,
+        };
+        match write {
+            Write::Upsert(r) => pending.push(tx.execute_raw(
+                &s.upsert,
+                params([
+                    &r.id,
+                    &r.owner,
+                    &r.cwd,
+                    &r.title,
+                    &r.created_ms,
+                    &r.updated_ms,
+                    &r.state,
+                ]),
+            )),
+            Write::Trim { id, .. } => pending.push(tx.execute_raw(&s.trim, params([id, n]))),
+            Write::ClearHistory { id } => pending.push(tx.execute_raw(&s.clear, params([id]))),
+            Write::Delete { id } => {
+                pending.push(tx.execute_raw(&s.clear, params([id])));
+                pending.push(tx.execute_raw(&s.delete, params([id])));
+            }
+            Write::Expire { updated_before_ms } => {
+                pending.push(tx.execute_raw(&s.expire_history, params([updated_before_ms])));
+                pending.push(tx.execute_raw(&s.expire, params([updated_before_ms])));
+            }
+            _ => tracing::error!(?write, "a change this backend does not know: not written"),
+        }
+    }
+    // Sent in order on the one connection, answered in order: one round trip for the batch.
+    futures::future::try_join_all(pending).await?;
+    tx.commit().await
+}
+
+/// A statement's parameters, moved into its query (one type for every statement, so that the
+/// queries of a batch wait together).
+fn params<const N: usize>(values: [&(dyn ToSql + Sync); N]) -> Vec<&(dyn ToSql + Sync)> {
+    values.to_vec()
+}

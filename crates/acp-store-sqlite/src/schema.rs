@@ -1,0 +1,103 @@
+//! Opening the file: the pragmas (WAL, `synchronous=NORMAL`), the check that it is ours, and
+//! the tables.
+
+use std::path::Path;
+use std::time::Duration;
+
+use acp_agent::backend::BackendError;
+use rusqlite::{Connection, OpenFlags};
+
+use crate::worker::classify;
+
+/// The `application_id` our files carry (`ACPS`): a SQLite file of another program is refused
+/// rather than written into.
+const APPLICATION_ID: i32 = 0x4143_5053;
+
+/// The version of the tables this crate makes (`user_version`).
+const VERSION: i32 = 1;
+
+/// How long a statement waits for another connection's lock before it fails (transient).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The tables: one row per session, one per recorded update. Every value from a client is a
+/// bound parameter in the queries; these are the only statements built as text.
+const TABLES: &str = "
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY NOT NULL,
+    owner TEXT,
+    cwd TEXT NOT NULL,
+    title TEXT,
+    created_ms INTEGER NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    state TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_by_owner ON sessions (owner, created_ms, id);
+CREATE INDEX IF NOT EXISTS sessions_by_cwd ON sessions (owner, cwd, created_ms, id);
+CREATE INDEX IF NOT EXISTS sessions_by_use ON sessions (updated_ms);
+CREATE TABLE IF NOT EXISTS history (
+    session TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    update_json TEXT NOT NULL,
+    PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+";
+
+/// Opens (or makes) the store at `path`.
+pub(crate) fn open(path: &Path) -> Result<Connection, BackendError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| {
+        BackendError::permanent(format_args!(
+            "cannot open the session database {}: {e}",
+            path.display()
+        ))
+    })?;
+    let refuse = |what: &str| {
+        BackendError::permanent(format_args!(
+            "{} is not a session database of acp-rs: {what}",
+            path.display()
+        ))
+    };
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| classify(&e))?;
+    // The first read of the file: a corrupt file or another kind of file fails here.
+    let id: i32 = conn
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .map_err(|e| refuse(&e.to_string()))?;
+    let version: i32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| refuse(&e.to_string()))?;
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(|e| refuse(&e.to_string()))?;
+    match id {
+        APPLICATION_ID if version > VERSION => {
+            return Err(BackendError::permanent(format_args!(
+                "{} was made by a newer version (tables version {version}; this one knows {VERSION})",
+                path.display()
+            )));
+        }
+        APPLICATION_ID => {}
+        0 if tables == 0 => {}
+        0 => return Err(refuse("it holds another program's tables")),
+        other => return Err(refuse(&format!("its application id is {other:#x}"))),
+    }
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
+        .map_err(|e| classify(&e))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(BackendError::permanent(format_args!(
+            "{}: cannot use a write-ahead log (journal mode {mode})",
+            path.display()
+        )));
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(|e| classify(&e))?;
+    conn.execute_batch(TABLES)
+        .map_err(|e| refuse(&e.to_string()))?;
+    conn.pragma_update(None, "application_id", APPLICATION_ID)
+        .map_err(|e| classify(&e))?;
+    conn.pragma_update(None, "user_version", VERSION)
+        .map_err(|e| classify(&e))?;
+    Ok(conn)
+}
