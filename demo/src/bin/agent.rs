@@ -165,7 +165,10 @@ async fn flushed(sessions: &Sessions, code: u8) -> u8 {
     match sessions.flush().await {
         Ok(()) => code,
         Err(error) => {
-            eprintln!("agent: the last changes to the sessions are lost: {}", error.message);
+            eprintln!(
+                "agent: the last changes to the sessions are lost: {}",
+                error.message
+            );
             1
         }
     }
