@@ -526,7 +526,7 @@ impl<S> SessionStore<S> {
             self.owner.clone(),
             self.shared.limits.history,
             now,
-            durable::now_ms(),
+            durable::created_ms(),
         );
         self.shared.changed(Pending::State(id.clone()));
         Ok(id)
@@ -565,7 +565,7 @@ impl<S> SessionStore<S> {
             self.owner.clone(),
             self.shared.limits.history,
             now,
-            durable::now_ms(),
+            durable::created_ms(),
         );
         self.shared.changed(Pending::State(id));
         Ok(None)
@@ -808,7 +808,7 @@ impl<S> SessionStore<S> {
         id: &SessionId,
         f: impl FnOnce(&mut S) -> T,
     ) -> Result<T, ErrorObject> {
-        self.take_up(id, true).await?;
+        self.refresh(id).await?;
         let value = self.with(id, f)?;
         self.replay(client, id).await?;
         Ok(value)

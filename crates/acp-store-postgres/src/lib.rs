@@ -50,9 +50,7 @@ mod statements;
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
-use acp_agent::backend::{
-    Backend, BackendError, ListQuery, SessionRow, StoredSession, Write,
-};
+use acp_agent::backend::{Backend, BackendError, ListQuery, SessionRow, StoredSession, Write};
 use async_trait::async_trait;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, NoTls};
@@ -185,7 +183,12 @@ impl Backend for PostgresBackend {
                 .query(&s.history, &[&id])
                 .await?
                 .iter()
-                .map(|r| Ok((u64::try_from(r.try_get::<_, i64>(0)?).unwrap_or(0), r.try_get(1)?)))
+                .map(|r| {
+                    Ok((
+                        u64::try_from(r.try_get::<_, i64>(0)?).unwrap_or(0),
+                        r.try_get(1)?,
+                    ))
+                })
                 .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
             Ok(Some(StoredSession::new(row(&found)?, history)))
         }
@@ -220,11 +223,7 @@ impl Backend for PostgresBackend {
         result.map_err(transient)
     }
 
-    async fn count(
-        &self,
-        owner: Option<&str>,
-        updated_since_ms: i64,
-    ) -> Result<u64, BackendError> {
+    async fn count(&self, owner: Option<&str>, updated_since_ms: i64) -> Result<u64, BackendError> {
         let conn = self.take().await?;
         let result = conn
             .client

@@ -67,9 +67,7 @@ mod worker;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use acp_agent::backend::{
-    Backend, BackendError, ListQuery, SessionRow, StoredSession, Write,
-};
+use acp_agent::backend::{Backend, BackendError, ListQuery, SessionRow, StoredSession, Write};
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -142,20 +140,14 @@ impl Backend for SqliteBackend {
                        AND updated_ms >= ?5
                      ORDER BY created_ms, id LIMIT ?6",
                 )?;
-                let rows = statement.query_map(
-                    params![owner, cwd, after_ms, after_id, since, limit],
-                    row,
-                )?;
+                let rows = statement
+                    .query_map(params![owner, cwd, after_ms, after_id, since, limit], row)?;
                 rows.collect::<Result<Vec<_>, _>>()
             })
             .await
     }
 
-    async fn count(
-        &self,
-        owner: Option<&str>,
-        updated_since_ms: i64,
-    ) -> Result<u64, BackendError> {
+    async fn count(&self, owner: Option<&str>, updated_since_ms: i64) -> Result<u64, BackendError> {
         let owner = owner.map(str::to_owned);
         self.worker
             .run(move |conn| {

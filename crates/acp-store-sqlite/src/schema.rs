@@ -93,7 +93,8 @@ pub(crate) fn open(path: &Path) -> Result<Connection, BackendError> {
     }
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|e| classify(&e))?;
-    conn.execute_batch(TABLES).map_err(|e| refuse(&e.to_string()))?;
+    conn.execute_batch(TABLES)
+        .map_err(|e| refuse(&e.to_string()))?;
     conn.pragma_update(None, "application_id", APPLICATION_ID)
         .map_err(|e| classify(&e))?;
     conn.pragma_update(None, "user_version", VERSION)

@@ -10,6 +10,7 @@ mod client_shutdown;
 mod cluster;
 mod common;
 mod draft_features;
+mod durable_sessions;
 mod help;
 mod kill_store;
 mod logging;

@@ -26,7 +26,7 @@ fn workdir(name: &str) -> crate::common::Workdir {
 // --- The wire: an independent splitter, and the schema checks. ---
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Framing {
+pub(crate) enum Framing {
     Ndjson,
     ContentLength,
 }
@@ -84,7 +84,7 @@ fn defs(method: &str) -> (&'static str, Option<&'static str>) {
 
 /// Checks every message of a wire log (`PREFIX.recv` and `PREFIX.sent`) against the official
 /// schema and returns the methods seen. Skips (returns `None`) without the specification.
-fn check_wire(prefix: &Path, framing: Framing) -> Option<BTreeSet<String>> {
+pub(crate) fn check_wire(prefix: &Path, framing: Framing) -> Option<BTreeSet<String>> {
     let spec = acp_testkit::Spec::load_or_skip()?;
     let read = |ext: &str| {
         let mut name = prefix.as_os_str().to_owned();

@@ -3,6 +3,7 @@
 //! process does not hold, list and count by query, wait for the writer).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use acp_types::*;
@@ -33,6 +34,9 @@ use super::{DurableOptions, SessionStore, Stored, not_found, writer};
 ///         self.title.as_deref()
 ///     }
 /// }
+///
+/// let session = Session { cwd: "/work".into(), title: None };
+/// assert_eq!((session.cwd(), session.title()), ("/work", None));
 /// ```
 pub trait SessionState {
     /// The session's working directory (what `session/list`'s `cwd` matches).
@@ -92,6 +96,20 @@ pub(super) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A creation time for a new session: now, in milliseconds since the Unix epoch, and later
+/// than any this process gave before, so that the sessions one process makes are listed in
+/// the order it made them.
+pub(super) fn created_ms() -> i64 {
+    static LAST: AtomicI64 = AtomicI64::new(i64::MIN);
+    let now = now_ms();
+    let previous = LAST
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| {
+            Some(now.max(last.saturating_add(1)))
+        })
+        .unwrap_or(now);
+    now.max(previous.saturating_add(1))
 }
 
 /// `-32602` for a session id longer than any a durable store gives.
@@ -255,9 +273,20 @@ impl<S> SessionStore<S> {
         self.take_up(id, false).await
     }
 
+    /// Like [`fetch`](Self::fetch), reading the database even when memory holds the session
+    /// (another process may have served it since): what [`load`](Self::load) does first. A
+    /// session whose turn runs here is kept as memory has it.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`fetch`](Self::fetch).
+    pub async fn refresh(&self, id: &SessionId) -> Result<(), ErrorObject> {
+        self.take_up(id, true).await
+    }
+
     /// [`fetch`](Self::fetch), and with `refresh` a read of the database even when memory
     /// holds the session.
-    pub(super) async fn take_up(&self, id: &SessionId, refresh: bool) -> Result<(), ErrorObject> {
+    async fn take_up(&self, id: &SessionId, refresh: bool) -> Result<(), ErrorObject> {
         let Some(durable) = &self.shared.durable else {
             return match self.contains(id) {
                 true => Ok(()),

@@ -93,6 +93,9 @@ struct Queue {
     dirty: HashSet<SessionId>,
     /// How many changes were ever queued.
     pushed: u64,
+    /// How many changes the writer took and has not committed yet: they count toward the
+    /// bound (memory holds them until the commit).
+    in_flight: usize,
     /// The store is gone: the writer ends.
     closed: bool,
 }
@@ -164,7 +167,7 @@ impl Channel {
         queue.work.upto = queue.pushed;
         let first = queue.work.items.is_empty();
         queue.work.items.push(item);
-        if queue.work.items.len() >= self.max_queued && !self.healthy() {
+        if queue.work.items.len() + queue.in_flight >= self.max_queued && !self.healthy() {
             queue.work.fold();
             queue.dirty.clear();
         }
@@ -179,6 +182,7 @@ impl Channel {
         let mut queue = self.lock();
         let work = std::mem::take(&mut queue.work);
         queue.work.upto = work.upto;
+        queue.in_flight = work.items.len();
         queue.dirty.clear();
         let closed = queue.closed;
         drop(queue);
@@ -189,7 +193,8 @@ impl Channel {
     /// True when the queue is at its bound and the database answers: a producer should wait
     /// for [`room`](Self::room).
     pub(super) fn full(&self) -> bool {
-        self.lock().work.items.len() >= self.max_queued && self.healthy()
+        let queue = self.lock();
+        queue.work.items.len() + queue.in_flight >= self.max_queued && self.healthy()
     }
 
     /// True when something waits for the writer.
@@ -210,7 +215,7 @@ impl Channel {
             let notified = self.room.notified();
             {
                 let queue = self.lock();
-                if queue.work.items.len() < self.max_queued || !self.healthy() {
+                if queue.work.items.len() + queue.in_flight < self.max_queued || !self.healthy() {
                     return;
                 }
             }
@@ -221,6 +226,9 @@ impl Channel {
     /// The writer's report: changes up to `upto` committed (or, with `healthy` false, a
     /// commit failed).
     pub(super) fn report(&self, upto: Option<u64>, healthy: bool) {
+        if upto.is_some() {
+            self.lock().in_flight = 0;
+        }
         self.progress.send_modify(|progress| {
             if let Some(upto) = upto {
                 progress.committed = progress.committed.max(upto);

@@ -1,1 +1,11 @@
-//! The SQLite backend for real, in temporary directories.
+//! The SQLite backend for real, in temporary directories: sessions across a reopen, owners,
+//! listing by query, the write queue's bound, a database that fails, unreadable files, and
+//! `kill -9` of a writing process.
+
+mod common;
+mod crash;
+mod failures;
+mod files;
+mod listing;
+mod restart;
+mod scratch;
