@@ -174,3 +174,23 @@ fn a_session_made_on_one_node_is_listed_and_loaded_on_the_other_while_both_live(
     assert!(a.stop().success());
     assert!(b.stop().success());
 }
+
+#[test]
+fn the_readmes_haproxy_recipe_is_the_one_the_test_runs() {
+    let readme = std::fs::read_to_string(acp_testkit::workspace_root().join("README.md"))
+        .expect("README.md");
+    let recipe = readme
+        .split("```text")
+        .find(|block| block.contains("frontend acp"))
+        .and_then(|block| block.split("```").next())
+        .expect("README's scaling-out section shows the HAProxy recipe");
+    // Its lines without comments and indentation, against the test's configuration for the
+    // README's ports.
+    let lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|line| line.split('#').next().unwrap_or_default().trim().to_owned())
+            .filter(|line| !line.is_empty())
+            .collect()
+    };
+    assert_eq!(lines(recipe), lines(&haproxy_recipe(8000, 8001, 8002)));
+}
