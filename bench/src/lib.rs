@@ -15,8 +15,6 @@
 //! - `bench_limit_agent`, `bench_limit_client` (binaries): the hand-written "physical limit"
 //!   pair, no RPC layer.
 //! - `bench_s5_client` (binary): the load client of S5 (many remote connections).
-//! - [`sessions`]: the session store of `bench_trait_agent --listen ADDR --sessions WHERE`
-//!   (S5-store: every update recorded, in memory, SQLite or PostgreSQL).
 //! - [`s4`]: the deterministic ACP traffic of benchmark scenario S4.
 //! - `s4_gen` (binary): writes S4 traffic to a file.
 //! - `s4_codec` (binary): framing throughput of `acp-codec` on S4 traffic, against a bare `memchr`
@@ -33,4 +31,3 @@
 pub mod report;
 pub mod s4;
 pub mod scenarios;
-pub mod sessions;

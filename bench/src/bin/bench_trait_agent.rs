@@ -26,21 +26,13 @@
 //! ```text
 //! target/release/bench_trait_agent --listen 127.0.0.1:0
 //! ```
-//!
-//! With `--sessions WHERE` as well (BENCH.md S5-store), every session is made in a session
-//! store ([`acp_bench::sessions`]: `memory`, a SQLite path or `postgres://…`), each
-//! connection with its own owner, and every update of a turn is recorded there (the prompt
-//! too) through the store's recording context, as an agent that keeps its sessions does.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use acp_agent::{
-    Agent, AgentOptions, ClientHandle, PromptContext, SessionStore, async_trait, serve,
-};
+use acp_agent::{Agent, AgentOptions, ClientHandle, PromptContext, async_trait, serve};
 use acp_bench::scenarios::{self, Command};
-use acp_bench::sessions::BenchSession;
-use acp_http::server::{AcpServer, Peer, ServerOptions};
+use acp_http::server::{AcpServer, ServerOptions};
 use acp_types::{
     AgentCapabilities, ContentBlock, ContentChunk, ErrorObject, InitializeRequest,
     InitializeResponse, NewSessionRequest, NewSessionResponse, PermissionOption,
@@ -52,14 +44,11 @@ fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [] => acp_bench::scenarios::agent_main("bench_trait_agent", serve_stdio()),
-        [flag, addr] if flag == "--listen" => listen(addr, None),
-        [flag, addr, sessions, location] if flag == "--listen" && sessions == "--sessions" => {
-            listen(addr, Some(location))
-        }
+        [flag, addr] if flag == "--listen" => listen(addr),
         _ => {
             #[allow(clippy::print_stderr)] // A command-line program's usage message.
             {
-                eprintln!("usage: bench_trait_agent [--listen ADDR [--sessions WHERE]]");
+                eprintln!("usage: bench_trait_agent [--listen ADDR]");
             }
             std::process::ExitCode::from(2)
         }
@@ -83,10 +72,9 @@ fn server_options() -> ServerOptions {
     }
 }
 
-/// Serves agents over HTTP and WebSocket on `addr` until SIGTERM or ctrl-c, recording into
-/// the session store at `sessions` when one is given.
+/// Serves agents over HTTP and WebSocket on `addr` until SIGTERM or ctrl-c.
 #[allow(clippy::print_stderr)] // Stdout stays silent: the address and errors go to stderr.
-fn listen(addr: &str, sessions: Option<&str>) -> std::process::ExitCode {
+fn listen(addr: &str) -> std::process::ExitCode {
     let runtime = match std::env::var("ACP_BENCH_RUNTIME").as_deref() {
         Ok("current") => tokio::runtime::Builder::new_current_thread(),
         _ => tokio::runtime::Builder::new_multi_thread(),
@@ -96,33 +84,17 @@ fn listen(addr: &str, sessions: Option<&str>) -> std::process::ExitCode {
     .build()
     .expect("a tokio runtime");
     let served = runtime.block_on(async {
-        let store = match sessions {
-            Some(location) => match acp_bench::sessions::open(location).await {
-                Ok(store) => Some(store),
-                Err(error) => return Err(format!("--sessions {location}: {error}")),
-            },
-            None => None,
-        };
-        let listener = acp_http::server::bind(addr)
-            .await
-            .map_err(|e| e.to_string())?;
-        let local = listener.local_addr().map_err(|e| e.to_string())?;
-        let sessions = store.clone();
-        let server = AcpServer::with_peer(
-            move |client, peer: &Peer| BenchAgent {
+        let listener = acp_http::server::bind(addr).await?;
+        let local = listener.local_addr()?;
+        let server = AcpServer::new(
+            |client| BenchAgent {
                 stamps: true,
-                store: sessions.as_ref().map(|store| store.owned_by(peer.owner())),
                 ..BenchAgent::new(client)
             },
             server_options(),
         );
         eprintln!("listening on http://{local}/acp");
-        let served = acp_http::server::serve(listener, server, stop_signal()).await;
-        // What the last group-commit window holds goes to the database before the exit.
-        if let Some(store) = store {
-            store.flush().await.map_err(|e| e.message)?;
-        }
-        served.map_err(|e| e.to_string())
+        acp_http::server::serve(listener, server, stop_signal()).await
     });
     match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -158,9 +130,6 @@ struct BenchAgent {
     /// its first chunk was sent (`entered_unix_us`, `first_sent_unix_us`), so that the S5
     /// client can tell where its first-update latency went.
     stamps: bool,
-    /// With `--sessions`: the store that makes the sessions and records every update (this
-    /// connection's owner's view).
-    store: Option<SessionStore<BenchSession>>,
 }
 
 #[async_trait]
@@ -170,11 +139,10 @@ impl Agent for BenchAgent {
             .agent_capabilities(AgentCapabilities::new()))
     }
 
-    async fn new_session(&self, req: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
-        if let Some(store) = &self.store {
-            let id = store.create_async(BenchSession { cwd: req.cwd }).await?;
-            return Ok(NewSessionResponse::new(id));
-        }
+    async fn new_session(
+        &self,
+        _req: NewSessionRequest,
+    ) -> Result<NewSessionResponse, ErrorObject> {
         let k = self.sessions.fetch_add(1, Ordering::Relaxed);
         Ok(NewSessionResponse::new(format!("sess-{k}")))
     }
@@ -194,16 +162,6 @@ impl Agent for BenchAgent {
         };
         let command = Command::parse(text)
             .ok_or_else(|| ErrorObject::invalid_params(format_args!("unknown command {text:?}")))?;
-        // With a store: one turn at a time in the session, and every update recorded.
-        let (cx, _turn) = match &self.store {
-            Some(store) => {
-                let turn = store.begin_turn(&req.session_id)?;
-                let cx = store.recording(cx);
-                cx.record_prompt(&req.prompt);
-                (cx, Some(turn))
-            }
-            None => (cx, None),
-        };
         let mut latencies = Vec::with_capacity(command.requests() as usize);
         let entered = self.stamps.then(scenarios::unix_us);
         let mut first_sent = None;
@@ -257,7 +215,6 @@ impl BenchAgent {
             client,
             sessions: AtomicU64::new(0),
             stamps: false,
-            store: None,
         }
     }
 
