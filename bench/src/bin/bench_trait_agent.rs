@@ -26,40 +26,107 @@
 //! ```text
 //! target/release/bench_trait_agent --listen 127.0.0.1:0
 //! ```
+//!
+//! With `--sessions memory|PATH|postgres://URL` (either mode) every session is kept in a
+//! [`SessionStore`] and every update of every turn is recorded into it: in memory, in a SQLite
+//! file at PATH, or in PostgreSQL (issue 24's "S1 with every update recorded"). On stdio the
+//! sessions keep their `sess-<k>` ids; over the network they get the store's random ones.
+//!
+//! ```text
+//! target/release/bench_trait_client s1 -- target/release/bench_trait_agent --sessions /tmp/s1.db
+//! ```
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use acp_agent::{Agent, AgentOptions, ClientHandle, PromptContext, async_trait, serve};
+use acp_agent::{
+    Agent, AgentOptions, ClientHandle, DurableOptions, PromptContext, SessionState, SessionStore,
+    async_trait, serve,
+};
 use acp_bench::scenarios::{self, Command};
 use acp_http::server::{AcpServer, ServerOptions};
 use acp_types::{
     AgentCapabilities, ContentBlock, ContentChunk, ErrorObject, InitializeRequest,
     InitializeResponse, NewSessionRequest, NewSessionResponse, PermissionOption,
     PermissionOptionKind, PromptRequest, PromptResponse, RequestPermissionOutcome,
-    RequestPermissionRequest, SessionUpdate, StopReason, ToolCallStatus, ToolCallUpdate, ToolKind,
+    RequestPermissionRequest, SessionId, SessionUpdate, StopReason, ToolCallStatus, ToolCallUpdate, ToolKind,
 };
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => acp_bench::scenarios::agent_main("bench_trait_agent", serve_stdio()),
-        [flag, addr] if flag == "--listen" => listen(addr),
+    let (listen_on, sessions) = match args.as_slice() {
+        [] => (None, None),
+        [flag, location] if flag == "--sessions" => (None, Some(location.clone())),
+        [flag, addr] if flag == "--listen" => (Some(addr.clone()), None),
+        [flag, addr, store, location] if flag == "--listen" && store == "--sessions" => {
+            (Some(addr.clone()), Some(location.clone()))
+        }
         _ => {
             #[allow(clippy::print_stderr)] // A command-line program's usage message.
             {
-                eprintln!("usage: bench_trait_agent [--listen ADDR]");
+                eprintln!(
+                    "usage: bench_trait_agent [--listen ADDR] [--sessions memory|PATH|postgres://URL]"
+                );
             }
-            std::process::ExitCode::from(2)
+            return std::process::ExitCode::from(2);
         }
+    };
+    match listen_on {
+        Some(addr) => listen(&addr, sessions),
+        None => acp_bench::scenarios::agent_main("bench_trait_agent", serve_stdio(sessions)),
     }
 }
 
-/// One agent on stdin/stdout.
-async fn serve_stdio() -> Result<(), acp_rpc::Error> {
+/// The agent's state of a session in a store.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct BenchSession {
+    cwd: String,
+}
+
+impl SessionState for BenchSession {
+    fn cwd(&self) -> &str {
+        &self.cwd
+    }
+}
+
+/// The store `--sessions` names.
+async fn open_store(location: &str) -> Result<SessionStore<BenchSession>, String> {
+    let options = DurableOptions::DEFAULT;
+    if location == "memory" {
+        return Ok(SessionStore::new());
+    }
+    let store = if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+        let backend = acp_store_postgres::PostgresBackend::open(location)
+            .await
+            .map_err(|e| e.to_string())?;
+        SessionStore::durable(backend, options)
+    } else {
+        let backend = acp_store_sqlite::SqliteBackend::open(location)
+            .await
+            .map_err(|e| e.to_string())?;
+        SessionStore::durable(backend, options)
+    };
+    store.map_err(|e| e.message)
+}
+
+/// One agent on stdin/stdout; with `sessions`, recording into that store.
+async fn serve_stdio(sessions: Option<String>) -> Result<(), String> {
+    let store = match &sessions {
+        Some(location) => Some(open_store(location).await?),
+        None => None,
+    };
     let (stdin, stdout) = acp_rpc::stdio();
-    let (_client, driver) = serve(BenchAgent::new, stdin, stdout, AgentOptions::default());
-    driver.await
+    let kept = store.clone();
+    let make = move |client| BenchAgent {
+        store: kept.map(|store| (store, Ids::Numbered)),
+        ..BenchAgent::new(client)
+    };
+    let (_client, driver) = serve(make, stdin, stdout, AgentOptions::default());
+    driver.await.map_err(|e| e.to_string())?;
+    match store {
+        Some(store) => store.flush().await.map_err(|e| e.message),
+        None => Ok(()),
+    }
 }
 
 /// The default [`ServerOptions`], but for `ACP_BENCH_BURST=BYTES`, which sets
@@ -74,7 +141,7 @@ fn server_options() -> ServerOptions {
 
 /// Serves agents over HTTP and WebSocket on `addr` until SIGTERM or ctrl-c.
 #[allow(clippy::print_stderr)] // Stdout stays silent: the address and errors go to stderr.
-fn listen(addr: &str) -> std::process::ExitCode {
+fn listen(addr: &str, sessions: Option<String>) -> std::process::ExitCode {
     let runtime = match std::env::var("ACP_BENCH_RUNTIME").as_deref() {
         Ok("current") => tokio::runtime::Builder::new_current_thread(),
         _ => tokio::runtime::Builder::new_multi_thread(),
@@ -84,17 +151,27 @@ fn listen(addr: &str) -> std::process::ExitCode {
     .build()
     .expect("a tokio runtime");
     let served = runtime.block_on(async {
+        let store = match &sessions {
+            Some(location) => Some(open_store(location).await.map_err(std::io::Error::other)?),
+            None => None,
+        };
         let listener = acp_http::server::bind(addr).await?;
         let local = listener.local_addr()?;
+        let kept = store.clone();
         let server = AcpServer::new(
-            |client| BenchAgent {
+            move |client| BenchAgent {
                 stamps: true,
+                store: kept.clone().map(|store| (store, Ids::Random)),
                 ..BenchAgent::new(client)
             },
             server_options(),
         );
         eprintln!("listening on http://{local}/acp");
-        acp_http::server::serve(listener, server, stop_signal()).await
+        acp_http::server::serve(listener, server, stop_signal()).await?;
+        if let Some(store) = store {
+            store.flush().await.map_err(|e| std::io::Error::other(e.message))?;
+        }
+        Ok::<(), std::io::Error>(())
     });
     match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -130,6 +207,18 @@ struct BenchAgent {
     /// its first chunk was sent (`entered_unix_us`, `first_sent_unix_us`), so that the S5
     /// client can tell where its first-update latency went.
     stamps: bool,
+    /// With `--sessions`: the store every session is kept in and every update recorded into,
+    /// and how its sessions are named.
+    store: Option<(SessionStore<BenchSession>, Ids)>,
+}
+
+/// How the sessions of a store are named.
+#[derive(Clone, Copy)]
+enum Ids {
+    /// `sess-<k>`, as BENCH.md says (one agent per store: stdio).
+    Numbered,
+    /// The store's random ids (many agents per store: `--listen`).
+    Random,
 }
 
 #[async_trait]
@@ -141,10 +230,21 @@ impl Agent for BenchAgent {
 
     async fn new_session(
         &self,
-        _req: NewSessionRequest,
+        req: NewSessionRequest,
     ) -> Result<NewSessionResponse, ErrorObject> {
         let k = self.sessions.fetch_add(1, Ordering::Relaxed);
-        Ok(NewSessionResponse::new(format!("sess-{k}")))
+        let id = SessionId::from(format!("sess-{k}"));
+        let Some((store, ids)) = &self.store else {
+            return Ok(NewSessionResponse::new(id));
+        };
+        let session = BenchSession { cwd: req.cwd };
+        Ok(NewSessionResponse::new(match ids {
+            Ids::Numbered => {
+                store.insert(id.clone(), session)?;
+                id
+            }
+            Ids::Random => store.create_async(session).await?,
+        }))
     }
 
     async fn prompt(
@@ -162,6 +262,13 @@ impl Agent for BenchAgent {
         };
         let command = Command::parse(text)
             .ok_or_else(|| ErrorObject::invalid_params(format_args!("unknown command {text:?}")))?;
+        let (_turn, cx) = match &self.store {
+            Some((store, _)) => (
+                Some(store.begin_turn(&req.session_id)?),
+                store.recording(cx),
+            ),
+            None => (None, cx),
+        };
         let mut latencies = Vec::with_capacity(command.requests() as usize);
         let entered = self.stamps.then(scenarios::unix_us);
         let mut first_sent = None;
@@ -215,6 +322,7 @@ impl BenchAgent {
             client,
             sessions: AtomicU64::new(0),
             stamps: false,
+            store: None,
         }
     }
 

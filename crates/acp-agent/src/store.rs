@@ -741,18 +741,19 @@ impl<S> SessionStore<S> {
             stored.seq += 1;
             let kept = stored.history.len();
             let keep_from = stored.seq - kept as u64;
-            self.shared.changed(Pending::State(id.clone()));
-            self.shared.changed(Pending::Append {
-                id: id.clone(),
-                seq,
-                json,
-            });
             // The session's own bounds dropped its oldest: so does the database.
-            if kept <= before {
-                self.shared.changed(Pending::Trim {
+            let trim = (kept <= before).then(|| Pending::Trim {
+                id: id.clone(),
+                keep_from,
+            });
+            if let Some(durable) = &self.shared.durable {
+                let append = Pending::Append {
                     id: id.clone(),
-                    keep_from,
-                });
+                    seq,
+                    json,
+                };
+                let state = Pending::State(id.clone());
+                durable.channel.push_all([state, append].into_iter().chain(trim));
             }
         }
         true

@@ -164,9 +164,9 @@ fn big(n: u64) -> i64 {
 
 #[async_trait]
 impl Backend for PostgresBackend {
-    async fn commit(&self, batch: &[Write]) -> Result<(), BackendError> {
+    async fn commit(&self, batch: Vec<Write>) -> Result<(), BackendError> {
         let mut conn = self.take().await?;
-        let result = commit(&mut conn, batch).await;
+        let result = commit(&mut conn, &batch).await;
         self.give_back(conn);
         result.map_err(transient)
     }
@@ -301,6 +301,6 @@ async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), tokio_postgres::
 
 /// A statement's parameters, moved into its query (one type for every statement, so that the
 /// queries of a batch wait together).
-fn params<'a, const N: usize>(values: [&'a (dyn ToSql + Sync); N]) -> Vec<&'a (dyn ToSql + Sync)> {
+fn params<const N: usize>(values: [&(dyn ToSql + Sync); N]) -> Vec<&(dyn ToSql + Sync)> {
     values.to_vec()
 }

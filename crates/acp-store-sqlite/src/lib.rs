@@ -110,9 +110,8 @@ impl SqliteBackend {
 
 #[async_trait]
 impl Backend for SqliteBackend {
-    async fn commit(&self, batch: &[Write]) -> Result<(), BackendError> {
-        // The batch moves to the worker thread: one copy, off the runtime.
-        let batch = batch.to_vec();
+    async fn commit(&self, batch: Vec<Write>) -> Result<(), BackendError> {
+        // The batch moves to the worker thread, without a copy.
         self.worker.run(move |conn| commit(conn, &batch)).await
     }
 

@@ -176,8 +176,9 @@ impl BackendError {
 /// off the runtime's threads.
 #[async_trait]
 pub trait Backend: Send + Sync + fmt::Debug + 'static {
-    /// Applies `batch` in order, all or nothing (one transaction).
-    async fn commit(&self, batch: &[Write]) -> Result<(), BackendError>;
+    /// Applies `batch` in order, all or nothing (one transaction). The batch is the engine's
+    /// to keep (a thread of its own may take it without a copy).
+    async fn commit(&self, batch: Vec<Write>) -> Result<(), BackendError>;
 
     /// Session `id` with its history, `None` when there is none.
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, BackendError>;

@@ -150,23 +150,30 @@ impl Channel {
     /// Queues `item`. Never waits (see [`room`](Self::room)); past the bound while the
     /// database is down, the queue folds (see [`Work::fold`]).
     pub(super) fn push(&self, item: Pending) {
+        self.push_all([item]);
+    }
+
+    /// Queues `items` in order, under one lock.
+    pub(super) fn push_all(&self, items: impl IntoIterator<Item = Pending>) {
         let mut queue = self.lock();
-        match &item {
-            Pending::State(id) => {
-                if !queue.dirty.insert(id.clone()) {
-                    return;
-                }
-            }
-            Pending::Delete(id) => {
-                // A later change of the session must come after the delete.
-                queue.dirty.remove(id);
-            }
-            _ => {}
-        }
-        queue.pushed += 1;
-        queue.work.upto = queue.pushed;
         let first = queue.work.items.is_empty();
-        queue.work.items.push(item);
+        for item in items {
+            match &item {
+                // Already queued: the batch writes the row as it is then.
+                Pending::State(id) if queue.dirty.contains(id) => continue,
+                Pending::State(id) => {
+                    queue.dirty.insert(id.clone());
+                }
+                Pending::Delete(id) => {
+                    // A later change of the session must come after the delete.
+                    queue.dirty.remove(id);
+                }
+                _ => {}
+            }
+            queue.pushed += 1;
+            queue.work.upto = queue.pushed;
+            queue.work.items.push(item);
+        }
         if queue.work.items.len() + queue.in_flight >= self.max_queued && !self.healthy() {
             queue.work.fold();
             queue.dirty.clear();

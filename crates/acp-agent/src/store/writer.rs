@@ -2,9 +2,11 @@
 //! them into one batch of [`Write`]s and commits it; when the database fails, keeps the batch
 //! (folded to what memory holds) and tries again with backoff.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use acp_types::SessionId;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use super::backend::{Backend, Write};
@@ -88,7 +90,7 @@ pub(super) async fn run<S: Send + 'static>(
             channel.report(Some(work.upto), true);
             continue;
         }
-        match backend.commit(&batch).await {
+        match backend.commit(batch).await {
             Ok(()) => {
                 if backoff > FIRST_BACKOFF {
                     tracing::info!("the session storage answers again");
@@ -149,6 +151,7 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
             }
         }
     }
+    let mut trims: HashMap<SessionId, u64> = HashMap::new();
     for item in &mut work.items {
         match item {
             Pending::State(id) => {
@@ -159,17 +162,30 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
                 seq: *seq,
                 update: std::mem::take(json),
             }),
-            Pending::Trim { id, keep_from } => batch.push(Write::Trim {
-                id: id.as_str().to_owned(),
-                keep_from: *keep_from,
-            }),
-            Pending::Clear(id) => batch.push(Write::ClearHistory {
-                id: id.as_str().to_owned(),
-            }),
-            Pending::Delete(id) => batch.push(Write::Delete {
-                id: id.as_str().to_owned(),
-            }),
+            // Only a session's last trim counts: written once, after its appends.
+            Pending::Trim { id, keep_from } => {
+                let trim = trims.entry(id.clone()).or_insert(0);
+                *trim = (*trim).max(*keep_from);
+            }
+            Pending::Clear(id) => {
+                trims.remove(id);
+                batch.push(Write::ClearHistory {
+                    id: id.as_str().to_owned(),
+                });
+            }
+            Pending::Delete(id) => {
+                trims.remove(id);
+                batch.push(Write::Delete {
+                    id: id.as_str().to_owned(),
+                });
+            }
         }
+    }
+    for (id, keep_from) in trims {
+        batch.push(Write::Trim {
+            id: id.as_str().to_owned(),
+            keep_from,
+        });
     }
     batch
 }

@@ -40,7 +40,7 @@ impl Controlled {
 
 #[acp_agent::async_trait]
 impl Backend for Controlled {
-    async fn commit(&self, batch: &[Write]) -> Result<(), BackendError> {
+    async fn commit(&self, batch: Vec<Write>) -> Result<(), BackendError> {
         let mut open = self.controls.open.subscribe();
         let _ = open.wait_for(|open| *open).await;
         self.check()?;
