@@ -40,7 +40,7 @@ pg_bin=""
 for dir in $(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/initdb)") \
     $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r); do
     if [ -x "$dir/initdb" ] && [ -x "$dir/postgres" ]; then
-        pg_bin="$(cd "$dir" && pwd -P)"
+        pg_bin="$(dirname "$(readlink -f "$dir/initdb")")"
         break
     fi
 done
