@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs BENCH.md S5-store: S5 (many remote connections) with every session and every update
-# recorded by the durable session store in PostgreSQL, against S5 with the in-memory store, in
-# the same run (alternating, RUNS times each), then prints the medians of both and their
-# ratio (goal: >= 50% of the in-memory notif/s, 0 errors, server memory within S5's bounds).
+# recorded by the durable session store in PostgreSQL, against S5 with the in-memory store
+# recording the same, in the same run (alternating, RUNS times each), then prints the medians
+# of each and their ratio to the in-memory store (goal: >= 50% of its notif/s, 0 errors,
+# server memory within S5's bounds). STORES="none memory postgres" adds plain S5 (no store).
 #
-# The server is `bench_trait_agent --listen 127.0.0.1:0 --sessions memory|postgres://URL`; the
-# load is `bench_s5_client`. PostgreSQL is a throwaway cluster this script creates in a
+# The server is `bench_trait_agent --listen 127.0.0.1:0 [--sessions memory|postgres://URL]`;
+# the load is `bench_s5_client`. PostgreSQL is a throwaway cluster this script creates in a
 # temporary directory (initdb; as the `postgres` account when run as root), on a free port of
 # 127.0.0.1, with fsync on (the durable setting), and removes at the end; every run gets a
 # fresh database. Needs the Debian package `postgresql`. Loopback only.
@@ -22,6 +23,7 @@ transport="${TRANSPORT:-sse}"
 n="${N:-1000}"
 timeout_s="${TIMEOUT:-180}"
 fsync="${FSYNC:-on}"
+stores="${STORES:-memory postgres}"
 target="${CARGO_TARGET_DIR:-target}"
 bin="$target/release"
 
@@ -38,7 +40,7 @@ pg_bin=""
 for dir in $(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/initdb)") \
     $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r); do
     if [ -x "$dir/initdb" ] && [ -x "$dir/postgres" ]; then
-        pg_bin="$(cd "$dir" && pwd -P)"
+        pg_bin="$(dirname "$(readlink -f "$dir/initdb")")"
         break
     fi
 done
@@ -102,7 +104,9 @@ grep -q "ready to accept connections" "$work/postgres.log" \
 
 start_server() {
     : >"$server_log"
-    "$bin/bench_trait_agent" --listen 127.0.0.1:0 --sessions "$1" 2>"$server_log" &
+    local store_flags=()
+    [ "$1" = none ] || store_flags=(--sessions "$1")
+    "$bin/bench_trait_agent" --listen 127.0.0.1:0 "${store_flags[@]}" 2>"$server_log" &
     server_pid=$!
     url=""
     for _ in $(seq 100); do
@@ -125,8 +129,8 @@ esac
 : >"$results"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), C=$conns N=$n $transport, fsync=$fsync, PostgreSQL $("$pg_bin/postgres" --version | awk '{print $NF}')"
 for run in $(seq "$runs"); do
-    for store in memory postgres; do
-        sessions=memory
+    for store in $stores; do
+        sessions="$store"
         if [ "$store" = postgres ]; then
             "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U acp "s5_$run"
             sessions="postgres://acp@127.0.0.1:$pg_port/s5_$run"
@@ -140,7 +144,7 @@ for run in $(seq "$runs"); do
         if [ "$store" = postgres ]; then
             # What the store holds once the server stopped: every update of every session.
             rows="$(psql -h 127.0.0.1 -p "$pg_port" -U acp -d "s5_$run" -At -c \
-                "SELECT (SELECT count(*) FROM acp_sessions) || ' sessions, ' || (SELECT count(*) FROM acp_session_updates) || ' updates'" 2>/dev/null || echo "?")"
+                "SELECT (SELECT count(*) FROM acp_sessions) || ' sessions, ' || (SELECT count(*) FROM acp_history) || ' updates'" 2>/dev/null || echo "?")"
             echo "run $run: the store holds $rows" >&2
         fi
         echo "$store $line" >>"$results"
@@ -171,16 +175,23 @@ function median(key,    c, i, j, v, t) {
 }
 END {
     nf = split("notif_per_s elapsed_s first_update_p50_ms first_update_p99_ms idle_kib_per_conn server_rss_kb server_cpu_s client_cpu_s setup_s errors", order, " ")
-    printf "\n%-22s %14s %14s %10s\n", "S5-store (medians)", "memory", "postgres", "ratio"
-    printf "  %-20s %14s %14s\n", "ok runs", runs["memory"], runs["postgres"]
+    ns = split(stores, names, " ")
+    printf "\n%-22s", "S5-store (medians)"
+    for (k = 1; k <= ns; k++) printf " %14s", names[k]
+    printf " %16s\n", "postgres/memory"
+    printf "  %-20s", "ok runs"
+    for (k = 1; k <= ns; k++) printf " %14s", runs[names[k]]
+    printf "\n"
     for (i = 1; i <= nf; i++) {
         f = order[i]
+        printf "  %-20s", f
+        for (k = 1; k <= ns; k++) printf " %14s", median(names[k] SUBSEP f)
         m = median("memory" SUBSEP f); p = median("postgres" SUBSEP f)
         ratio = (m != "" && p != "" && m + 0 != 0) ? sprintf("%.2f", p / m) : ""
-        printf "  %-20s %14s %14s %10s\n", f, m, p, ratio
+        printf " %16s\n", ratio
     }
     if (nfailed) {
         printf "\nruns left out (not ok):\n"
         for (i = 1; i <= nfailed; i++) print "  " failed[i]
     }
-}' "$results"
+}' stores="$stores" "$results"

@@ -17,6 +17,9 @@
 //! `#[ignore]`d, so that a fresh clone's `cargo test` reports them
 //! as ignored instead of passing without checking anything, and CI runs them with
 //! `--include-ignored`.
+//!
+//! [`services`] starts real servers for the tests that need them (a throwaway PostgreSQL
+//! cluster, HAProxy), on free ports of 127.0.0.1, stopped when dropped.
 
 #![allow(clippy::print_stderr)] // The fallback notice goes to the test output on purpose.
 

@@ -72,7 +72,7 @@ pub(crate) fn haproxy_recipe(port: u16, a: u16, b: u16) -> String {
         "\
 defaults
     mode http
-    timeout connect 2s
+    timeout connect 500ms
     timeout client 1h
     timeout server 1h
     retries 2
