@@ -218,6 +218,16 @@ pub(crate) fn now_iso8601() -> String {
     )
 }
 
+impl acp_agent::SessionState for Session {
+    fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,15 +275,5 @@ mod tests {
             )
             .is_ok()
         );
-    }
-}
-
-impl acp_agent::SessionState for Session {
-    fn cwd(&self) -> &str {
-        &self.cwd
-    }
-
-    fn title(&self) -> Option<&str> {
-        self.title.as_deref()
     }
 }
