@@ -3,13 +3,14 @@
 //! a whole write chunk.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::common;
 
 use acp_rpc::{Config, Direction, Router, connect};
 use acp_types::methods::{SessionPrompt, SessionUpdate};
 use acp_types::{PromptResponse, StopReason};
-use common::{assert_valid, chunk, guard};
+use common::{assert_valid, chunk, guard_for};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -17,6 +18,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 const CONNECTIONS: usize = 64;
 /// Notifications each one sends for its one request.
 const UPDATES: usize = 500;
+
+/// How long the 32,000 updates of one run (each checked against the schema) may take: CPU
+/// time, which a busy machine stretches.
+const RUN_LIMIT: Duration = Duration::from_secs(120);
 
 /// The updates of every connection in the order they were framed: which connection sent each
 /// one, and its size.
@@ -110,7 +115,7 @@ async fn last_start(burst: usize) -> (usize, usize) {
 #[tokio::test(flavor = "current_thread")]
 async fn connections_streaming_at_once_take_turns_by_their_burst_size() {
     let burst: usize = 4096;
-    let (late, smallest) = guard("the turns", last_start(burst)).await;
+    let (late, smallest) = guard_for(RUN_LIMIT, "the turns", last_start(burst)).await;
     // Each connection sends at most one burst (plus the message that crosses it) per turn, so
     // the last one to start waits for at most that much from each of the others.
     let per_turn = burst.div_ceil(smallest);
@@ -121,8 +126,12 @@ async fn connections_streaming_at_once_take_turns_by_their_burst_size() {
     );
     // With the default burst (64 KiB, more than a whole turn here), each connection sends its
     // whole turn before the next starts: the setting is what makes the difference.
-    let (late_by_default, _) =
-        guard("the turns", last_start(acp_rpc::DEFAULT_MAX_BURST_BYTES)).await;
+    let (late_by_default, _) = guard_for(
+        RUN_LIMIT,
+        "the turns",
+        last_start(acp_rpc::DEFAULT_MAX_BURST_BYTES),
+    )
+    .await;
     assert!(
         late_by_default > 4 * bound,
         "{late_by_default} updates before the last start with the default burst"

@@ -33,9 +33,16 @@ pub const PIPE: usize = 16 * 1024;
 
 /// Awaits `fut`, failing the test if it does not finish within [`HANG_GUARD`].
 pub async fn guard<F: Future>(what: &str, fut: F) -> F::Output {
-    match tokio::time::timeout(HANG_GUARD, fut).await {
+    guard_for(HANG_GUARD, what, fut).await
+}
+
+/// Awaits `fut`, failing the test if it does not finish within `limit`: for work whose length
+/// is CPU time (thousands of messages, each checked against the schema), which a busy machine
+/// stretches well past [`HANG_GUARD`].
+pub async fn guard_for<F: Future>(limit: Duration, what: &str, fut: F) -> F::Output {
+    match tokio::time::timeout(limit, fut).await {
         Ok(output) => output,
-        Err(_) => panic!("hang: {what} did not finish within {HANG_GUARD:?}"),
+        Err(_) => panic!("hang: {what} did not finish within {limit:?}"),
     }
 }
 
