@@ -119,12 +119,17 @@ impl Conductor {
         } else {
             Self::check(self.spec, &mut self.received, &message, false);
         }
-        let mut line = text.as_bytes().to_vec();
-        line.push(b'\n');
-        tokio::time::timeout(DEADLINE, self.writer.write_all(&line))
-            .await
-            .expect("the proxy reads in time")
-            .expect("the pipe is open");
+        self.send_unchecked(text).await;
+    }
+
+    /// Answers the proxy's request `id` (its JSON text) with the result `result` (JSON text,
+    /// sent byte for byte), and returns the line the proxy then writes.
+    pub(crate) async fn answer_text(&mut self, id: &str, result: &str) -> String {
+        self.send_text(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
+        ))
+        .await;
+        self.recv_text().await
     }
 
     /// Sends `text` as one line without validating it: for the malformed input of the tests

@@ -38,12 +38,7 @@ async fn initialize_goes_to_the_successor_and_back_untouched() {
     let id = raw_member(&line, "id").to_owned();
 
     let result = r#"{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true}},"authMethods":[],"agentInfo":{"name":"agent","version":"0.1"},"_meta":{"k":[1,2.5]}}"#;
-    conductor
-        .send_text(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
-        ))
-        .await;
-    let answer = conductor.recv_text().await;
+    let answer = conductor.answer_text(&id, result).await;
     assert_eq!(raw_member(&answer, "id"), "0");
     assert_eq!(
         raw_member(&answer, "result"),
@@ -76,12 +71,7 @@ async fn unknown_fields_and_meta_cross_byte_for_byte() {
 
     let result =
         r#"{"sessionId":"s-1","modes":null,"_meta":{"big":12345678901234567890},"later":{"x":[]}}"#;
-    conductor
-        .send_text(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
-        ))
-        .await;
-    let answer = conductor.recv_text().await;
+    let answer = conductor.answer_text(&id, result).await;
     assert_eq!(raw_member(&answer, "id"), r#""new-1""#);
     assert_eq!(raw_member(&answer, "result"), result);
     conductor.close().await.expect("a clean end");
@@ -104,12 +94,7 @@ async fn extension_methods_and_requests_from_the_agent_pass_both_ways() {
     assert_eq!(raw_member(envelope, "method"), r#""_vendor/ping""#);
     assert_eq!(raw_member(envelope, "params"), params);
     let id = raw_member(&line, "id").to_owned();
-    conductor
-        .send_text(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"pong":[3,2,1]}}}}"#
-        ))
-        .await;
-    let answer = conductor.recv_text().await;
+    let answer = conductor.answer_text(&id, r#"{"pong":[3,2,1]}"#).await;
     assert_eq!(raw_member(&answer, "result"), r#"{"pong":[3,2,1]}"#);
 
     // An extension notification from the agent reaches the editor unwrapped.
@@ -140,12 +125,7 @@ async fn extension_methods_and_requests_from_the_agent_pass_both_ways() {
     assert_eq!(raw_member(&line, "params"), read);
     let id = raw_member(&line, "id").to_owned();
     let content = r#"{"content":"fn main() {}\n","_meta":{"etag":"\"1\""}}"#;
-    conductor
-        .send_text(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{content}}}"#
-        ))
-        .await;
-    let answer = conductor.recv_text().await;
+    let answer = conductor.answer_text(&id, content).await;
     assert_eq!(raw_member(&answer, "id"), r#""env-9""#);
     assert_eq!(raw_member(&answer, "result"), content);
     conductor.close().await.expect("a clean end");
