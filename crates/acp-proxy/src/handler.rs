@@ -10,17 +10,24 @@ use serde_json::value::RawValue;
 
 use crate::envelope::{Dialect, Unwrapped};
 use crate::hop::{Context, Toward};
+use crate::order::{Sequencer, Turn};
 use crate::proxy::{Proxy, RequestFuture, Routes};
 
 /// [`acp_rpc::Handler`] of a [`Proxy`].
 pub(crate) struct ProxyHandler {
     proxy: Proxy,
     cx: Context,
+    /// Keeps what is forwarded in arrival order.
+    order: Sequencer,
 }
 
 impl ProxyHandler {
     pub(crate) fn new(proxy: Proxy, cx: Context) -> Self {
-        Self { proxy, cx }
+        Self {
+            proxy,
+            cx,
+            order: Sequencer::default(),
+        }
     }
 
     fn routes(&self, toward: Toward) -> &Routes {
@@ -31,6 +38,9 @@ impl ProxyHandler {
     }
 
     /// The request `method` traveling `toward`: its handler's work, or its forwarding.
+    ///
+    /// A handler starts once the messages read before this one were queued for sending; the
+    /// messages read after it do not wait for it (it may await the whole turn of a prompt).
     fn request(
         &self,
         toward: Toward,
@@ -38,10 +48,17 @@ impl ProxyHandler {
         params: Option<&RawValue>,
     ) -> Result<RequestFuture, ErrorObject> {
         if let Some(route) = self.routes(toward).requests.get(method) {
-            return route(self.cx.clone(), params);
+            let work = route(self.cx.clone(), params)?;
+            let mut turn = self.order.next();
+            return Ok(Box::pin(async move {
+                turn.wait().await;
+                drop(turn);
+                work.await
+            }));
         }
         Ok(forward_request(
             self.cx.clone(),
+            self.order.next(),
             toward,
             method.to_owned(),
             params.map(ToOwned::to_owned),
@@ -49,6 +66,9 @@ impl ProxyHandler {
     }
 
     /// The notification `method` traveling `toward`: its handler's work, or its forwarding.
+    ///
+    /// Either keeps its place in the order until it is over: a notification handler sends
+    /// what it sends before anything read after it (and must not await an answer).
     fn notification(
         &self,
         toward: Toward,
@@ -56,32 +76,44 @@ impl ProxyHandler {
         params: Option<&RawValue>,
     ) -> Result<BoxFuture<'static, ()>, ErrorObject> {
         if let Some(route) = self.routes(toward).notifications.get(method) {
-            return route(self.cx.clone(), params);
+            let work = route(self.cx.clone(), params)?;
+            let mut turn = self.order.next();
+            return Ok(Box::pin(async move {
+                turn.wait().await;
+                work.await;
+                drop(turn);
+            }));
         }
         let cx = self.cx.clone();
+        let mut turn = self.order.next();
         let method = method.to_owned();
         let params = params.map(ToOwned::to_owned);
         Ok(Box::pin(async move {
+            turn.wait().await;
             if let Err(error) = cx.hop(toward).notify_raw(&method, params.as_deref()).await {
                 tracing::debug!(method, %error, "a forwarded notification was lost");
             }
+            drop(turn);
         }))
     }
 }
 
-/// Forwards a request untouched and answers with the answer, untouched.
+/// Forwards a request untouched, in its turn, and answers with the answer, untouched.
 fn forward_request(
     cx: Context,
+    mut turn: Turn,
     toward: Toward,
     method: String,
     params: Option<Box<RawValue>>,
 ) -> RequestFuture {
     Box::pin(async move {
-        let answer = cx
-            .hop(toward)
-            .request_raw(&method, params.as_deref())
-            .await?;
-        Ok(answer.raw)
+        turn.wait().await;
+        let hop = cx.hop(toward);
+        let queued = hop.queue(&method, params.as_deref()).await;
+        // Queued (or failed): the messages read after it may go.
+        drop(turn);
+        let result = queued?.await.map_err(|e| hop.failed(&method, &e))?;
+        result.to_raw_value().map_err(|e| hop.failed(&method, &e))
     })
 }
 
@@ -107,6 +139,7 @@ impl acp_rpc::Handler for ProxyHandler {
                 Some(route) => route(self.cx.clone(), params),
                 None => Ok(forward_request(
                     self.cx.clone(),
+                    self.order.next(),
                     Toward::Successor,
                     agent::INITIALIZE.to_owned(),
                     params.map(ToOwned::to_owned),

@@ -1,6 +1,6 @@
 //! Sending from a proxy: to its successor (wrapped in `proxy/successor`) or to its predecessor.
 
-use acp_rpc::{Peer, RawResult};
+use acp_rpc::{Peer, PendingAnswer, RawResult};
 use acp_types::methods::{Notification, Request};
 use acp_types::{ErrorObject, RawJson};
 use serde::Serialize;
@@ -135,7 +135,8 @@ impl Hop<'_> {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<RawJson, ErrorObject> {
-        let result = self.call(method, params).await?;
+        let answer = self.queue(method, params).await?;
+        let result = answer.await.map_err(|e| self.failed(method, &e))?;
         result
             .to_raw_value()
             .map(RawJson::from_raw)
@@ -177,16 +178,26 @@ impl Hop<'_> {
         method: &str,
         params: Option<&P>,
     ) -> Result<RawResult, ErrorObject> {
+        let answer = self.queue(method, params).await?;
+        answer.await.map_err(|e| self.failed(method, &e))
+    }
+
+    /// Queues a request for sending; the answer is still to come.
+    pub(crate) async fn queue<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: Option<&P>,
+    ) -> Result<PendingAnswer, ErrorObject> {
         let peer = &self.cx.peer;
-        let sent = match self.toward {
+        let queued = match self.toward {
             Toward::Successor => {
                 let envelope = Wrapped { method, params };
-                peer.request_raw(self.cx.dialect().successor_method(), &envelope)
+                peer.queue_request_raw(self.cx.dialect().successor_method(), &envelope)
                     .await
             }
-            Toward::Predecessor => peer.request_raw(method, &params).await,
+            Toward::Predecessor => peer.queue_request_raw(method, &params).await,
         };
-        sent.map_err(|e| self.failed(method, &e))
+        queued.map_err(|e| self.failed(method, &e))
     }
 
     async fn send_notification<P: Serialize + ?Sized>(
@@ -207,7 +218,7 @@ impl Hop<'_> {
     }
 
     /// The error object for a message that did not get through, or a failed answer.
-    fn failed(&self, method: &str, error: &acp_rpc::Error) -> ErrorObject {
+    pub(crate) fn failed(&self, method: &str, error: &acp_rpc::Error) -> ErrorObject {
         let toward = self.toward.name();
         match error {
             acp_rpc::Error::Remote(e) => e.clone(),

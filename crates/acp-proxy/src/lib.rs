@@ -107,6 +107,7 @@
 mod envelope;
 mod handler;
 mod hop;
+mod order;
 mod proxy;
 
 pub use envelope::{Dialect, EXT_PROXY_INITIALIZE, EXT_PROXY_SUCCESSOR};

@@ -135,3 +135,53 @@ async fn a_slow_editor_slows_the_successor_and_memory_stays_bounded() {
         .expect("no panic");
     assert!(end.is_ok(), "{end:?}");
 }
+
+#[tokio::test]
+async fn wire_order_holds_between_notifications_and_requests() {
+    // A small outgoing buffer and pipe: the updates wait for room while the request arrives.
+    let config = Config::default().max_outgoing_bytes(512);
+    let mut conductor = Conductor::start_with(Proxy::new().config(config), 1024);
+    conductor.initialize().await;
+    // From the agent: updates, a permission request, more updates; then from the editor: a
+    // cancel notification between two requests.
+    for i in 0..50 {
+        conductor
+            .send(json!({"jsonrpc": "2.0", "method": "proxy/successor",
+                "params": {"method": "session/update", "params": chunk("s", &i.to_string())}}))
+            .await;
+    }
+    conductor
+        .send(
+            json!({"jsonrpc": "2.0", "id": "perm", "method": "proxy/successor", "params": {
+            "method": "session/request_permission",
+            "params": {"sessionId": "s", "toolCall": {"toolCallId": "t"},
+                "options": [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]}}}),
+        )
+        .await;
+    for i in 50..100 {
+        conductor
+            .send(json!({"jsonrpc": "2.0", "method": "proxy/successor",
+                "params": {"method": "session/update", "params": chunk("s", &i.to_string())}}))
+            .await;
+    }
+    for i in 0..100 {
+        if i == 50 {
+            let request = conductor.recv().await;
+            assert_eq!(request["method"], "session/request_permission", "{request}");
+            // Answer it, so that the envelope is answered too.
+            conductor
+                .send(json!({"jsonrpc": "2.0", "id": request["id"],
+                    "result": {"outcome": {"outcome": "cancelled"}}}))
+                .await;
+        }
+        let update = conductor.recv().await;
+        assert_eq!(
+            update["params"],
+            chunk("s", &i.to_string()),
+            "update {i} in wire order"
+        );
+    }
+    let answered = conductor.recv().await;
+    assert_eq!(answered["id"], "perm");
+    conductor.close().await.expect("a clean end");
+}
