@@ -7,7 +7,7 @@ use std::time::Duration;
 use acp_proxy::{Context, Proxy};
 use acp_testkit::Spec;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::task::JoinHandle;
 
 /// How long any one step may take.
@@ -15,17 +15,17 @@ pub(crate) const DEADLINE: Duration = Duration::from_secs(10);
 
 /// The conductor's end of the pipe to one proxy.
 pub(crate) struct Conductor {
-    lines: BufReader<ReadHalf<DuplexStream>>,
-    writer: WriteHalf<DuplexStream>,
+    lines: BufReader<Box<dyn AsyncRead + Send + Unpin>>,
+    writer: Box<dyn AsyncWrite + Send + Unpin>,
     spec: &'static Spec,
     /// Requests the conductor sent, by id: their method (and the wrapped one, for envelopes).
     sent: HashMap<String, (String, Option<String>)>,
     /// Requests the proxy sent, likewise.
     received: HashMap<String, (String, Option<String>)>,
-    /// The proxy's connection, resolving when it ends.
-    pub(crate) driver: JoinHandle<Result<(), acp_rpc::Error>>,
-    /// The proxy's own handle.
-    pub(crate) cx: Context,
+    /// The in-process proxy's connection, resolving when it ends.
+    driver: Option<JoinHandle<Result<(), acp_rpc::Error>>>,
+    /// The in-process proxy's own handle.
+    cx: Option<Context>,
 }
 
 fn key(id: &Value) -> String {
@@ -38,17 +38,33 @@ impl Conductor {
         let (proxy_io, conductor_io) = tokio::io::duplex(pipe);
         let (reader, writer) = tokio::io::split(proxy_io);
         let (cx, driver) = proxy.serve(reader, writer);
-        let driver = tokio::spawn(driver);
         let (reader, writer) = tokio::io::split(conductor_io);
+        let mut conductor = Self::over(reader, writer);
+        conductor.driver = Some(tokio::spawn(driver));
+        conductor.cx = Some(cx);
+        conductor
+    }
+
+    /// Plays the conductor of a proxy that reads `writer` and writes `reader` (a child
+    /// process's stdin and stdout).
+    pub(crate) fn over(
+        reader: impl AsyncRead + Send + Unpin + 'static,
+        writer: impl AsyncWrite + Send + Unpin + 'static,
+    ) -> Self {
         Self {
-            lines: BufReader::new(reader),
-            writer,
+            lines: BufReader::new(Box::new(reader)),
+            writer: Box::new(writer),
             spec: Spec::load_unstable(),
             sent: HashMap::new(),
             received: HashMap::new(),
-            driver,
-            cx,
+            driver: None,
+            cx: None,
         }
+    }
+
+    /// The in-process proxy's handle.
+    pub(crate) fn cx(&self) -> Context {
+        self.cx.clone().expect("an in-process proxy")
     }
 
     /// Starts `proxy` on a 64 KiB pipe.
@@ -196,14 +212,17 @@ impl Conductor {
         .await
     }
 
-    /// Closes the conductor's end, and waits for the proxy's connection to end.
+    /// Closes the conductor's end, and waits for the in-process proxy's connection to end.
     pub(crate) async fn close(self) -> Result<(), acp_rpc::Error> {
         drop(self.writer);
         drop(self.lines);
-        tokio::time::timeout(DEADLINE, self.driver)
-            .await
-            .expect("the proxy stops in time")
-            .expect("the driver does not panic")
+        match self.driver {
+            Some(driver) => tokio::time::timeout(DEADLINE, driver)
+                .await
+                .expect("the proxy stops in time")
+                .expect("the driver does not panic"),
+            None => Ok(()),
+        }
     }
 }
 

@@ -33,7 +33,7 @@ async fn the_error_of_a_dead_successor_reaches_the_editor() {
 async fn a_gone_conductor_fails_pending_calls_with_a_clear_error() {
     let mut conductor = Conductor::start(Proxy::new());
     conductor.initialize().await;
-    let cx = conductor.cx.clone();
+    let cx = conductor.cx();
     let call = tokio::spawn(async move {
         cx.successor()
             .request::<methods::SessionNew>(&NewSessionRequest::new("/w", Vec::new()))

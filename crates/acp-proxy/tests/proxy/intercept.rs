@@ -168,7 +168,7 @@ async fn initialize_can_change_the_advertised_capabilities() {
 async fn the_proxy_sends_messages_of_its_own_both_ways() {
     let mut conductor = Conductor::start(Proxy::new());
     conductor.initialize().await;
-    let cx = conductor.cx.clone();
+    let cx = conductor.cx();
     let asking = tokio::spawn(async move {
         cx.predecessor()
             .notify::<methods::SessionUpdate>(&SessionNotification::new(

@@ -7,6 +7,7 @@
 
 mod backpressure;
 mod cancel;
+mod child_examples;
 mod conductor;
 mod failure;
 mod intercept;

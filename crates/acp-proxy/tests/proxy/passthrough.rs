@@ -141,7 +141,7 @@ async fn the_official_conductor_spelling_is_answered_in_kind() {
         )
         .await;
     assert_eq!(done["result"]["protocolVersion"], 1);
-    assert_eq!(conductor.cx.dialect(), acp_proxy::Dialect::Extension);
+    assert_eq!(conductor.cx().dialect(), acp_proxy::Dialect::Extension);
 
     conductor
         .send(json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}}))
