@@ -18,7 +18,7 @@ pub(crate) struct ProxyHandler {
     proxy: Proxy,
     cx: Context,
     /// Keeps what is forwarded in arrival order.
-    order: Sequencer,
+    order: Arc<Sequencer>,
 }
 
 impl ProxyHandler {
@@ -26,7 +26,7 @@ impl ProxyHandler {
         Self {
             proxy,
             cx,
-            order: Sequencer::default(),
+            order: Arc::default(),
         }
     }
 
@@ -49,7 +49,7 @@ impl ProxyHandler {
     ) -> Result<RequestFuture, ErrorObject> {
         if let Some(route) = self.routes(toward).requests.get(method) {
             let work = route(self.cx.clone(), params)?;
-            let mut turn = self.order.next();
+            let turn = self.order.next();
             return Ok(Box::pin(async move {
                 turn.wait().await;
                 drop(turn);
@@ -77,7 +77,7 @@ impl ProxyHandler {
     ) -> Result<BoxFuture<'static, ()>, ErrorObject> {
         if let Some(route) = self.routes(toward).notifications.get(method) {
             let work = route(self.cx.clone(), params)?;
-            let mut turn = self.order.next();
+            let turn = self.order.next();
             return Ok(Box::pin(async move {
                 turn.wait().await;
                 work.await;
@@ -85,7 +85,7 @@ impl ProxyHandler {
             }));
         }
         let cx = self.cx.clone();
-        let mut turn = self.order.next();
+        let turn = self.order.next();
         let method = method.to_owned();
         let params = params.map(ToOwned::to_owned);
         Ok(Box::pin(async move {
@@ -101,7 +101,7 @@ impl ProxyHandler {
 /// Forwards a request untouched, in its turn, and answers with the answer, untouched.
 fn forward_request(
     cx: Context,
-    mut turn: Turn,
+    turn: Turn,
     toward: Toward,
     method: String,
     params: Option<Box<RawValue>>,

@@ -78,9 +78,14 @@
 //!
 //! # Ordering, cancellation, backpressure
 //!
-//! - **Ordering.** The connection hands a response to its waiter only after the notifications
-//!   received before it were handled, and sends in submission order; so the updates of a turn
-//!   reach the editor before the turn's answer, through any number of proxies.
+//! - **Ordering.** What the proxy forwards goes out in the order it came in: each message
+//!   is sent once every message read before it was queued, so a permission request of the
+//!   agent never overtakes the tool-call update before it, even while the editor reads slowly.
+//!   The connection also hands a response to its waiter only after the notifications received
+//!   before it were handled; so the updates of a turn reach the editor before the turn's answer,
+//!   through any number of proxies. An intercepted notification keeps its place until its
+//!   handler returns; an intercepted request's handler starts in its place, and what it sends
+//!   later (after awaiting the successor, say) goes out when it sends it.
 //! - **Cancellation.** `session/cancel` is an ordinary notification: it is forwarded. A
 //!   `$/cancel_request` from the predecessor cancels the handler of the request it names; the
 //!   forwarding in flight is dropped, which sends `$/cancel_request` for the `proxy/successor`

@@ -6,72 +6,113 @@
 //! message takes a [`Turn`] when it is read: it sends only once every message read before it
 //! was queued for sending.
 
-use std::sync::Mutex;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::sync::oneshot;
+use tokio::sync::Notify;
 
 /// Hands out turns in the order messages are read.
 #[derive(Debug, Default)]
 pub(crate) struct Sequencer {
-    /// Resolves when the last turn handed out is over.
-    last: Mutex<Option<oneshot::Receiver<()>>>,
+    /// The next ticket to hand out.
+    next: AtomicU64,
+    state: Mutex<Progress>,
+    /// Woken whenever `Progress::low` moves.
+    moved: Notify,
+}
+
+#[derive(Debug, Default)]
+struct Progress {
+    /// Every turn below it is over.
+    low: u64,
+    /// Turns above `low` already over (given up early, such as a cancelled handler's).
+    over: BTreeSet<u64>,
 }
 
 impl Sequencer {
     /// The next turn. Called on the reading loop, in arrival order.
-    pub(crate) fn next(&self) -> Turn {
-        let (over, next) = oneshot::channel();
-        let previous = self
-            .last
+    pub(crate) fn next(self: &Arc<Self>) -> Turn {
+        Turn {
+            order: self.clone(),
+            ticket: self.next.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    fn progress(&self) -> MutexGuard<'_, Progress> {
+        self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .replace(next);
-        Turn {
-            previous,
-            _over: over,
-        }
     }
 }
 
 /// One message's place in the order: [`wait`](Self::wait) for the messages before it, send,
-/// then drop the turn to let the next one go (dropping it early, as a cancelled handler
-/// does, lets it go too).
+/// then drop the turn to let the next one go. A turn dropped before the ones ahead of it are
+/// over (a cancelled handler's) lets nobody overtake them.
 #[derive(Debug)]
 pub(crate) struct Turn {
-    previous: Option<oneshot::Receiver<()>>,
-    /// Dropped when the turn is over: wakes the next one.
-    _over: oneshot::Sender<()>,
+    order: Arc<Sequencer>,
+    ticket: u64,
 }
 
 impl Turn {
     /// Waits until every message read before this one was queued for sending (or given up).
-    pub(crate) async fn wait(&mut self) {
-        if let Some(previous) = self.previous.take() {
-            // The sender is never used: its drop is the signal.
-            let _ = previous.await;
+    pub(crate) async fn wait(&self) {
+        loop {
+            let moved = self.order.moved.notified();
+            tokio::pin!(moved);
+            moved.as_mut().enable();
+            if self.order.progress().low >= self.ticket {
+                return;
+            }
+            moved.await;
         }
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let mut progress = self.order.progress();
+        if progress.low != self.ticket {
+            progress.over.insert(self.ticket);
+            return;
+        }
+        let Progress { low, over } = &mut *progress;
+        *low += 1;
+        while over.remove(low) {
+            *low += 1;
+        }
+        drop(progress);
+        self.order.moved.notify_waiters();
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
-    #[tokio::test]
-    async fn turns_pass_in_order_and_on_drop() {
-        let seq = Sequencer::default();
-        let mut first = seq.next();
-        let mut second = seq.next();
-        let mut third = seq.next();
-        first.wait().await; // The first waits for nobody.
-        let blocked =
-            tokio::time::timeout(std::time::Duration::from_millis(50), second.wait()).await;
-        assert!(blocked.is_err(), "the second waits for the first");
-        drop(first);
-        second.wait().await;
-        drop(second); // Given up without sending: the third goes on.
-        tokio::time::timeout(std::time::Duration::from_secs(5), third.wait())
+    async fn passes(turn: &Turn) -> bool {
+        tokio::time::timeout(Duration::from_millis(50), turn.wait())
             .await
-            .expect("the third's turn came");
+            .is_ok()
+    }
+
+    #[tokio::test]
+    async fn turns_pass_in_order_and_a_turn_given_up_early_lets_nobody_overtake() {
+        let order = Arc::new(Sequencer::default());
+        let first = order.next();
+        let second = order.next();
+        let third = order.next();
+        assert!(passes(&first).await, "the first waits for nobody");
+        assert!(!passes(&second).await, "the second waits for the first");
+        drop(second); // Given up early: the third still waits for the first.
+        assert!(!passes(&third).await);
+        drop(first);
+        assert!(passes(&third).await);
+        drop(third);
+        let fourth = order.next();
+        assert!(passes(&fourth).await);
     }
 }

@@ -115,7 +115,11 @@ impl Proxy {
         }
     }
 
-    /// The settings of the connection to the conductor (limits, framing, timeouts).
+    /// The settings of the connection to the conductor (limits, framing). Its
+    /// `request_timeout` does not apply to what the proxy forwards or sends through a
+    /// [`Context`]: the two ends of the chain time out their own requests, and a proxy that
+    /// wants a limit of its own wraps its call in `tokio::time::timeout` (dropping the call
+    /// cancels it).
     pub fn config(mut self, config: Config) -> Self {
         self.config = config;
         self
