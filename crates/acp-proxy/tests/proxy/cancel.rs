@@ -123,3 +123,41 @@ async fn a_wrapped_cancel_request_is_not_forwarded() {
     );
     conductor.close().await.expect("a clean end");
 }
+
+#[tokio::test]
+async fn cancelling_an_intercepted_request_cancels_what_its_handler_forwarded() {
+    let proxy = Proxy::new().on_prompt(|cx, mut prompt| async move {
+        prompt.prompt.insert(0, "context".into());
+        cx.successor()
+            .request::<acp_types::methods::SessionPrompt>(&prompt)
+            .await
+    });
+    let mut conductor = Conductor::start(proxy);
+    conductor.initialize().await;
+    conductor
+        .send(
+            json!({"jsonrpc": "2.0", "id": "turn", "method": "session/prompt",
+            "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "long"}]}}),
+        )
+        .await;
+    let forwarded = conductor.recv().await;
+    assert_eq!(
+        forwarded["params"]["params"]["prompt"][0]["text"],
+        "context"
+    );
+    conductor
+        .send(json!({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "turn"}}))
+        .await;
+    let got = recv_n(&mut conductor, 2).await;
+    let answer = got
+        .iter()
+        .find(|m| m["id"] == "turn")
+        .expect("the prompt is answered");
+    assert_eq!(answer["error"]["code"], -32800);
+    let cancel = got
+        .iter()
+        .find(|m| m["method"] == "$/cancel_request")
+        .expect("the handler's request is cancelled");
+    assert_eq!(cancel["params"]["requestId"], forwarded["id"]);
+    conductor.close().await.expect("a clean end");
+}
