@@ -176,7 +176,7 @@ pub use driver::{Driver, connect, connect_messages};
 pub use error::Error;
 pub use handler::{Handler, Router, decode_params};
 pub use observe::{Direction, Observer};
-pub use peer::{Peer, RawResult};
+pub use peer::{Peer, PendingAnswer, RawResult};
 pub use stdio::{Stdin, Stdout, stdio};
 
 pub use acp_codec::FramingMode;

@@ -369,6 +369,65 @@ impl Peer {
         method: Cow<'static, str>,
         params: &(impl Serialize + ?Sized),
     ) -> Result<RawResult, Error> {
+        self.queue_call(method, params).await?.await
+    }
+
+    /// Sends a request by method name with any params, and returns as soon as it is queued
+    /// for sending (after anything submitted before it on this connection, before anything
+    /// submitted after it), with the answer still to come: for relays that must keep the
+    /// order of what they forward without waiting for each answer.
+    ///
+    /// # Errors
+    ///
+    /// As [`notify`](Self::notify); the answer's own errors come from the returned
+    /// [`PendingAnswer`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), acp_rpc::Error> {
+    /// use acp_rpc::{Config, Router, connect};
+    ///
+    /// let (a, b) = tokio::io::duplex(64 * 1024);
+    /// let (a_read, a_write) = tokio::io::split(a);
+    /// let (b_read, b_write) = tokio::io::split(b);
+    /// let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let (_a, server) = connect(move |_| Router::new().request_raw("_echo", move |params| {
+    ///     let text = params.map(|p| p.get().to_owned()).unwrap_or_default();
+    ///     log.lock().unwrap().push(text);
+    ///     async move { Ok(serde_json::value::to_raw_value(&true).expect("json")) }
+    /// }), a_read, a_write, Config::default());
+    /// let (peer, client) = connect(|_| Router::new(), b_read, b_write, Config::default());
+    /// tokio::spawn(server);
+    /// tokio::spawn(client);
+    ///
+    /// // Both are on their way, in this order, before either answer is awaited.
+    /// let first = peer.queue_request_raw("_echo", &[1]).await?;
+    /// let second = peer.queue_request_raw("_echo", &[2]).await?;
+    /// assert!(second.await?.decode::<bool>()?);
+    /// assert!(first.await?.decode::<bool>()?);
+    /// assert_eq!(*seen.lock().unwrap(), ["[1]", "[2]"]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping this future before it resolves sends nothing, or forgets and cancels the
+    /// request if it went out; dropping the [`PendingAnswer`] before the answer does the same
+    /// as dropping a [`request`](Self::request) future.
+    pub async fn queue_request_raw(
+        &self,
+        method: &str,
+        params: &(impl Serialize + ?Sized),
+    ) -> Result<PendingAnswer, Error> {
+        self.queue_call(Cow::Owned(method.to_owned()), params).await
+    }
+
+    async fn queue_call(
+        &self,
+        method: Cow<'static, str>,
+        params: &(impl Serialize + ?Sized),
+    ) -> Result<PendingAnswer, Error> {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         // Register before sending, so the answer can never race its registration.
@@ -384,9 +443,10 @@ impl Peer {
             }
             None => return Err(Error::ConnectionClosed),
         }
-        let mut guard = PendingGuard {
-            shared: &self.shared,
+        let mut answer = PendingAnswer {
+            shared: self.shared.clone(),
             id,
+            reply: rx,
             sent: false,
             done: false,
         };
@@ -395,26 +455,52 @@ impl Peer {
             .outbox
             .send(|buf| write_request(buf, id, &method, params))
             .await?;
-        guard.sent = true;
-        let reply = rx.await;
-        guard.done = true;
-        match reply {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(error)) => Err(Error::Remote(error)),
-            Err(_) => Err(Error::ConnectionClosed),
-        }
+        answer.sent = true;
+        Ok(answer)
     }
 }
 
-/// Forgets a call whose future was dropped, and cancels it on the peer's side.
-struct PendingGuard<'a> {
-    shared: &'a Shared,
+/// The answer still to come to a request that was queued for sending
+/// ([`Peer::queue_request_raw`]): a future of its raw result.
+///
+/// Dropping it before the answer forgets the call and sends `$/cancel_request` for it; a late
+/// answer is ignored.
+#[must_use = "dropping it cancels the request"]
+pub struct PendingAnswer {
+    shared: Arc<Shared>,
     id: i64,
+    reply: oneshot::Receiver<Reply>,
     sent: bool,
     done: bool,
 }
 
-impl Drop for PendingGuard<'_> {
+impl std::fmt::Debug for PendingAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingAnswer")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::future::Future for PendingAnswer {
+    type Output = Result<RawResult, Error>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let reply = std::task::ready!(std::pin::Pin::new(&mut self.reply).poll(cx));
+        self.done = true;
+        std::task::Poll::Ready(match reply {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(error)) => Err(Error::Remote(error)),
+            Err(_) => Err(Error::ConnectionClosed),
+        })
+    }
+}
+
+/// Forgets a call whose answer is no longer awaited, and cancels it on the peer's side.
+impl Drop for PendingAnswer {
     fn drop(&mut self) {
         if self.done {
             return;
