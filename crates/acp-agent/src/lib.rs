@@ -85,6 +85,8 @@ mod signal;
 mod store;
 mod terminal;
 mod tools;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 // The draft features' calls to the client and session updates.
 #[cfg(any(
     feature = "unstable",

@@ -1,0 +1,134 @@
+//! The client handle on a v2 connection: updates, permission requests and elicitations in
+//! their v2 forms.
+
+use acp_types::v2;
+use acp_types::*;
+
+use super::V2;
+use super::convert;
+use crate::{ClientHandle, Error};
+
+/// An [`Error::Unconvertible`] for `what`.
+fn unconvertible(what: &'static str) -> impl FnOnce(String) -> Error {
+    move |reason| Error::Unconvertible {
+        what: what.into(),
+        version: V2,
+        reason,
+    }
+}
+
+impl ClientHandle {
+    /// Sends a v2 `session/update` for `session_id` (feature `unstable_protocol_v2`): any
+    /// update of v2, including those v1 has no form for (whole-message replacement and
+    /// clearing, display terminals and their output, tool-call content chunks, background
+    /// work).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotInProtocolVersion`] on a v1 connection (nothing is sent); or when the
+    /// connection is closed.
+    pub async fn session_update_v2(
+        &self,
+        session_id: &SessionId,
+        update: impl Into<v2::SessionUpdate>,
+    ) -> Result<(), Error> {
+        if !self.is_v2() {
+            return Err(Error::NotInProtocolVersion {
+                what: "a v2 session update".into(),
+                version: self
+                    .peer()
+                    .protocol_version()
+                    .unwrap_or(ProtocolVersion::V1),
+            });
+        }
+        self.send_v2(session_id, update).await
+    }
+
+    /// Sends a v2 update, the connection's version checked by the caller.
+    pub(crate) async fn send_v2(
+        &self,
+        session_id: &SessionId,
+        update: impl Into<v2::SessionUpdate>,
+    ) -> Result<(), Error> {
+        let notification = v2::UpdateSessionNotification::new(session_id.clone(), update.into());
+        Ok(self
+            .peer()
+            .notify::<v2::methods::SessionUpdate>(&notification)
+            .await?)
+    }
+
+    /// Sends a `state_update`.
+    pub(crate) async fn send_state(
+        &self,
+        session_id: &SessionId,
+        state: v2::StateUpdate,
+    ) -> Result<(), Error> {
+        self.send_v2(session_id, v2::SessionUpdate::StateUpdate(state))
+            .await
+    }
+
+    /// A v1 update in its v2 form (its chunks stamped with their message ids).
+    pub(crate) async fn session_update_as_v2(
+        &self,
+        notification: SessionNotification,
+    ) -> Result<(), Error> {
+        let SessionNotification {
+            session_id,
+            mut update,
+            meta,
+            ..
+        } = notification;
+        self.cursors().stamp(&session_id, &mut update);
+        let update = convert::update_to_v2(update).map_err(unconvertible("a session update"))?;
+        let mut notification = v2::UpdateSessionNotification::new(session_id, update);
+        notification.meta = meta;
+        Ok(self
+            .peer()
+            .notify::<v2::methods::SessionUpdate>(&notification)
+            .await?)
+    }
+
+    /// A permission request in its v2 form; the session's turn `requires_action` while it
+    /// waits.
+    pub(crate) async fn request_permission_v2(
+        &self,
+        request: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
+        let v2_request =
+            convert::permission_to_v2(&request).map_err(unconvertible("a permission request"))?;
+        let session_id = &request.session_id;
+        let cursors = self.cursors();
+        // Only a running turn changes state: a request outside one leaves the session idle.
+        let in_turn = self.has_running_prompt(session_id);
+        if in_turn && cursors.start_waiting(session_id) {
+            let state = v2::RequiresActionStateUpdate::new();
+            self.send_state(session_id, v2::StateUpdate::RequiresAction(state))
+                .await?;
+        }
+        let answer = self
+            .peer()
+            .request::<v2::methods::SessionRequestPermission>(&v2_request)
+            .await;
+        if in_turn && cursors.stop_waiting(session_id) && self.has_running_prompt(session_id) {
+            let state = v2::RunningStateUpdate::new();
+            self.send_state(session_id, v2::StateUpdate::Running(state))
+                .await?;
+        }
+        let answer = answer?;
+        convert::transcode(&answer).map_err(unconvertible("the client's permission answer"))
+    }
+
+    /// An elicitation in its v2 form.
+    pub(crate) async fn create_elicitation_v2(
+        &self,
+        request: CreateElicitationRequest,
+    ) -> Result<CreateElicitationResponse, Error> {
+        let v2_request: v2::CreateElicitationRequest =
+            convert::transcode(&request).map_err(unconvertible("an elicitation request"))?;
+        let answer = self
+            .peer()
+            .request::<v2::methods::ElicitationCreate>(&v2_request)
+            .await?;
+        convert::transcode(&answer).map_err(unconvertible("the client's elicitation answer"))
+    }
+}

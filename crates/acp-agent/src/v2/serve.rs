@@ -1,0 +1,511 @@
+//! Serving a v2 client: negotiation, the v2 methods mapped onto the [`Agent`] trait, and the
+//! prompt lifecycle the library runs.
+
+use std::sync::{Arc, Mutex};
+
+use acp_types::v2;
+use acp_types::v2::methods::agent as m;
+use acp_types::*;
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::oneshot;
+
+use super::convert::{self, transcode};
+use crate::connection::{AgentHandler, PromptGuard};
+use crate::{Agent, PromptContext};
+
+/// The protocol version v2 connections speak.
+pub(crate) const V2: ProtocolVersion = ProtocolVersion(2);
+
+/// The versions this agent supports, for the `-32022` error's data.
+const SUPPORTED: [ProtocolVersion; 2] = [ProtocolVersion::V1, V2];
+
+/// A decoded request of a v2 client.
+pub(crate) enum Call {
+    Initialize(Box<v2::InitializeRequest>),
+    NewSession(v2::NewSessionRequest),
+    Prompt(v2::PromptRequest, PromptGuard),
+    Resume(v2::ResumeSessionRequest),
+    List(v2::ListSessionsRequest),
+    Close(CloseSessionRequest),
+    Delete(DeleteSessionRequest),
+    SetConfigOption(v2::SetSessionConfigOptionRequest),
+    Login(v2::LoginAuthRequest),
+    Logout(v2::LogoutAuthRequest),
+    CancelToolCall(v2::CancelToolCallRequest),
+    CancelTerminal(v2::CancelTerminalRequest),
+}
+
+/// A decoded notification of a v2 client.
+pub(crate) enum Notification {
+    Cancel(v2::CancelSessionNotification),
+}
+
+/// The answer to a v2 request, as JSON. The answer to `session/prompt` also starts its turn
+/// once it is written: the acknowledgement precedes every update of the turn.
+pub(crate) struct Answer {
+    json: Box<RawValue>,
+    acknowledged: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+impl Answer {
+    fn new(result: &impl Serialize) -> Result<Self, ErrorObject> {
+        let json = serde_json::value::to_raw_value(result).map_err(|e| {
+            ErrorObject::internal_error(format_args!("could not serialize the result: {e}"))
+        })?;
+        Ok(Self {
+            json,
+            acknowledged: Mutex::new(None),
+        })
+    }
+}
+
+impl Serialize for Answer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let sender = self
+            .acknowledged
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(sender) = sender {
+            let _ = sender.send(());
+        }
+        self.json.serialize(serializer)
+    }
+}
+
+/// Decodes `params` as `T`, a `-32602` naming the method when they do not fit.
+fn params<T: serde::de::DeserializeOwned>(
+    method: &str,
+    params: Option<&RawValue>,
+) -> Result<T, ErrorObject> {
+    acp_types::from_str(params.map_or("{}", RawValue::get))
+        .map_err(|e| ErrorObject::invalid_params(format_args!("`{method}`: {e}")))
+}
+
+/// The `-32022` error of `initialize` for a version at or below which none is supported.
+fn unsupported_version(requested: u16) -> ErrorObject {
+    let data = v2::UnsupportedProtocolVersionErrorData::new(
+        ProtocolVersion(requested),
+        SUPPORTED.to_vec(),
+    );
+    ErrorObject::new(
+        ErrorCode(v2::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0),
+        format!(
+            "Unsupported protocol version: {requested} was requested, and this agent supports \
+             versions 1 and 2 only"
+        ),
+    )
+    .with_data(serde_json::to_value(&data).unwrap_or_default())
+}
+
+/// The `protocolVersion` an `initialize` request asks for, if it is a version number.
+fn requested_version(params: Option<&RawValue>) -> Option<u16> {
+    #[derive(serde::Deserialize)]
+    struct Version {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: u16,
+    }
+    serde_json::from_str::<Version>(params?.get())
+        .ok()
+        .map(|v| v.protocol_version)
+}
+
+/// Decodes a request as v2 when the connection speaks v2 (or this `initialize` asks for v2);
+/// `None` when the v1 path applies (a v1 connection, an extension method).
+pub(crate) fn decode_request<A: Agent>(
+    handler: &AgentHandler<A>,
+    method: &str,
+    raw: Option<&RawValue>,
+) -> Result<Option<Call>, ErrorObject> {
+    if !handler.client.is_v2() {
+        if method != m::INITIALIZE
+            || handler.state.initialized.get().is_some()
+            || !handler.options.negotiate_version
+        {
+            return Ok(None);
+        }
+        return match requested_version(raw) {
+            Some(0) => Err(unsupported_version(0)),
+            Some(v) if v >= V2.0 => Ok(Some(Call::Initialize(params(method, raw)?))),
+            _ => Ok(None),
+        };
+    }
+    if acp_types::is_extension_method(method) {
+        return Ok(None);
+    }
+    Ok(Some(match method {
+        m::INITIALIZE => Call::Initialize(params(method, raw)?),
+        m::SESSION_NEW => Call::NewSession(params(method, raw)?),
+        m::SESSION_PROMPT => {
+            let request: v2::PromptRequest = params(method, raw)?;
+            let guard = handler.register_prompt(&request.session_id)?;
+            Call::Prompt(request, guard)
+        }
+        m::SESSION_RESUME => Call::Resume(params(method, raw)?),
+        m::SESSION_LIST => Call::List(params(method, raw)?),
+        m::SESSION_CLOSE => Call::Close(params(method, raw)?),
+        m::SESSION_DELETE => Call::Delete(params(method, raw)?),
+        m::SESSION_SET_CONFIG_OPTION => Call::SetConfigOption(params(method, raw)?),
+        m::AUTH_LOGIN => Call::Login(params(method, raw)?),
+        m::AUTH_LOGOUT => Call::Logout(params(method, raw)?),
+        m::TOOL_CALL_CANCEL => Call::CancelToolCall(params(method, raw)?),
+        m::TERMINAL_CANCEL => Call::CancelTerminal(params(method, raw)?),
+        other => return Err(not_in_v2(other)),
+    }))
+}
+
+/// Decodes a notification as v2 on a v2 connection; `None` when the v1 path applies.
+pub(crate) fn decode_notification<A: Agent>(
+    handler: &AgentHandler<A>,
+    method: &str,
+    raw: Option<&RawValue>,
+) -> Result<Option<Notification>, ErrorObject> {
+    if !handler.client.is_v2() || acp_types::is_extension_method(method) {
+        return Ok(None);
+    }
+    match method {
+        m::SESSION_CANCEL => Ok(Some(Notification::Cancel(params(method, raw)?))),
+        other => Err(not_in_v2(other)),
+    }
+}
+
+/// `-32601` for a method v2 does not have (v1's `session/load`, `session/set_mode`,
+/// `authenticate`, ...).
+fn not_in_v2(method: &str) -> ErrorObject {
+    let mut error = ErrorObject::method_not_found(method);
+    error.message = format!(
+        "Method not found: `{method}` is not a method of ACP protocol version 2, which this \
+         connection speaks"
+    );
+    error
+}
+
+/// Runs the checks the v1 path applies to a request (absolute paths, what the agent
+/// advertised) on its v1 form.
+fn admit<A>(handler: &AgentHandler<A>, params: &ClientRequestParams) -> Result<(), ErrorObject> {
+    if handler.options.require_absolute_cwd {
+        crate::cwd::check(params)?;
+    }
+    if handler.options.refuse_unadvertised {
+        crate::admit::check_request(handler.state.advertised.get(), params)?;
+    }
+    Ok(())
+}
+
+/// A value of the agent's that cannot be said in v2: an internal error naming it.
+fn unsayable(what: &str) -> impl FnOnce(String) -> ErrorObject + '_ {
+    move |reason| {
+        ErrorObject::internal_error(format_args!(
+            "the agent's {what} cannot be said in protocol version 2: {reason}"
+        ))
+    }
+}
+
+/// A client's v2 request that has no v1 form.
+fn unreadable(what: &str) -> impl FnOnce(String) -> ErrorObject + '_ {
+    move |reason| ErrorObject::invalid_params(format_args!("{what}: {reason}"))
+}
+
+/// The v2 form of a v1 session response (`session/new`, `session/resume` through
+/// `session/load` or `session/resume`): its config options. Session modes have no v2 form;
+/// they are left out with a warning (offer a config option of category `mode`).
+fn session_response<T: serde::de::DeserializeOwned>(
+    response: &impl Serialize,
+    what: &str,
+) -> Result<T, ErrorObject> {
+    let mut json = serde_json::to_value(response).map_err(|e| unsayable(what)(e.to_string()))?;
+    if let Some(object) = json.as_object_mut()
+        && object.remove("modes").is_some_and(|modes| !modes.is_null())
+    {
+        tracing::warn!(
+            what,
+            "session modes are not part of protocol version 2: left out of the answer \
+             (offer them as a config option of category `mode`)"
+        );
+    }
+    convert::read(json).map_err(unsayable(what))
+}
+
+/// Handles a v2 request.
+pub(crate) fn handle<A: Agent>(
+    this: Arc<AgentHandler<A>>,
+    call: Call,
+) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
+    async move {
+        let agent = &this.agent;
+        match call {
+            Call::Initialize(request) => {
+                let v1 = convert::initialize_to_v1(&request);
+                let response = agent.initialize(v1.clone()).await?;
+                let answer = convert::initialize_to_v2(&response, V2)
+                    .map_err(|e| ErrorObject::internal_error(&e))?;
+                if this.state.initialized.set(v1).is_ok() {
+                    let _ = this.state.advertised.set(response);
+                    this.client.peer().set_protocol_version(V2);
+                }
+                Answer::new(&answer)
+            }
+            Call::NewSession(request) => {
+                let v1: NewSessionRequest =
+                    transcode(&request).map_err(unreadable("session/new"))?;
+                let params = ClientRequestParams::NewSession(v1);
+                admit(&this, &params)?;
+                let ClientRequestParams::NewSession(v1) = params else {
+                    unreachable!("built above")
+                };
+                let response = agent.new_session(v1).await?;
+                Answer::new(&session_response::<v2::NewSessionResponse>(
+                    &response,
+                    "session/new answer",
+                )?)
+            }
+            Call::Prompt(request, guard) => prompt(this.clone(), request, guard),
+            Call::Resume(request) => resume(&this, request).await,
+            Call::List(request) => {
+                let advertised = this.state.advertised.get();
+                let lists = advertised
+                    .and_then(|r| r.agent_capabilities.as_ref())
+                    .and_then(|c| c.session_capabilities.as_ref())
+                    .is_some_and(|s| s.list.is_some());
+                if !lists {
+                    // v2 makes listing baseline; an agent that keeps no sessions lists none.
+                    return Answer::new(&v2::ListSessionsResponse::new(Vec::new()));
+                }
+                let v1 = transcode(&request).map_err(unreadable("session/list"))?;
+                let response = agent.list_sessions(v1).await?;
+                let answer: v2::ListSessionsResponse =
+                    transcode(&response).map_err(unsayable("session/list answer"))?;
+                Answer::new(&answer)
+            }
+            Call::Close(request) => {
+                this.cancel_prompts(&request.session_id);
+                this.client.cursors().forget(&request.session_id);
+                let closes = this
+                    .state
+                    .advertised
+                    .get()
+                    .and_then(|r| r.agent_capabilities.as_ref())
+                    .and_then(|c| c.session_capabilities.as_ref())
+                    .is_some_and(|s| s.close.is_some());
+                if closes {
+                    Answer::new(&agent.close_session(request).await?)
+                } else {
+                    // v2 makes closing baseline; an agent without `close` holds nothing to free.
+                    Answer::new(&CloseSessionResponse::default())
+                }
+            }
+            Call::Delete(request) => {
+                if this.options.refuse_unadvertised {
+                    crate::admit::check_method(
+                        this.state.advertised.get(),
+                        methods::agent::SESSION_DELETE,
+                    )?;
+                }
+                Answer::new(&agent.delete_session(request).await?)
+            }
+            Call::SetConfigOption(request) => {
+                let v1 = transcode(&request).map_err(unreadable("session/set_config_option"))?;
+                let response = agent.set_session_config_option(v1).await?;
+                let answer: v2::SetSessionConfigOptionResponse =
+                    transcode(&response).map_err(unsayable("session/set_config_option answer"))?;
+                Answer::new(&answer)
+            }
+            Call::Login(request) => {
+                let v1 = transcode(&request).map_err(unreadable("auth/login"))?;
+                let response = agent.authenticate(v1).await?;
+                let answer: v2::LoginAuthResponse =
+                    transcode(&response).map_err(unsayable("auth/login answer"))?;
+                Answer::new(&answer)
+            }
+            Call::Logout(request) => {
+                let v1 = transcode(&request).map_err(unreadable("auth/logout"))?;
+                let response = agent.logout(v1).await?;
+                let answer: v2::LogoutAuthResponse =
+                    transcode(&response).map_err(unsayable("auth/logout answer"))?;
+                Answer::new(&answer)
+            }
+            Call::CancelToolCall(request) => Answer::new(&agent.cancel_tool_call(request).await?),
+            Call::CancelTerminal(request) => Answer::new(&agent.cancel_terminal(request).await?),
+        }
+    }
+    .boxed()
+}
+
+/// Handles a v2 notification.
+pub(crate) async fn handle_notification<A: Agent>(
+    this: &AgentHandler<A>,
+    notification: Notification,
+) -> Result<(), ErrorObject> {
+    match notification {
+        Notification::Cancel(n) => {
+            this.cancel_prompts(&n.session_id);
+            let mut v1 = CancelNotification::new(n.session_id);
+            v1.meta = n.meta;
+            this.agent.cancel(v1).await
+        }
+    }
+}
+
+/// `session/prompt`: acknowledges at once with the user message's id; the turn runs in a task
+/// of its own once the acknowledgement is written: the `user_message`, `running`, the agent's
+/// updates (`requires_action` while a permission request waits), and `idle` with the stop
+/// reason once the agent's [`prompt`](Agent::prompt) returned (so after every update it sent).
+fn prompt<A: Agent>(
+    this: Arc<AgentHandler<A>>,
+    request: v2::PromptRequest,
+    guard: PromptGuard,
+) -> Result<Answer, ErrorObject> {
+    let session_id = request.session_id.clone();
+    let mut blocks = Vec::with_capacity(request.prompt.len());
+    for block in &request.prompt {
+        blocks.push(convert::content_to_v1(block.clone()).map_err(unreadable("the prompt"))?);
+    }
+    let mut v1 = PromptRequest::new(session_id.clone(), blocks);
+    v1.meta = request.meta.clone();
+    let params = ClientRequestParams::Prompt(v1);
+    admit(&this, &params)?;
+    let ClientRequestParams::Prompt(v1) = params else {
+        unreachable!("built above")
+    };
+    let cursors = this.client.cursors();
+    let message_id = cursors.new_id();
+    cursors.start_user_message(&session_id, message_id.clone());
+    let (acknowledged, written) = oneshot::channel();
+    let mut answer = Answer::new(&v2::PromptResponse::new(message_id.clone()))?;
+    answer.acknowledged = Mutex::new(Some(acknowledged));
+    let signal = guard.signal().clone();
+    let context = PromptContext::new(this.client.clone(), session_id.clone(), signal.clone())
+        .with_user_message(message_id.clone());
+    let client = this.client.clone();
+    tokio::spawn(async move {
+        if written.await.is_err() {
+            // The acknowledgement was never written (the request was cancelled first).
+            return;
+        }
+        let turn = async {
+            let user = v2::UserMessage::new(message_id).content(request.prompt);
+            client.send_v2(&session_id, user).await?;
+            client.send_state(&session_id, running()).await?;
+            let result = this.agent.prompt(v1, context).await;
+            let mut idle = v2::IdleStateUpdate::new();
+            if this.options.cancelled_stop_reason && signal.is_set() {
+                idle.stop_reason = Some(v2::StopReason::Cancelled);
+            } else {
+                match result {
+                    Ok(response) => {
+                        idle.stop_reason = Some(convert::stop_reason_to_v2(&response.stop_reason));
+                        idle.meta = response.meta;
+                    }
+                    Err(error) => {
+                        tracing::debug!(%error, "the turn failed");
+                        idle.stop_reason = Some(v2::StopReason::Error);
+                        idle.error = Some(convert::error_to_v2(&error));
+                    }
+                }
+            }
+            client.cursors().close(&session_id);
+            // A new prompt is accepted from here.
+            drop(guard);
+            client
+                .send_state(&session_id, v2::StateUpdate::Idle(idle))
+                .await
+        };
+        tokio::select! {
+            result = turn => if let Err(error) = result {
+                tracing::debug!(%error, "the turn's updates could not be sent");
+            },
+            () = client.peer().closed() => {}
+        }
+    });
+    Ok(answer)
+}
+
+/// A `running` state.
+fn running() -> v2::StateUpdate {
+    v2::StateUpdate::Running(v2::RunningStateUpdate::new())
+}
+
+/// `session/resume`: without `replayFrom` through the agent's `session/resume`, with
+/// `replayFrom: start` through its `session/load` (which streams the history, converted); then
+/// the current state (`running` while a prompt of the session runs, else `idle`), then the
+/// answer.
+async fn resume<A: Agent>(
+    this: &AgentHandler<A>,
+    request: v2::ResumeSessionRequest,
+) -> Result<Answer, ErrorObject> {
+    let caps = this
+        .state
+        .advertised
+        .get()
+        .and_then(|r| r.agent_capabilities.clone())
+        .unwrap_or_default();
+    let mut json =
+        serde_json::to_value(&request).map_err(|e| unreadable("session/resume")(e.to_string()))?;
+    if let Some(object) = json.as_object_mut() {
+        object.remove("replayFrom");
+    }
+    let answer: v2::ResumeSessionResponse = match &request.replay_from {
+        None => {
+            if caps
+                .session_capabilities
+                .as_ref()
+                .is_none_or(|s| s.resume.is_none())
+            {
+                let mut error = ErrorObject::method_not_found(m::SESSION_RESUME);
+                error.message = "Method not found: this agent cannot resume a session without \
+                                 replaying it (it does not support v1's `session/resume`)"
+                    .into();
+                return Err(error);
+            }
+            let v1: ResumeSessionRequest =
+                convert::read(json).map_err(unreadable("session/resume"))?;
+            let params = ClientRequestParams::ResumeSession(v1);
+            admit(this, &params)?;
+            let ClientRequestParams::ResumeSession(v1) = params else {
+                unreachable!("built above")
+            };
+            let response = this.agent.resume_session(v1).await?;
+            session_response(&response, "session/resume answer")?
+        }
+        Some(v2::ReplayFrom::Start(_)) => {
+            if caps.load_session != Some(true) {
+                return Err(ErrorObject::invalid_params(
+                    "replayFrom `start` is not supported: this agent cannot replay a session's \
+                     history (it does not support v1's `session/load`)",
+                ));
+            }
+            let v1: LoadSessionRequest =
+                convert::read(json).map_err(unreadable("session/resume"))?;
+            let params = ClientRequestParams::LoadSession(v1);
+            admit(this, &params)?;
+            let ClientRequestParams::LoadSession(v1) = params else {
+                unreachable!("built above")
+            };
+            let response = this.agent.load_session(v1).await?;
+            this.client.cursors().close(&request.session_id);
+            session_response(&response, "session/resume answer")?
+        }
+        Some(other) => {
+            let kind = serde_json::to_value(other)
+                .ok()
+                .and_then(|v| v.get("type").and_then(|t| t.as_str().map(str::to_owned)))
+                .unwrap_or_default();
+            return Err(ErrorObject::invalid_params(format_args!(
+                "replayFrom `{kind}` is not supported: this agent replays from `start` only"
+            )));
+        }
+    };
+    let state = if this.state.prompts().contains_key(&request.session_id) {
+        running()
+    } else {
+        v2::StateUpdate::Idle(v2::IdleStateUpdate::new())
+    };
+    this.client
+        .send_state(&request.session_id, state)
+        .await
+        .map_err(ErrorObject::from)?;
+    Answer::new(&answer)
+}
