@@ -9,6 +9,7 @@ use acp_types::*;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde::Serialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
@@ -229,6 +230,24 @@ fn session_response<T: serde::de::DeserializeOwned>(
     convert::read(json).map_err(unsayable(what))
 }
 
+/// The v1 form of a v2 session request (`session/new`, `session/resume`): v2 lets
+/// `mcpServers` be omitted or `null` (none), v1 requires the list; `replayFrom` has no v1
+/// form (the caller chose the method by it).
+fn session_request_to_v1<T: serde::de::DeserializeOwned>(
+    request: &impl Serialize,
+    method: &str,
+) -> Result<T, ErrorObject> {
+    let mut json = serde_json::to_value(request).map_err(|e| unreadable(method)(e.to_string()))?;
+    if let Some(object) = json.as_object_mut() {
+        object.remove("replayFrom");
+        let servers = object.entry("mcpServers").or_insert(Value::Null);
+        if servers.is_null() {
+            *servers = Value::Array(Vec::new());
+        }
+    }
+    convert::read(json).map_err(unreadable(method))
+}
+
 /// Handles a v2 request.
 pub(crate) fn handle<A: Agent>(
     this: Arc<AgentHandler<A>>,
@@ -249,8 +268,7 @@ pub(crate) fn handle<A: Agent>(
                 Answer::new(&answer)
             }
             Call::NewSession(request) => {
-                let v1: NewSessionRequest =
-                    transcode(&request).map_err(unreadable("session/new"))?;
+                let v1: NewSessionRequest = session_request_to_v1(&request, m::SESSION_NEW)?;
                 let params = ClientRequestParams::NewSession(v1);
                 admit(&this, &params)?;
                 let ClientRequestParams::NewSession(v1) = params else {
@@ -460,8 +478,7 @@ async fn resume<A: Agent>(
                     .into();
                 return Err(error);
             }
-            let v1: ResumeSessionRequest =
-                convert::read(json).map_err(unreadable("session/resume"))?;
+            let v1: ResumeSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
             let params = ClientRequestParams::ResumeSession(v1);
             admit(this, &params)?;
             let ClientRequestParams::ResumeSession(v1) = params else {
@@ -477,8 +494,7 @@ async fn resume<A: Agent>(
                      history (it does not support v1's `session/load`)",
                 ));
             }
-            let v1: LoadSessionRequest =
-                convert::read(json).map_err(unreadable("session/resume"))?;
+            let v1: LoadSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
             let params = ClientRequestParams::LoadSession(v1);
             admit(this, &params)?;
             let ClientRequestParams::LoadSession(v1) = params else {
