@@ -708,6 +708,7 @@ impl<A: Agent> Handler for AgentHandler<A> {
         self: &Arc<Self>,
         call: Call,
     ) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
+        #[allow(clippy::infallible_destructuring_match)] // One variant without v2.
         let call = match call {
             Call::V1(call) => call,
             #[cfg(feature = "unstable_protocol_v2")]
@@ -845,6 +846,7 @@ impl<A: Agent> Handler for AgentHandler<A> {
     fn handle_notification(self: &Arc<Self>, notification: Note) -> BoxFuture<'static, ()> {
         let this = self.clone();
         async move {
+            #[allow(clippy::infallible_destructuring_match)] // One variant without v2.
             let notification = match notification {
                 Note::V1(notification) => notification,
                 #[cfg(feature = "unstable_protocol_v2")]

@@ -35,8 +35,8 @@ pub(crate) enum Call {
     SetConfigOption(v2::SetSessionConfigOptionRequest),
     Login(v2::LoginAuthRequest),
     Logout(v2::LogoutAuthRequest),
-    CancelToolCall(v2::CancelToolCallRequest),
-    CancelTerminal(v2::CancelTerminalRequest),
+    ToolCallCancel(v2::CancelToolCallRequest),
+    TerminalCancel(v2::CancelTerminalRequest),
 }
 
 /// A decoded notification of a v2 client.
@@ -152,8 +152,8 @@ pub(crate) fn decode_request<A: Agent>(
         m::SESSION_SET_CONFIG_OPTION => Call::SetConfigOption(params(method, raw)?),
         m::AUTH_LOGIN => Call::Login(params(method, raw)?),
         m::AUTH_LOGOUT => Call::Logout(params(method, raw)?),
-        m::TOOL_CALL_CANCEL => Call::CancelToolCall(params(method, raw)?),
-        m::TERMINAL_CANCEL => Call::CancelTerminal(params(method, raw)?),
+        m::TOOL_CALL_CANCEL => Call::ToolCallCancel(params(method, raw)?),
+        m::TERMINAL_CANCEL => Call::TerminalCancel(params(method, raw)?),
         other => return Err(not_in_v2(other)),
     }))
 }
@@ -345,8 +345,8 @@ pub(crate) fn handle<A: Agent>(
                     transcode(&response).map_err(unsayable("auth/logout answer"))?;
                 Answer::new(&answer)
             }
-            Call::CancelToolCall(request) => Answer::new(&agent.cancel_tool_call(request).await?),
-            Call::CancelTerminal(request) => Answer::new(&agent.cancel_terminal(request).await?),
+            Call::ToolCallCancel(request) => Answer::new(&agent.cancel_tool_call(request).await?),
+            Call::TerminalCancel(request) => Answer::new(&agent.cancel_terminal(request).await?),
         }
     }
     .boxed()
