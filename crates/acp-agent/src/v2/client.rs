@@ -51,9 +51,16 @@ impl ClientHandle {
         update: impl Into<v2::SessionUpdate>,
     ) -> Result<(), Error> {
         let notification = v2::UpdateSessionNotification::new(session_id.clone(), update.into());
+        self.notify_v2(&notification).await
+    }
+
+    /// Sends a v2 update, noting what it advertises (see [`Cursors::observe`](super::Cursors::observe)).
+    async fn notify_v2(&self, notification: &v2::UpdateSessionNotification) -> Result<(), Error> {
+        self.cursors()
+            .observe(&notification.session_id, &notification.update);
         Ok(self
             .peer()
-            .notify::<v2::methods::SessionUpdate>(&notification)
+            .notify::<v2::methods::SessionUpdate>(notification)
             .await?)
     }
 
@@ -82,10 +89,7 @@ impl ClientHandle {
         let update = convert::update_to_v2(update).map_err(unconvertible("a session update"))?;
         let mut notification = v2::UpdateSessionNotification::new(session_id, update);
         notification.meta = meta;
-        Ok(self
-            .peer()
-            .notify::<v2::methods::SessionUpdate>(&notification)
-            .await?)
+        self.notify_v2(&notification).await
     }
 
     /// A permission request in its v2 form; the session's turn `requires_action` while it

@@ -1,11 +1,12 @@
 //! The messages of each session on a v2 connection: which message a chunk without a
 //! `messageId` continues, and ids for new ones.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use acp_types::{MessageId, SessionId, SessionUpdate};
+use acp_types::v2::{self, Patch};
+use acp_types::{MessageId, SessionId, SessionUpdate, TerminalId, ToolCallId};
 
 /// The message ids of a connection's sessions.
 ///
@@ -32,6 +33,12 @@ struct Cursor {
     /// Permission requests waiting for the user: while there are some, the turn
     /// `requires_action`.
     waiting: usize,
+    /// The tool calls whose last update advertised `capabilities.cancel` and that are not
+    /// final: the only ones `tool_call/cancel` may name.
+    cancellable_calls: HashSet<ToolCallId>,
+    /// The display terminals whose last update advertised `capabilities.cancel` and that have
+    /// not exited: the only ones `terminal/cancel` may name.
+    cancellable_terminals: HashSet<TerminalId>,
 }
 
 impl Default for Cursors {
@@ -135,6 +142,77 @@ impl Cursors {
         };
         cursor.waiting = cursor.waiting.saturating_sub(1);
         cursor.waiting == 0
+    }
+}
+
+impl Cursors {
+    /// Notes what a v2 update sent for `session` advertises: which tool calls and terminals
+    /// may be cancelled.
+    pub(crate) fn observe(&self, session: &SessionId, update: &v2::SessionUpdate) {
+        match update {
+            v2::SessionUpdate::ToolCallUpdate(call) => {
+                let cancellable = match &call.capabilities {
+                    Patch::Set(capabilities) => Some(capabilities.cancel.is_some()),
+                    Patch::Clear => Some(false),
+                    Patch::Unchanged => None,
+                };
+                let done = matches!(
+                    call.status,
+                    Patch::Set(
+                        v2::ToolCallStatus::Completed
+                            | v2::ToolCallStatus::Failed
+                            | v2::ToolCallStatus::Cancelled
+                    )
+                );
+                let mut sessions = self.sessions();
+                let cursor = sessions.entry(session.clone()).or_default();
+                match (cancellable, done) {
+                    (Some(true), false) => {
+                        cursor.cancellable_calls.insert(call.tool_call_id.clone());
+                    }
+                    (Some(false), _) | (_, true) => {
+                        cursor.cancellable_calls.remove(&call.tool_call_id);
+                    }
+                    (None, false) => {}
+                }
+            }
+            v2::SessionUpdate::TerminalUpdate(terminal) => {
+                let cancellable = match &terminal.capabilities {
+                    Patch::Set(capabilities) => Some(capabilities.cancel.is_some()),
+                    Patch::Clear => Some(false),
+                    Patch::Unchanged => None,
+                };
+                let exited = matches!(terminal.exit_status, Patch::Set(_));
+                let mut sessions = self.sessions();
+                let cursor = sessions.entry(session.clone()).or_default();
+                match (cancellable, exited) {
+                    (Some(true), false) => {
+                        cursor
+                            .cancellable_terminals
+                            .insert(terminal.terminal_id.clone());
+                    }
+                    (Some(false), _) | (_, true) => {
+                        cursor.cancellable_terminals.remove(&terminal.terminal_id);
+                    }
+                    (None, false) => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// True when `call` of `session` currently advertises `capabilities.cancel`.
+    pub(crate) fn tool_call_cancellable(&self, session: &SessionId, call: &ToolCallId) -> bool {
+        self.sessions()
+            .get(session)
+            .is_some_and(|c| c.cancellable_calls.contains(call))
+    }
+
+    /// True when `terminal` of `session` currently advertises `capabilities.cancel`.
+    pub(crate) fn terminal_cancellable(&self, session: &SessionId, terminal: &TerminalId) -> bool {
+        self.sessions()
+            .get(session)
+            .is_some_and(|c| c.cancellable_terminals.contains(terminal))
     }
 }
 

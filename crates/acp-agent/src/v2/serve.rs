@@ -152,8 +152,34 @@ pub(crate) fn decode_request<A: Agent>(
         m::SESSION_SET_CONFIG_OPTION => Call::SetConfigOption(params(method, raw)?),
         m::AUTH_LOGIN => Call::Login(params(method, raw)?),
         m::AUTH_LOGOUT => Call::Logout(params(method, raw)?),
-        m::TOOL_CALL_CANCEL => Call::ToolCallCancel(params(method, raw)?),
-        m::TERMINAL_CANCEL => Call::TerminalCancel(params(method, raw)?),
+        m::TOOL_CALL_CANCEL => {
+            let request: v2::CancelToolCallRequest = params(method, raw)?;
+            let cursors = handler.client.cursors();
+            if handler.options.refuse_unadvertised
+                && !cursors.tool_call_cancellable(&request.session_id, &request.tool_call_id)
+            {
+                return Err(ErrorObject::invalid_params(format_args!(
+                    "tool call {} of session {} cannot be cancelled: it is unknown, final, or \
+                     does not advertise `capabilities.cancel`",
+                    request.tool_call_id, request.session_id
+                )));
+            }
+            Call::ToolCallCancel(request)
+        }
+        m::TERMINAL_CANCEL => {
+            let request: v2::CancelTerminalRequest = params(method, raw)?;
+            let cursors = handler.client.cursors();
+            if handler.options.refuse_unadvertised
+                && !cursors.terminal_cancellable(&request.session_id, &request.terminal_id)
+            {
+                return Err(ErrorObject::invalid_params(format_args!(
+                    "terminal {} of session {} cannot be cancelled: it is unknown, has exited, \
+                     or does not advertise `capabilities.cancel`",
+                    request.terminal_id, request.session_id
+                )));
+            }
+            Call::TerminalCancel(request)
+        }
         other => return Err(not_in_v2(other)),
     }))
 }

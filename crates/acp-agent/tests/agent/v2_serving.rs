@@ -19,11 +19,13 @@ use acp_agent::{
     Agent, AgentOptions, ClientHandle, PromptContext, SessionStore, permission_options, serve,
 };
 use acp_testkit::Spec;
+use acp_types::v2;
 use acp_types::*;
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };
+use tokio::sync::Notify;
 use tokio::time::timeout;
 
 /// The most any step of a test may take.
@@ -33,6 +35,8 @@ const DEADLINE: Duration = Duration::from_secs(10);
 struct Both {
     client: ClientHandle,
     sessions: SessionStore<()>,
+    /// Wakes the turn whose tool call the client cancelled.
+    tool_cancelled: Notify,
 }
 
 #[acp_agent::async_trait]
@@ -71,6 +75,14 @@ impl Agent for Both {
         self.sessions.list(r.cursor.as_deref(), 10, |id, _| {
             Some(SessionInfo::new(id.clone(), "/work"))
         })
+    }
+
+    async fn cancel_tool_call(
+        &self,
+        _: v2::CancelToolCallRequest,
+    ) -> Result<v2::CancelToolCallResponse, ErrorObject> {
+        self.tool_cancelled.notify_one();
+        Ok(v2::CancelToolCallResponse::new())
     }
 
     async fn resume_session(
@@ -130,6 +142,55 @@ impl Agent for Both {
                 };
                 cx.message(said).await?;
             }
+            "notice" => cx.notice(NoticeSeverity::Info, "Indexed").await?,
+            "replace" => {
+                let draft = ContentChunk::new("draft").message_id("m-draft");
+                cx.update(SessionUpdate::AgentMessageChunk(draft)).await?;
+                let whole =
+                    v2::AgentMessage::new("m-draft").content(vec![v2::ContentBlock::from("final")]);
+                let said = match cx.update_v2(whole).await {
+                    Ok(()) => "replaced".to_owned(),
+                    Err(error) => format!("refused: {error}"),
+                };
+                cx.message(said).await?;
+            }
+            "cancellable" => {
+                let call = cx.tool_call("Search the web", ToolKind::Search).await?;
+                let cancel =
+                    v2::ToolCallCapabilities::new().cancel(v2::ToolCallCancelCapabilities::new());
+                cx.update_v2(v2::ToolCallUpdate::new(call.id().clone()).capabilities(cancel))
+                    .await?;
+                cx.or_cancelled(self.tool_cancelled.notified()).await?;
+                // v1 has no `cancelled` status: the v2 update says it.
+                let cancelled = v2::ToolCallUpdate::new(call.id().clone())
+                    .status(v2::ToolCallStatus::Cancelled);
+                cx.update_v2(cancelled).await?;
+            }
+            "terminal" => {
+                let start = v2::TerminalUpdate::new("term-1")
+                    .command("cargo test")
+                    .cwd("/work")
+                    .output(v2::TerminalOutput::from_bytes(b"start\n"));
+                cx.update_v2(start).await?;
+                let content = vec![v2::ToolCallContent::from(Terminal::new("term-1"))];
+                cx.update_v2(
+                    v2::ToolCallUpdate::new("call-t")
+                        .title("Run the tests")
+                        .content(content),
+                )
+                .await?;
+                // A euro sign split across two chunks, then a byte that is not UTF-8.
+                cx.update_v2(v2::TerminalOutputChunk::from_bytes("term-1", &[0xe2, 0x82]))
+                    .await?;
+                cx.update_v2(v2::TerminalOutputChunk::from_bytes(
+                    "term-1",
+                    &[0xac, b'\n', 0xff],
+                ))
+                .await?;
+                let exit = v2::TerminalExitStatus::new().exit_code(0);
+                cx.update_v2(v2::TerminalUpdate::new("term-1").exit_status(exit))
+                    .await?;
+            }
             _ => cx.message("?").await?,
         }
         Ok(PromptResponse::new(StopReason::EndTurn))
@@ -153,7 +214,11 @@ impl RawClient {
     fn start(sessions: SessionStore<()>, spec: &'static Spec) -> Self {
         let (agent_io, client_io) = tokio::io::duplex(256 * 1024);
         let (reader, writer) = tokio::io::split(agent_io);
-        let make = move |client| Both { client, sessions };
+        let make = move |client| Both {
+            client,
+            sessions,
+            tool_cancelled: Notify::new(),
+        };
         let (_client, driver) = serve(make, reader, writer, AgentOptions::default());
         tokio::spawn(driver);
         let (reader, writer) = tokio::io::split(client_io);
@@ -606,6 +671,27 @@ async fn a_v1_client_of_the_same_agent_is_served_v1() {
         "v1 is unchanged: {updates:#?}"
     );
     assert_eq!(updates[5]["content"][0]["oldText"], "old\n");
+
+    // v2-only updates are refused on v1, naming the version.
+    let id = c
+        .ask(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "replace"}]}),
+        )
+        .await;
+    let mut said = Vec::new();
+    loop {
+        let message = c.recv().await;
+        if message["id"] == id {
+            break;
+        }
+        said.push(message["params"]["update"]["content"]["text"].clone());
+    }
+    let refusal = said.last().and_then(Value::as_str).unwrap_or_default();
+    assert!(
+        refusal.starts_with("refused:") && refusal.contains("version 1"),
+        "{said:?}"
+    );
 }
 
 #[tokio::test]
@@ -676,4 +762,79 @@ async fn resume_replays_the_history_with_its_message_ids() {
     assert_eq!(state["params"]["update"]["state"], "idle", "{state}");
     let answer = second.recv().await;
     assert_eq!(answer["id"], id, "{answer}");
+}
+
+#[tokio::test]
+async fn v2_only_updates_replacement_display_terminals_and_tool_call_cancel() {
+    let mut c = RawClient::start(SessionStore::new(), Spec::load_v2());
+    let session = c.open_v2().await;
+
+    // A whole-message upsert replaces the draft, under the id the agent chose.
+    c.prompt(&session, "replace").await;
+    let updates = c.until_idle().await;
+    assert_eq!(updates[2]["messageId"], "m-draft", "{updates:#?}");
+    assert_eq!(updates[3]["sessionUpdate"], "agent_message", "{updates:#?}");
+    assert_eq!(updates[3]["messageId"], "m-draft");
+    assert_eq!(updates[3]["content"][0]["text"], "final");
+    assert_eq!(texts(&updates)[1].1, "replaced");
+
+    // A display terminal: snapshot, chunks of raw bytes (each decoded on its own), exit.
+    c.prompt(&session, "terminal").await;
+    let updates = c.until_idle().await;
+    assert_eq!(
+        kinds(&updates)[2..7],
+        [
+            "terminal_update",
+            "tool_call_update",
+            "terminal_output_chunk",
+            "terminal_output_chunk",
+            "terminal_update"
+        ]
+    );
+    let mut bytes = Vec::new();
+    for chunk in &updates[4..6] {
+        let chunk: v2::TerminalOutputChunk = acp_types::from_value(chunk.clone()).expect("a chunk");
+        bytes.extend(chunk.bytes().expect("base64"));
+    }
+    assert_eq!(bytes, [0xe2, 0x82, 0xac, b'\n', 0xff]);
+    assert_eq!(updates[6]["exitStatus"]["exitCode"], 0);
+
+    // Notices are baseline in v2.
+    c.prompt(&session, "notice").await;
+    let updates = c.until_idle().await;
+    assert_eq!(updates[2]["sessionUpdate"], "notice", "{updates:#?}");
+
+    // tool_call/cancel: only for a tool call that advertises it, while it is not final.
+    c.prompt(&session, "cancellable").await;
+    let mut call = None;
+    while call.is_none() {
+        let update = c.recv().await["params"]["update"].clone();
+        if update["sessionUpdate"] == "tool_call_update" && update.get("capabilities").is_some() {
+            call = Some(update["toolCallId"].clone());
+        }
+    }
+    let call = call.unwrap_or_default();
+    let unknown = c
+        .call(
+            "tool_call/cancel",
+            json!({"sessionId": session, "toolCallId": "nope"}),
+        )
+        .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    let accepted = c
+        .call(
+            "tool_call/cancel",
+            json!({"sessionId": session, "toolCallId": call}),
+        )
+        .await;
+    assert!(accepted.get("result").is_some(), "{accepted}");
+    let rest = c.until_idle().await;
+    assert_eq!(rest[0]["status"], "cancelled", "{rest:#?}");
+    let again = c
+        .call(
+            "tool_call/cancel",
+            json!({"sessionId": session, "toolCallId": call}),
+        )
+        .await;
+    assert_eq!(again["error"]["code"], -32602, "a final tool call: {again}");
 }
