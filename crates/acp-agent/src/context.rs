@@ -326,6 +326,11 @@ impl PromptContext {
         #[cfg(feature = "unstable_protocol_v2")]
         if self.client.is_v2() {
             self.client.cursors().stamp(&self.session_id, &mut update);
+            if let Some(record) = &self.recorder {
+                record(&self.session_id, &update);
+            }
+            let notification = SessionNotification::new(self.session_id.clone(), update);
+            return self.client.stamped_update_as_v2(notification).await;
         }
         if let Some(record) = &self.recorder {
             record(&self.session_id, &update);

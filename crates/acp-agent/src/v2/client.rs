@@ -74,18 +74,28 @@ impl ClientHandle {
             .await
     }
 
-    /// A v1 update in its v2 form (its chunks stamped with their message ids).
+    /// A v1 update in its v2 form, its chunks stamped with their message ids first.
     pub(crate) async fn session_update_as_v2(
+        &self,
+        mut notification: SessionNotification,
+    ) -> Result<(), Error> {
+        self.cursors()
+            .stamp(&notification.session_id, &mut notification.update);
+        self.stamped_update_as_v2(notification).await
+    }
+
+    /// A v1 update whose chunks were stamped (see [`Cursors::stamp`](super::Cursors::stamp))
+    /// in its v2 form.
+    pub(crate) async fn stamped_update_as_v2(
         &self,
         notification: SessionNotification,
     ) -> Result<(), Error> {
         let SessionNotification {
             session_id,
-            mut update,
+            update,
             meta,
             ..
         } = notification;
-        self.cursors().stamp(&session_id, &mut update);
         let update = convert::update_to_v2(update).map_err(unconvertible("a session update"))?;
         let mut notification = v2::UpdateSessionNotification::new(session_id, update);
         notification.meta = meta;
