@@ -349,3 +349,44 @@ pub(crate) fn permission_to_v2(
     }
     read(json)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_git_patch_replaces_every_line_and_marks_a_missing_final_newline() {
+        assert_eq!(
+            git_patch("/src/a.rs", Some("one\ntwo\n"), "one\n2"),
+            "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n\
+             @@ -1,2 +1,2 @@\n-one\n-two\n+one\n+2\n\\ No newline at end of file\n"
+        );
+        assert_eq!(
+            git_patch("/new.txt", None, "hi\n"),
+            "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n\
+             @@ -0,0 +1,1 @@\n+hi\n"
+        );
+        // No change: no hunk.
+        assert!(!git_patch("/same", Some("x\n"), "x\n").contains("@@"));
+    }
+
+    #[test]
+    fn a_v1_diff_becomes_a_structured_diff_and_a_broken_one_an_error() {
+        let mut item = json!({"type": "diff", "path": "/a", "newText": "b\n"});
+        diff_to_v2(&mut item).expect("a diff");
+        assert_eq!(
+            item["changes"],
+            json!([{"operation": "add", "path": "/a", "fileType": "text"}])
+        );
+        assert_eq!(item["patch"]["format"], "git_patch");
+        assert!(item.get("newText").is_none(), "{item}");
+        let mut broken = json!({"type": "diff", "path": "/a"});
+        assert!(diff_to_v2(&mut broken).unwrap_err().contains("newText"));
+    }
+
+    #[test]
+    fn modes_have_no_v2_form() {
+        let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new("plan"));
+        assert!(update_to_v2(update).unwrap_err().contains("modes"));
+    }
+}
