@@ -222,6 +222,38 @@ fn admit<A>(handler: &AgentHandler<A>, params: &ClientRequestParams) -> Result<(
     Ok(())
 }
 
+/// The v1 request `$value` of `ClientRequestParams::$variant`, after the checks of [`admit`].
+macro_rules! admitted {
+    ($handler:expr, $variant:ident, $value:expr) => {{
+        let params = ClientRequestParams::$variant($value);
+        admit($handler, &params)?;
+        let ClientRequestParams::$variant(value) = params else {
+            unreachable!("built above")
+        };
+        value
+    }};
+}
+
+/// Serves a v2 request whose meaning is a v1 method's: `request` converted to the v1 params,
+/// `call` (the trait method), its answer converted to the v2 result `R`.
+async fn through_v1<P, T, R, F>(
+    request: &impl Serialize,
+    method: &str,
+    call: impl FnOnce(P) -> F,
+) -> Result<Answer, ErrorObject>
+where
+    P: serde::de::DeserializeOwned,
+    T: Serialize,
+    R: serde::de::DeserializeOwned + Serialize,
+    F: Future<Output = Result<T, ErrorObject>>,
+{
+    let v1 = transcode(request).map_err(unreadable(method))?;
+    let response = call(v1).await?;
+    let answer: R = transcode(&response)
+        .map_err(|reason| unsayable("answer")(format!("(to `{method}`) {reason}")))?;
+    Answer::new(&answer)
+}
+
 /// A value of the agent's that cannot be said in v2: an internal error naming it.
 fn unsayable(what: &str) -> impl FnOnce(String) -> ErrorObject + '_ {
     move |reason| {
@@ -295,11 +327,7 @@ pub(crate) fn handle<A: Agent>(
             }
             Call::NewSession(request) => {
                 let v1: NewSessionRequest = session_request_to_v1(&request, m::SESSION_NEW)?;
-                let params = ClientRequestParams::NewSession(v1);
-                admit(&this, &params)?;
-                let ClientRequestParams::NewSession(v1) = params else {
-                    unreachable!("built above")
-                };
+                let v1 = admitted!(&this, NewSession, v1);
                 let response = agent.new_session(v1).await?;
                 Answer::new(&session_response::<v2::NewSessionResponse>(
                     &response,
@@ -318,11 +346,10 @@ pub(crate) fn handle<A: Agent>(
                     // v2 makes listing baseline; an agent that keeps no sessions lists none.
                     return Answer::new(&v2::ListSessionsResponse::new(Vec::new()));
                 }
-                let v1 = transcode(&request).map_err(unreadable("session/list"))?;
-                let response = agent.list_sessions(v1).await?;
-                let answer: v2::ListSessionsResponse =
-                    transcode(&response).map_err(unsayable("session/list answer"))?;
-                Answer::new(&answer)
+                through_v1::<_, _, v2::ListSessionsResponse, _>(&request, m::SESSION_LIST, |r| {
+                    agent.list_sessions(r)
+                })
+                .await
             }
             Call::Close(request) => {
                 this.cancel_prompts(&request.session_id);
@@ -351,25 +378,24 @@ pub(crate) fn handle<A: Agent>(
                 Answer::new(&agent.delete_session(request).await?)
             }
             Call::SetConfigOption(request) => {
-                let v1 = transcode(&request).map_err(unreadable("session/set_config_option"))?;
-                let response = agent.set_session_config_option(v1).await?;
-                let answer: v2::SetSessionConfigOptionResponse =
-                    transcode(&response).map_err(unsayable("session/set_config_option answer"))?;
-                Answer::new(&answer)
+                through_v1::<_, _, v2::SetSessionConfigOptionResponse, _>(
+                    &request,
+                    m::SESSION_SET_CONFIG_OPTION,
+                    |r| agent.set_session_config_option(r),
+                )
+                .await
             }
             Call::Login(request) => {
-                let v1 = transcode(&request).map_err(unreadable("auth/login"))?;
-                let response = agent.authenticate(v1).await?;
-                let answer: v2::LoginAuthResponse =
-                    transcode(&response).map_err(unsayable("auth/login answer"))?;
-                Answer::new(&answer)
+                through_v1::<_, _, v2::LoginAuthResponse, _>(&request, m::AUTH_LOGIN, |r| {
+                    agent.authenticate(r)
+                })
+                .await
             }
             Call::Logout(request) => {
-                let v1 = transcode(&request).map_err(unreadable("auth/logout"))?;
-                let response = agent.logout(v1).await?;
-                let answer: v2::LogoutAuthResponse =
-                    transcode(&response).map_err(unsayable("auth/logout answer"))?;
-                Answer::new(&answer)
+                through_v1::<_, _, v2::LogoutAuthResponse, _>(&request, m::AUTH_LOGOUT, |r| {
+                    agent.logout(r)
+                })
+                .await
             }
             Call::ToolCallCancel(request) => Answer::new(&agent.cancel_tool_call(request).await?),
             Call::TerminalCancel(request) => Answer::new(&agent.cancel_terminal(request).await?),
@@ -409,11 +435,7 @@ fn prompt<A: Agent>(
     }
     let mut v1 = PromptRequest::new(session_id.clone(), blocks);
     v1.meta = request.meta.clone();
-    let params = ClientRequestParams::Prompt(v1);
-    admit(&this, &params)?;
-    let ClientRequestParams::Prompt(v1) = params else {
-        unreachable!("built above")
-    };
+    let v1 = admitted!(&this, Prompt, v1);
     let cursors = this.client.cursors();
     let message_id = cursors.new_id();
     cursors.start_user_message(&session_id, message_id.clone());
@@ -505,11 +527,7 @@ async fn resume<A: Agent>(
                 return Err(error);
             }
             let v1: ResumeSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
-            let params = ClientRequestParams::ResumeSession(v1);
-            admit(this, &params)?;
-            let ClientRequestParams::ResumeSession(v1) = params else {
-                unreachable!("built above")
-            };
+            let v1 = admitted!(this, ResumeSession, v1);
             let response = this.agent.resume_session(v1).await?;
             session_response(&response, "session/resume answer")?
         }
@@ -521,11 +539,7 @@ async fn resume<A: Agent>(
                 ));
             }
             let v1: LoadSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
-            let params = ClientRequestParams::LoadSession(v1);
-            admit(this, &params)?;
-            let ClientRequestParams::LoadSession(v1) = params else {
-                unreachable!("built above")
-            };
+            let v1 = admitted!(this, LoadSession, v1);
             let response = this.agent.load_session(v1).await?;
             this.client.cursors().close(&request.session_id);
             session_response(&response, "session/resume answer")?
