@@ -96,10 +96,49 @@ impl ClientHandle {
             meta,
             ..
         } = notification;
-        let update = convert::update_to_v2(update).map_err(unconvertible("a session update"))?;
+        let update = match self.modes_update(&session_id, &update) {
+            Some(options) => {
+                let json = serde_json::json!({
+                    "sessionUpdate": "config_option_update",
+                    "configOptions": options,
+                });
+                convert::read(json).map_err(unconvertible("the config options"))?
+            }
+            None => convert::update_to_v2(update).map_err(unconvertible("a session update"))?,
+        };
         let mut notification = v2::UpdateSessionNotification::new(session_id, update);
         notification.meta = meta;
         self.notify_v2(&notification).await
+    }
+
+    /// The whole config option list an update means for a session whose modes are offered as
+    /// a config option: a `current_mode_update` changes the mode's option, a
+    /// `config_option_update` the agent's own ones. `None` for any other update, or a session
+    /// without modes.
+    fn modes_update(
+        &self,
+        session_id: &SessionId,
+        update: &SessionUpdate,
+    ) -> Option<serde_json::Value> {
+        match update {
+            SessionUpdate::CurrentModeUpdate(mode) => {
+                self.cursors().with_modes(session_id, |modes| {
+                    modes.set_current(mode.current_mode_id.as_str());
+                    modes.options()
+                })
+            }
+            SessionUpdate::ConfigOptionUpdate(options) => {
+                let own = serde_json::to_value(&options.config_options).ok()?;
+                let serde_json::Value::Array(own) = own else {
+                    return None;
+                };
+                self.cursors().with_modes(session_id, |modes| {
+                    modes.set_others(own);
+                    modes.options()
+                })
+            }
+            _ => None,
+        }
     }
 
     /// A permission request in its v2 form; the session's turn `requires_action` while it

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::modes::Modes;
 use acp_types::v2::{self, Patch};
 use acp_types::{MessageId, SessionId, SessionUpdate, TerminalId, ToolCallId};
 
@@ -39,6 +40,8 @@ struct Cursor {
     /// The display terminals whose last update advertised `capabilities.cancel` and that have
     /// not exited: the only ones `terminal/cancel` may name.
     cancellable_terminals: HashSet<TerminalId>,
+    /// The session's modes, offered as a config option (see [`Modes`]).
+    modes: Option<Modes>,
 }
 
 impl Default for Cursors {
@@ -199,6 +202,20 @@ impl Cursors {
             }
             _ => {}
         }
+    }
+
+    /// Keeps the modes of `session` (its `session/new` or resume answer had some).
+    pub(crate) fn set_modes(&self, session: &SessionId, modes: Modes) {
+        self.sessions().entry(session.clone()).or_default().modes = Some(modes);
+    }
+
+    /// Runs `f` on the modes of `session`; `None` when it has none.
+    pub(crate) fn with_modes<T>(
+        &self,
+        session: &SessionId,
+        f: impl FnOnce(&mut Modes) -> T,
+    ) -> Option<T> {
+        self.sessions().get_mut(session)?.modes.as_mut().map(f)
     }
 
     /// True when `call` of `session` currently advertises `capabilities.cancel`.

@@ -40,11 +40,16 @@
 //!   `terminal/cancel`, and [`PromptContext::update_v2`](crate::PromptContext::update_v2) for
 //!   any v2 update (message replacement and clearing, display terminals with snapshots and
 //!   output chunks, background work), which fails on a v1 connection.
+//! - **Session modes** become what v2 asks agents to offer instead: a config option of
+//!   category `mode` (config id `mode`) among the session's `configOptions`;
+//!   `session/set_config_option` on it switches the mode through
+//!   [`Agent::set_session_mode`](crate::Agent::set_session_mode), and a `current_mode_update`
+//!   is sent as a `config_option_update` with the whole list.
 //! - **v1-only features fail on a v2 connection** with
 //!   [`Error::NotInProtocolVersion`](crate::Error::NotInProtocolVersion): the client's `fs/*`
-//!   and `terminal/*` methods and the `current_mode_update`; v1-only methods a v2 client sends
+//!   and `terminal/*` methods; a `current_mode_update` for a session that offered no modes is
+//!   [`Error::Unconvertible`](crate::Error::Unconvertible); v1-only methods a v2 client sends
 //!   (`session/load`, `session/set_mode`, `authenticate`, ...) get `-32601` naming the version.
-//!   Session modes in a `session/new` answer are left out of the v2 answer with a warning.
 //!
 //! Conversions go through each value's JSON where the two versions write the same or nearly
 //! the same, and keep unknown fields; what cannot be said in the other version is an error
@@ -53,6 +58,7 @@
 mod client;
 mod convert;
 mod cursor;
+mod modes;
 mod serve;
 
 pub(crate) use cursor::Cursors;

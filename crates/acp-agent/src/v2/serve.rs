@@ -9,11 +9,12 @@ use acp_types::*;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde::Serialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use super::convert::{self, transcode};
+use super::modes::{MODE_OPTION, Modes};
 use crate::connection::{AgentHandler, PromptGuard};
 use crate::{Agent, PromptContext};
 
@@ -268,24 +269,76 @@ fn unreadable(what: &str) -> impl FnOnce(String) -> ErrorObject + '_ {
     move |reason| ErrorObject::invalid_params(format_args!("{what}: {reason}"))
 }
 
-/// The v2 form of a v1 session response (`session/new`, `session/resume` through
-/// `session/load` or `session/resume`): its config options. Session modes have no v2 form;
-/// they are left out with a warning (offer a config option of category `mode`).
+/// The v2 form of a v1 session answer (`session/new`, `session/resume` through `session/load`
+/// or `session/resume`) for `session_id` (`None`: the answer's own): its config options, with
+/// its modes among them as the config option `mode` (see [`Modes`]).
 fn session_response<T: serde::de::DeserializeOwned>(
     response: &impl Serialize,
     what: &str,
+    cursors: &super::Cursors,
+    session_id: Option<&SessionId>,
 ) -> Result<T, ErrorObject> {
     let mut json = serde_json::to_value(response).map_err(|e| unsayable(what)(e.to_string()))?;
     if let Some(object) = json.as_object_mut()
-        && object.remove("modes").is_some_and(|modes| !modes.is_null())
+        && let Some(modes) = Modes::take(object)
     {
-        tracing::warn!(
-            what,
-            "session modes are not part of protocol version 2: left out of the answer \
-             (offer them as a config option of category `mode`)"
-        );
+        let own = object
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(SessionId::from);
+        if let Some(session_id) = session_id.or(own.as_ref()) {
+            cursors.set_modes(session_id, modes);
+        }
     }
     convert::read(json).map_err(unsayable(what))
+}
+
+/// `session/set_config_option`: the config option `mode` of a session whose modes it offers
+/// switches the mode through [`Agent::set_session_mode`]; any other goes to
+/// [`Agent::set_session_config_option`]. The answer lists the modes' option too.
+async fn set_config_option<A: Agent>(
+    this: &AgentHandler<A>,
+    request: v2::SetSessionConfigOptionRequest,
+) -> Result<Answer, ErrorObject> {
+    let cursors = this.client.cursors();
+    let session_id = request.session_id.clone();
+    if request.config_id.as_str() == MODE_OPTION
+        && let Some(offered) = cursors.with_modes(&session_id, |modes| modes.clone())
+    {
+        let json = serde_json::to_value(&request).unwrap_or_default();
+        let mode = json["value"].as_str().unwrap_or_default().to_owned();
+        if json["type"] != "id" || !offered.offers(&mode) {
+            return Err(ErrorObject::invalid_params(format_args!(
+                "`{mode}` is not one of the modes of session {session_id}"
+            )));
+        }
+        let mut v1 = SetSessionModeRequest::new(session_id.clone(), mode.as_str());
+        v1.meta = request.meta.clone();
+        this.agent.set_session_mode(v1).await?;
+        let options = cursors.with_modes(&session_id, |modes| {
+            modes.set_current(&mode);
+            modes.options()
+        });
+        let answer: v2::SetSessionConfigOptionResponse =
+            convert::read(json!({"configOptions": options.unwrap_or_default()}))
+                .map_err(unsayable("config options"))?;
+        return Answer::new(&answer);
+    }
+    let v1 = transcode(&request).map_err(unreadable(m::SESSION_SET_CONFIG_OPTION))?;
+    let response = this.agent.set_session_config_option(v1).await?;
+    let mut json =
+        serde_json::to_value(&response).map_err(|e| unsayable("answer")(e.to_string()))?;
+    if let Some(Value::Array(own)) = json.get("configOptions").cloned()
+        && let Some(all) = cursors.with_modes(&session_id, |modes| {
+            modes.set_others(own);
+            modes.options()
+        })
+    {
+        json["configOptions"] = all;
+    }
+    let answer: v2::SetSessionConfigOptionResponse =
+        convert::read(json).map_err(unsayable("session/set_config_option answer"))?;
+    Answer::new(&answer)
 }
 
 /// The v1 form of a v2 session request (`session/new`, `session/resume`): v2 lets
@@ -332,6 +385,8 @@ pub(crate) fn handle<A: Agent>(
                 Answer::new(&session_response::<v2::NewSessionResponse>(
                     &response,
                     "session/new answer",
+                    this.client.cursors(),
+                    None,
                 )?)
             }
             Call::Prompt(request, guard) => prompt(this.clone(), request, guard),
@@ -377,14 +432,7 @@ pub(crate) fn handle<A: Agent>(
                 }
                 Answer::new(&agent.delete_session(request).await?)
             }
-            Call::SetConfigOption(request) => {
-                through_v1::<_, _, v2::SetSessionConfigOptionResponse, _>(
-                    &request,
-                    m::SESSION_SET_CONFIG_OPTION,
-                    |r| agent.set_session_config_option(r),
-                )
-                .await
-            }
+            Call::SetConfigOption(request) => set_config_option(&this, request).await,
             Call::Login(request) => {
                 through_v1::<_, _, v2::LoginAuthResponse, _>(&request, m::AUTH_LOGIN, |r| {
                     agent.authenticate(r)
@@ -529,7 +577,12 @@ async fn resume<A: Agent>(
             let v1: ResumeSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
             let v1 = admitted!(this, ResumeSession, v1);
             let response = this.agent.resume_session(v1).await?;
-            session_response(&response, "session/resume answer")?
+            session_response(
+                &response,
+                "session/resume answer",
+                this.client.cursors(),
+                Some(&request.session_id),
+            )?
         }
         Some(v2::ReplayFrom::Start(_)) => {
             if caps.load_session != Some(true) {
@@ -542,7 +595,12 @@ async fn resume<A: Agent>(
             let v1 = admitted!(this, LoadSession, v1);
             let response = this.agent.load_session(v1).await?;
             this.client.cursors().close(&request.session_id);
-            session_response(&response, "session/resume answer")?
+            session_response(
+                &response,
+                "session/resume answer",
+                this.client.cursors(),
+                Some(&request.session_id),
+            )?
         }
         Some(other) => {
             let kind = serde_json::to_value(other)

@@ -55,7 +55,23 @@ impl Agent for Both {
     }
 
     async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
-        Ok(NewSessionResponse::new(self.sessions.create(())?))
+        let modes = SessionModeState::new(
+            "ask",
+            vec![
+                SessionMode::new("ask", "Ask"),
+                SessionMode::new("code", "Code").description("Edits files"),
+            ],
+        );
+        Ok(NewSessionResponse::new(self.sessions.create(())?).modes(modes))
+    }
+
+    async fn set_session_mode(
+        &self,
+        r: SetSessionModeRequest,
+    ) -> Result<SetSessionModeResponse, ErrorObject> {
+        let say = format!("mode {}", r.mode_id);
+        self.client.session(r.session_id).message(say).await?;
+        Ok(SetSessionModeResponse::new())
     }
 
     async fn load_session(
@@ -135,7 +151,7 @@ impl Agent for Both {
                 cx.message(said).await?;
             }
             "mode" => {
-                let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new("plan"));
+                let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new("ask"));
                 let said = match cx.update(update).await {
                     Ok(()) => "sent".to_owned(),
                     Err(error) => format!("refused: {error}"),
@@ -339,6 +355,12 @@ impl RawClient {
         let new = self
             .call("session/new", json!({"cwd": "/work", "mcpServers": []}))
             .await;
+        let modes = &new["result"]["configOptions"][0];
+        assert_eq!(
+            modes["configId"], "mode",
+            "the modes as a config option: {new}"
+        );
+        assert_eq!(modes["currentValue"], "ask", "{new}");
         new["result"]["sessionId"]
             .as_str()
             .expect("a session id")
@@ -580,9 +602,46 @@ async fn a_v2_connection_refuses_null_ids_batches_and_v1_only_methods() {
         said[0].1.starts_with("refused:") && said[0].1.contains("version 2"),
         "{said:?}"
     );
+
+    // Modes are a config option of category `mode` on v2, switched through set_session_mode.
+    let id = c
+        .ask(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "mode", "type": "id", "value": "code"}),
+        )
+        .await;
+    // The agent's set_session_mode ran (it says so, a background update while idle).
+    let switched = c.recv().await;
+    assert_eq!(
+        switched["params"]["update"]["content"]["text"], "mode code",
+        "{switched}"
+    );
+    let options = c.recv().await;
+    assert_eq!(options["id"], id, "{options}");
+    let said = options["result"]["configOptions"][0].clone();
+    assert_eq!(said["category"], "mode", "{options}");
+    assert_eq!(said["currentValue"], "code", "{options}");
+    assert_eq!(
+        said["options"][1]["description"], "Edits files",
+        "{options}"
+    );
+    let refused = c
+        .call(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "mode", "type": "id", "value": "fly"}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
     c.prompt(&session, "mode").await;
-    let said = texts(&c.until_idle().await);
-    assert!(said[0].1.contains("modes"), "{said:?}");
+    let updates = c.until_idle().await;
+    assert_eq!(
+        updates[2]["sessionUpdate"], "config_option_update",
+        "{updates:#?}"
+    );
+    assert_eq!(
+        updates[2]["configOptions"][0]["currentValue"], "ask",
+        "{updates:#?}"
+    );
 
     // The baseline: listing, closing.
     let list = c.call("session/list", json!({})).await;
