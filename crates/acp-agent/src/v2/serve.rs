@@ -151,6 +151,14 @@ pub(crate) fn decode_request<A: Agent>(
         m::SESSION_CLOSE => Call::Close(params(method, raw)?),
         m::SESSION_DELETE => Call::Delete(params(method, raw)?),
         m::SESSION_SET_CONFIG_OPTION => Call::SetConfigOption(params(method, raw)?),
+        m::AUTH_LOGIN | m::AUTH_LOGOUT
+            if handler.options.refuse_unadvertised && !authenticates(handler) =>
+        {
+            let mut error = ErrorObject::method_not_found(method);
+            error.message =
+                format!("Method not found: `{method}` (the agent advertised no `authMethods`)");
+            return Err(error);
+        }
         m::AUTH_LOGIN => Call::Login(params(method, raw)?),
         m::AUTH_LOGOUT => Call::Logout(params(method, raw)?),
         m::TOOL_CALL_CANCEL => {
@@ -183,6 +191,17 @@ pub(crate) fn decode_request<A: Agent>(
         }
         other => return Err(not_in_v2(other)),
     }))
+}
+
+/// True when the agent advertised authentication methods: v2 clients may call `auth/login`
+/// and `auth/logout` only then.
+fn authenticates<A>(handler: &AgentHandler<A>) -> bool {
+    handler
+        .state
+        .advertised
+        .get()
+        .and_then(|r| r.auth_methods.as_ref())
+        .is_some_and(|methods| !methods.is_empty())
 }
 
 /// Decodes a notification as v2 on a v2 connection; `None` when the v1 path applies.
@@ -477,6 +496,12 @@ fn prompt<A: Agent>(
     guard: PromptGuard,
 ) -> Result<Answer, ErrorObject> {
     let session_id = request.session_id.clone();
+    if request.prompt.is_empty() {
+        // The schema lets an agent refuse it without inserting it.
+        return Err(ErrorObject::invalid_params(
+            "the prompt is empty: send at least one content block",
+        ));
+    }
     let mut blocks = Vec::with_capacity(request.prompt.len());
     for block in &request.prompt {
         blocks.push(convert::content_to_v1(block.clone()).map_err(unreadable("the prompt"))?);

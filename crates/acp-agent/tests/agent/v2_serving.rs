@@ -643,6 +643,10 @@ async fn a_v2_connection_refuses_null_ids_batches_and_v1_only_methods() {
         "{updates:#?}"
     );
 
+    // No authMethods advertised: no auth/login.
+    let refused = c.call("auth/login", json!({"methodId": "key"})).await;
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+
     // The baseline: listing, closing.
     let list = c.call("session/list", json!({})).await;
     assert_eq!(
