@@ -29,6 +29,8 @@ pub struct AgentOptions {
     /// client's version if supported, else the latest supported.
     pub negotiate_version: bool,
     /// Refuse a second `session/prompt` for a session whose prompt is still running (`-32600`).
+    /// On a v2 connection, where the answer means the prompt was accepted, the second prompt
+    /// is held instead and accepted when the running one ends (feature `unstable_protocol_v2`).
     pub one_prompt_per_session: bool,
     /// Answer a prompt turn that was cancelled with `stopReason: "cancelled"`, whatever the
     /// agent returned.
@@ -113,6 +115,9 @@ pub(crate) struct State {
     /// The message ids of the sessions of a v2 connection.
     #[cfg(feature = "unstable_protocol_v2")]
     cursors: crate::v2::Cursors,
+    /// Wakes the v2 prompts held until their session's running prompt ends.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) prompt_ended: tokio::sync::Notify,
     /// Numbers the tool calls started through [`PromptContext::tool_call`].
     next_tool_call: std::sync::atomic::AtomicU64,
     /// The running prompts of each session (one, unless the one-prompt rule is off), by their
@@ -602,6 +607,9 @@ impl Drop for PromptGuard {
                 prompts.remove(&self.session_id);
             }
         }
+        drop(prompts);
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.state.prompt_ended.notify_waiters();
     }
 }
 

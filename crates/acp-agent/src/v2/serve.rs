@@ -28,7 +28,7 @@ const SUPPORTED: [ProtocolVersion; 2] = [ProtocolVersion::V1, V2];
 pub(crate) enum Call {
     Initialize(Box<v2::InitializeRequest>),
     NewSession(v2::NewSessionRequest),
-    Prompt(v2::PromptRequest, PromptGuard),
+    Prompt(v2::PromptRequest),
     Resume(v2::ResumeSessionRequest),
     List(v2::ListSessionsRequest),
     Close(CloseSessionRequest),
@@ -141,11 +141,7 @@ pub(crate) fn decode_request<A: Agent>(
     Ok(Some(match method {
         m::INITIALIZE => Call::Initialize(params(method, raw)?),
         m::SESSION_NEW => Call::NewSession(params(method, raw)?),
-        m::SESSION_PROMPT => {
-            let request: v2::PromptRequest = params(method, raw)?;
-            let guard = handler.register_prompt(&request.session_id)?;
-            Call::Prompt(request, guard)
-        }
+        m::SESSION_PROMPT => Call::Prompt(params(method, raw)?),
         m::SESSION_RESUME => Call::Resume(params(method, raw)?),
         m::SESSION_LIST => Call::List(params(method, raw)?),
         m::SESSION_CLOSE => Call::Close(params(method, raw)?),
@@ -408,7 +404,7 @@ pub(crate) fn handle<A: Agent>(
                     None,
                 )?)
             }
-            Call::Prompt(request, guard) => prompt(this.clone(), request, guard),
+            Call::Prompt(request) => prompt(this.clone(), request).await,
             Call::Resume(request) => resume(&this, request).await,
             Call::List(request) => {
                 let advertised = this.state.advertised.get();
@@ -486,14 +482,14 @@ pub(crate) async fn handle_notification<A: Agent>(
     }
 }
 
-/// `session/prompt`: acknowledges at once with the user message's id; the turn runs in a task
+/// `session/prompt`: acknowledges with the user message's id as soon as the session takes the
+/// prompt (see [`accept`]); the turn runs in a task
 /// of its own once the acknowledgement is written: the `user_message`, `running`, the agent's
 /// updates (`requires_action` while a permission request waits), and `idle` with the stop
 /// reason once the agent's [`prompt`](Agent::prompt) returned (so after every update it sent).
-fn prompt<A: Agent>(
+async fn prompt<A: Agent>(
     this: Arc<AgentHandler<A>>,
     request: v2::PromptRequest,
-    guard: PromptGuard,
 ) -> Result<Answer, ErrorObject> {
     let session_id = request.session_id.clone();
     if request.prompt.is_empty() {
@@ -509,6 +505,7 @@ fn prompt<A: Agent>(
     let mut v1 = PromptRequest::new(session_id.clone(), blocks);
     v1.meta = request.meta.clone();
     let v1 = admitted!(&this, Prompt, v1);
+    let guard = accept(&this, &session_id).await?;
     let cursors = this.client.cursors();
     let message_id = cursors.new_id();
     cursors.start_user_message(&session_id, message_id.clone());
@@ -560,6 +557,27 @@ fn prompt<A: Agent>(
         }
     });
     Ok(answer)
+}
+
+/// Registers a prompt of `session_id` among the running ones, once the session's running
+/// prompt (if any) has ended: v2 answers `session/prompt` when the prompt is accepted, so a
+/// prompt sent while a turn runs is held, not refused (with the one-prompt rule on; held
+/// prompts count among the connection's requests in flight, which are bounded).
+async fn accept<A>(
+    this: &AgentHandler<A>,
+    session_id: &SessionId,
+) -> Result<PromptGuard, ErrorObject> {
+    loop {
+        // Listen before looking, so that an end between the two is not missed.
+        let ended = this.state.prompt_ended.notified();
+        tokio::pin!(ended);
+        ended.as_mut().enable();
+        match this.register_prompt(session_id) {
+            Ok(guard) => return Ok(guard),
+            Err(_) if this.options.one_prompt_per_session => ended.await,
+            Err(error) => return Err(error),
+        }
+    }
 }
 
 /// A `running` state.

@@ -553,14 +553,26 @@ async fn a_cancelled_turn_ends_idle_cancelled_after_its_updates() {
             "agent_message_chunk"
         ]
     );
+    // A prompt sent while the turn runs is held until the session takes it.
+    let held = c
+        .ask(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "other"}]}),
+        )
+        .await;
     c.send(json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}))
         .await;
     let rest = c.until_idle().await;
     assert_eq!(kinds(&rest), ["state_update:idle"], "{rest:#?}");
     assert_eq!(rest[0]["stopReason"], "cancelled");
-    // The session takes a new prompt at once.
-    c.prompt(&session, "other").await;
+    // Then the held prompt is accepted, and its turn runs.
+    let ack = c.recv().await;
+    assert_eq!(ack["id"], held, "{ack}");
     let next = c.until_idle().await;
+    assert_eq!(
+        next[0]["messageId"], ack["result"]["messageId"],
+        "{next:#?}"
+    );
     assert_eq!(
         next.last().map(|u| u["stopReason"].clone()),
         Some(json!("end_turn"))
