@@ -532,6 +532,19 @@ async fn prompt<A: Agent>(
             } else {
                 match result {
                     Ok(response) => {
+                        #[cfg(feature = "unstable_end_turn_token_usage")]
+                        if response.usage.is_some() {
+                            tracing::warn!(
+                                "the turn's token usage has no place in a v2 idle state: left \
+                                 out (send a usage_update)"
+                            );
+                        }
+                        if !WireFields::extras(&response).is_empty() {
+                            tracing::warn!(
+                                "the prompt answer's fields beyond stopReason and _meta have no \
+                                 place in a v2 idle state: left out"
+                            );
+                        }
                         idle.stop_reason = Some(convert::stop_reason_to_v2(&response.stop_reason));
                         idle.meta = response.meta;
                     }
