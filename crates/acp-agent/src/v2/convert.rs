@@ -385,6 +385,30 @@ mod tests {
     }
 
     #[test]
+    fn an_initialize_answer_becomes_v2_or_says_why_not() {
+        let method = AuthMethod::Agent(AuthMethodAgent::new("key", "API key"));
+        let caps = AgentCapabilities::new()
+            .prompt_capabilities(PromptCapabilities::new().image(true))
+            .mcp_capabilities(McpCapabilities::new().http(true));
+        let v1 = InitializeResponse::new(ProtocolVersion::V1)
+            .agent_capabilities(caps)
+            .auth_methods(vec![method]);
+        let missing = initialize_to_v2(&v1, ProtocolVersion(2)).unwrap_err();
+        assert!(missing.contains("agentInfo"), "{missing}");
+
+        let v1 = v1.agent_info(Implementation::new("a", "1"));
+        let v2 = initialize_to_v2(&v1, ProtocolVersion(2)).expect("a v2 answer");
+        let json = serde_json::to_value(&v2).expect("serializable");
+        assert_eq!(json["protocolVersion"], 2);
+        assert_eq!(json["info"]["name"], "a");
+        assert_eq!(json["authMethods"][0]["methodId"], "key", "{json}");
+        assert_eq!(json["authMethods"][0]["type"], "agent", "{json}");
+        let session = &json["capabilities"]["session"];
+        assert_eq!(session["prompt"], json!({"image": {}}), "{json}");
+        assert_eq!(session["mcp"], json!({"stdio": {}, "http": {}}), "{json}");
+    }
+
+    #[test]
     fn modes_have_no_v2_form() {
         let update = SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new("plan"));
         assert!(update_to_v2(update).unwrap_err().contains("modes"));

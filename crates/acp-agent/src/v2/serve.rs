@@ -103,16 +103,11 @@ fn unsupported_version(requested: u16) -> ErrorObject {
     .with_data(serde_json::to_value(&data).unwrap_or_default())
 }
 
-/// The `protocolVersion` an `initialize` request asks for, if it is a version number.
+/// The `protocolVersion` an `initialize` request asks for, read as v1 reads it (the field is
+/// the same in both versions); `None` when unreadable (the v1 path then answers why).
 fn requested_version(params: Option<&RawValue>) -> Option<u16> {
-    #[derive(serde::Deserialize)]
-    struct Version {
-        #[serde(rename = "protocolVersion")]
-        protocol_version: u16,
-    }
-    serde_json::from_str::<Version>(params?.get())
-        .ok()
-        .map(|v| v.protocol_version)
+    let request: InitializeRequest = acp_types::from_str(params?.get()).ok()?;
+    Some(request.protocol_version.0)
 }
 
 /// Decodes a request as v2 when the connection speaks v2 (or this `initialize` asks for v2);
