@@ -149,39 +149,91 @@ impl ClientHandle {
     ) -> Result<RequestPermissionResponse, Error> {
         let v2_request =
             convert::permission_to_v2(&request).map_err(unconvertible("a permission request"))?;
-        let session_id = &request.session_id;
-        let cursors = self.cursors();
-        // Only a running turn changes state: a request outside one leaves the session idle.
-        let in_turn = self.has_running_prompt(session_id);
-        if in_turn && cursors.start_waiting(session_id) {
-            let state = v2::RequiresActionStateUpdate::new();
-            self.send_state(session_id, v2::StateUpdate::RequiresAction(state))
-                .await?;
-        }
-        let answer = self
+        let asking = self
             .peer()
-            .request::<v2::methods::SessionRequestPermission>(&v2_request)
-            .await;
-        if in_turn && cursors.stop_waiting(session_id) && self.has_running_prompt(session_id) {
-            let state = v2::RunningStateUpdate::new();
-            self.send_state(session_id, v2::StateUpdate::Running(state))
-                .await?;
-        }
-        let answer = answer?;
+            .request::<v2::methods::SessionRequestPermission>(&v2_request);
+        let answer = self
+            .awaiting_user(Some(&request.session_id), asking)
+            .await?;
         convert::transcode(&answer).map_err(unconvertible("the client's permission answer"))
     }
 
-    /// An elicitation in its v2 form.
+    /// An elicitation in its v2 form; when it is scoped to a session whose turn runs, the turn
+    /// `requires_action` while it waits.
     pub(crate) async fn create_elicitation_v2(
         &self,
         request: CreateElicitationRequest,
     ) -> Result<CreateElicitationResponse, Error> {
+        let json = serde_json::to_value(&request)
+            .map_err(|e| unconvertible("an elicitation request")(e.to_string()))?;
+        let session_id = json
+            .get("sessionId")
+            .and_then(serde_json::Value::as_str)
+            .map(SessionId::from);
         let v2_request: v2::CreateElicitationRequest =
-            convert::transcode(&request).map_err(unconvertible("an elicitation request"))?;
-        let answer = self
+            convert::read(json).map_err(unconvertible("an elicitation request"))?;
+        let asking = self
             .peer()
-            .request::<v2::methods::ElicitationCreate>(&v2_request)
-            .await?;
+            .request::<v2::methods::ElicitationCreate>(&v2_request);
+        let answer = self.awaiting_user(session_id.as_ref(), asking).await?;
         convert::transcode(&answer).map_err(unconvertible("the client's elicitation answer"))
+    }
+
+    /// Awaits `asking`, a request the user answers: while it waits, the running turn of
+    /// `session_id` (if any) is in the `requires_action` state, and `running` again after the
+    /// last such request of the session is answered.
+    async fn awaiting_user<T>(
+        &self,
+        session_id: Option<&SessionId>,
+        asking: impl Future<Output = Result<T, acp_rpc::Error>>,
+    ) -> Result<T, Error> {
+        // Only a running turn changes state: a request outside one leaves the session idle.
+        let Some(session_id) = session_id.filter(|s| self.has_running_prompt(s)) else {
+            return Ok(asking.await?);
+        };
+        let cursors = self.cursors();
+        let first = cursors.start_waiting(session_id);
+        // Counted until answered, or until this future is dropped (the turn was cancelled).
+        let waiting = Waiting {
+            cursors,
+            session_id,
+            answered: false,
+        };
+        if first {
+            let state = v2::RequiresActionStateUpdate::new();
+            self.send_state(session_id, v2::StateUpdate::RequiresAction(state))
+                .await?;
+        }
+        let answer = asking.await;
+        if waiting.answered() && self.has_running_prompt(session_id) {
+            let state = v2::RunningStateUpdate::new();
+            self.send_state(session_id, v2::StateUpdate::Running(state))
+                .await?;
+        }
+        Ok(answer?)
+    }
+}
+
+/// A request the user answers, counted among its session's waiting ones until answered or
+/// dropped.
+struct Waiting<'a> {
+    cursors: &'a super::Cursors,
+    session_id: &'a SessionId,
+    answered: bool,
+}
+
+impl Waiting<'_> {
+    /// Stops counting it; true when no request of the session waits any more.
+    fn answered(mut self) -> bool {
+        self.answered = true;
+        self.cursors.stop_waiting(self.session_id)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.cursors.stop_waiting(self.session_id);
+        }
     }
 }
