@@ -293,6 +293,34 @@ pub trait Agent: Send + Sync + 'static {
         let _ = request;
         Err(ErrorObject::method_not_found(m::SESSION_SET_TITLE))
     }
+
+    /// `tool_call/cancel` (ACP v2, feature `unstable_protocol_v2`): the client asks to cancel
+    /// one tool call, without cancelling the turn. Only sent for a tool call whose update
+    /// advertised `capabilities.cancel`; report the outcome with the tool call's status.
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn cancel_tool_call(
+        &self,
+        request: acp_types::v2::CancelToolCallRequest,
+    ) -> Result<acp_types::v2::CancelToolCallResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(
+            acp_types::v2::methods::agent::TOOL_CALL_CANCEL,
+        ))
+    }
+
+    /// `terminal/cancel` (ACP v2, feature `unstable_protocol_v2`): the client asks to stop the
+    /// command of one of the agent's display terminals. Only sent for a terminal whose update
+    /// advertised `capabilities.cancel`; report the exit with a `terminal_update`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn cancel_terminal(
+        &self,
+        request: acp_types::v2::CancelTerminalRequest,
+    ) -> Result<acp_types::v2::CancelTerminalResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(
+            acp_types::v2::methods::agent::TERMINAL_CANCEL,
+        ))
+    }
 }
 
 /// Forwards every method, so one agent can be shared (`Arc<MyAgent>` is an agent too).
@@ -434,5 +462,19 @@ impl<T: Agent + ?Sized> Agent for Arc<T> {
         r: SetSessionTitleRequest,
     ) -> Result<SetSessionTitleResponse, ErrorObject> {
         (**self).set_session_title(r).await
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn cancel_tool_call(
+        &self,
+        r: acp_types::v2::CancelToolCallRequest,
+    ) -> Result<acp_types::v2::CancelToolCallResponse, ErrorObject> {
+        (**self).cancel_tool_call(r).await
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn cancel_terminal(
+        &self,
+        r: acp_types::v2::CancelTerminalRequest,
+    ) -> Result<acp_types::v2::CancelTerminalResponse, ErrorObject> {
+        (**self).cancel_terminal(r).await
     }
 }

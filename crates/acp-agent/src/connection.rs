@@ -29,6 +29,8 @@ pub struct AgentOptions {
     /// client's version if supported, else the latest supported.
     pub negotiate_version: bool,
     /// Refuse a second `session/prompt` for a session whose prompt is still running (`-32600`).
+    /// On a v2 connection, where the answer means the prompt was accepted, the second prompt
+    /// is held instead and accepted when the running one ends (feature `unstable_protocol_v2`).
     pub one_prompt_per_session: bool,
     /// Answer a prompt turn that was cancelled with `stopReason: "cancelled"`, whatever the
     /// agent returned.
@@ -105,11 +107,17 @@ impl AgentOptions {
 
 /// State shared by the connection and the client handle.
 #[derive(Debug, Default)]
-struct State {
-    /// The client's `initialize` request, once it succeeded.
-    initialized: OnceLock<InitializeRequest>,
-    /// Our answer to it: what we advertised.
-    advertised: OnceLock<InitializeResponse>,
+pub(crate) struct State {
+    /// The client's `initialize` request, once it succeeded (on a v2 connection, its v1 form).
+    pub(crate) initialized: OnceLock<InitializeRequest>,
+    /// Our answer to it: what we advertised (on a v2 connection, the agent's v1 answer).
+    pub(crate) advertised: OnceLock<InitializeResponse>,
+    /// The message ids of the sessions of a v2 connection.
+    #[cfg(feature = "unstable_protocol_v2")]
+    cursors: crate::v2::Cursors,
+    /// Wakes the v2 prompts held until their session's running prompt ends.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) prompt_ended: tokio::sync::Notify,
     /// Numbers the tool calls started through [`PromptContext::tool_call`].
     next_tool_call: std::sync::atomic::AtomicU64,
     /// The running prompts of each session (one, unless the one-prompt rule is off), by their
@@ -118,7 +126,7 @@ struct State {
 }
 
 impl State {
-    fn prompts(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Vec<Signal>>> {
+    pub(crate) fn prompts(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Vec<Signal>>> {
         lock(&self.prompts)
     }
 }
@@ -178,10 +186,31 @@ impl<M: acp_types::methods::Request> MethodName for M {
 }
 
 impl ClientHandle {
+    /// `session/request_permission` (spec chapter "Tool Calls", requesting permission): asks
+    /// the user to approve a tool call.
+    ///
+    /// On a v2 connection the request is sent in its v2 form (the tool call as its subject,
+    /// its title as the request's), and while it waits for the user the session's turn is in
+    /// the `requires_action` state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Rpc`] when the client answers with an error or the connection closes.
+    pub async fn request_permission(
+        &self,
+        request: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.is_v2() {
+            return self.request_permission_v2(request).await;
+        }
+        Ok(self
+            .peer
+            .request::<methods::SessionRequestPermission>(&request)
+            .await?)
+    }
+
     client_requests! {
-        /// `session/request_permission` (spec chapter "Tool Calls", requesting permission):
-        /// asks the user to approve a tool call.
-        request_permission: SessionRequestPermission(RequestPermissionRequest) -> RequestPermissionResponse;
         /// `fs/read_text_file` (spec chapter "File System"): reads a text file through the client,
         /// which sees unsaved editor state. Needs `fs.readTextFile`.
         read_text_file: FsReadTextFile(ReadTextFileRequest) -> ReadTextFileResponse;
@@ -226,6 +255,10 @@ impl ClientHandle {
                 }
             })?;
         }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.is_v2() {
+            return self.create_elicitation_v2(request).await;
+        }
         Ok(self
             .peer
             .request::<methods::ElicitationCreate>(&request)
@@ -240,6 +273,10 @@ impl ClientHandle {
     ///
     /// When the connection is closed.
     pub async fn session_update(&self, notification: SessionNotification) -> Result<(), Error> {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.is_v2() {
+            return self.session_update_as_v2(notification).await;
+        }
         Ok(self
             .peer
             .notify::<methods::SessionUpdate>(&notification)
@@ -372,11 +409,37 @@ impl ClientHandle {
     /// Refuses `method` when gating is on and the client did not advertise its capability
     /// (nothing is advertised before `initialize`).
     fn check(&self, method: &'static str) -> Result<(), Error> {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.is_v2() && (method.starts_with("fs/") || method.starts_with("terminal/")) {
+            return Err(Error::NotInProtocolVersion {
+                what: format!("the client method `{method}`").into(),
+                version: crate::v2::V2,
+            });
+        }
         if !self.gate {
             return Ok(());
         }
         client_allows(self.advertised(), method)
             .map_err(|capability| Error::CapabilityNotAdvertised { method, capability })
+    }
+
+    /// True when this connection speaks ACP v2 (negotiated in `initialize`; feature
+    /// `unstable_protocol_v2`).
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn is_v2(&self) -> bool {
+        self.peer.protocol_version().is_some_and(|v| v.0 >= 2)
+    }
+
+    /// The message ids of the sessions of a v2 connection.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn cursors(&self) -> &crate::v2::Cursors {
+        &self.state.cursors
+    }
+
+    /// True while a prompt of `session_id` runs.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn has_running_prompt(&self, session_id: &SessionId) -> bool {
+        self.state.prompts().contains_key(session_id)
     }
 
     /// The capabilities the client advertised in `initialize` (none before it).
@@ -475,15 +538,52 @@ pub fn serve_stdio<A: Agent>(
 }
 
 /// The connection's handler: decodes by method, applies the protocol rules, calls the agent.
-struct AgentHandler<A> {
-    agent: A,
-    client: ClientHandle,
-    state: Arc<State>,
-    options: AgentOptions,
+pub(crate) struct AgentHandler<A> {
+    pub(crate) agent: A,
+    pub(crate) client: ClientHandle,
+    pub(crate) state: Arc<State>,
+    pub(crate) options: AgentOptions,
 }
 
-/// A decoded request, with what the rules decided about it.
-struct Call {
+/// A decoded request of either protocol version.
+pub(crate) enum Call {
+    /// A request of a v1 connection (or an extension request).
+    V1(V1Call),
+    /// A request of a v2 connection.
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(crate::v2::Call),
+}
+
+/// A decoded notification of either protocol version.
+pub(crate) enum Note {
+    /// A notification of a v1 connection (or an extension notification).
+    V1(ClientNotificationParams),
+    /// A notification of a v2 connection.
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(crate::v2::Notification),
+}
+
+/// The answer to a request of either protocol version.
+pub(crate) enum Answer {
+    /// A v1 result.
+    V1(AgentResult),
+    /// A v2 result.
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(crate::v2::Answer),
+}
+
+impl serde::Serialize for Answer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Answer::V1(result) => result.serialize(serializer),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Answer::V2(answer) => answer.serialize(serializer),
+        }
+    }
+}
+
+/// A decoded v1 request, with what the rules decided about it.
+pub(crate) struct V1Call {
     params: ClientRequestParams,
     /// For a prompt: its registration among the session's running prompts. It lives in the
     /// decoded call, so the registration goes away even if the handler never runs.
@@ -491,7 +591,7 @@ struct Call {
 }
 
 /// Removes a session's running-prompt entry when the prompt ends, however it ends.
-struct PromptGuard {
+pub(crate) struct PromptGuard {
     state: Arc<State>,
     session_id: SessionId,
     signal: Signal,
@@ -507,22 +607,59 @@ impl Drop for PromptGuard {
                 prompts.remove(&self.session_id);
             }
         }
+        drop(prompts);
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.state.prompt_ended.notify_waiters();
+    }
+}
+
+impl PromptGuard {
+    /// The cancellation signal of the prompt.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn signal(&self) -> &Signal {
+        &self.signal
     }
 }
 
 impl<A> AgentHandler<A> {
-    /// Cancels the prompts running in `session_id` (the session is closed or archived).
-    fn cancel_prompts(&self, session_id: &SessionId) {
+    /// Cancels the prompts running in `session_id` (`session/cancel`, or the session is closed
+    /// or archived).
+    pub(crate) fn cancel_prompts(&self, session_id: &SessionId) {
         for signal in self.state.prompts().get(session_id).into_iter().flatten() {
+            tracing::debug!(session = %session_id, "cancelling the running prompt");
             signal.set();
         }
+    }
+
+    /// Registers a prompt of `session_id` among the running ones, refusing it when one runs
+    /// and the one-prompt rule is on.
+    pub(crate) fn register_prompt(
+        &self,
+        session_id: &SessionId,
+    ) -> Result<PromptGuard, ErrorObject> {
+        let mut prompts = self.state.prompts();
+        if self.options.one_prompt_per_session && prompts.contains_key(session_id) {
+            return Err(ErrorObject::invalid_request(format_args!(
+                "a prompt is already running in session {session_id}"
+            )));
+        }
+        let signal = Signal::default();
+        prompts
+            .entry(session_id.clone())
+            .or_default()
+            .push(signal.clone());
+        Ok(PromptGuard {
+            state: self.state.clone(),
+            session_id: session_id.clone(),
+            signal,
+        })
     }
 }
 
 impl<A: Agent> Handler for AgentHandler<A> {
     type Request = Call;
-    type Notification = ClientNotificationParams;
-    type Response = AgentResult;
+    type Notification = Note;
+    type Response = Answer;
 
     fn decode_request(&self, method: &str, params: Option<&RawValue>) -> Result<Call, ErrorObject> {
         if self.options.require_initialize
@@ -532,6 +669,10 @@ impl<A: Agent> Handler for AgentHandler<A> {
             return Err(ErrorObject::invalid_request(format_args!(
                 "`{method}` before `initialize`: the connection must be initialized first"
             )));
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Some(call) = crate::v2::decode_request(self, method, params)? {
+            return Ok(Call::V2(call));
         }
         let advertised = self.state.advertised.get();
         if self.options.refuse_unadvertised {
@@ -546,47 +687,45 @@ impl<A: Agent> Handler for AgentHandler<A> {
         }
         let mut guard = None;
         if let ClientRequestParams::Prompt(prompt) = &params {
-            let mut prompts = self.state.prompts();
-            if self.options.one_prompt_per_session && prompts.contains_key(&prompt.session_id) {
-                return Err(ErrorObject::invalid_request(format_args!(
-                    "a prompt is already running in session {}",
-                    prompt.session_id
-                )));
-            }
-            let signal = Signal::default();
-            prompts
-                .entry(prompt.session_id.clone())
-                .or_default()
-                .push(signal.clone());
-            guard = Some(PromptGuard {
-                state: self.state.clone(),
-                session_id: prompt.session_id.clone(),
-                signal,
-            });
+            guard = Some(self.register_prompt(&prompt.session_id)?);
         }
-        Ok(Call {
+        Ok(Call::V1(V1Call {
             params,
             prompt: guard,
-        })
+        }))
     }
 
     fn decode_notification(
         &self,
         method: &str,
         params: Option<&RawValue>,
-    ) -> Result<ClientNotificationParams, ErrorObject> {
+    ) -> Result<Note, ErrorObject> {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Some(notification) = crate::v2::decode_notification(self, method, params)? {
+            return Ok(Note::V2(notification));
+        }
         // An error drops the notification with a warning.
         if self.options.refuse_unadvertised {
             admit::check_method(self.state.advertised.get(), method)?;
         }
         let notification = acp_rpc::decode_params(method, params)?;
-        Ok(notification)
+        Ok(Note::V1(notification))
     }
 
     fn handle_request(
         self: &Arc<Self>,
         call: Call,
-    ) -> BoxFuture<'static, Result<AgentResult, ErrorObject>> {
+    ) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
+        #[allow(clippy::infallible_destructuring_match)] // One variant without v2.
+        let call = match call {
+            Call::V1(call) => call,
+            #[cfg(feature = "unstable_protocol_v2")]
+            Call::V2(call) => {
+                return crate::v2::handle(self.clone(), call)
+                    .map(|r| r.map(Answer::V2))
+                    .boxed();
+            }
+        };
         let this = self.clone();
         async move {
             let agent = &this.agent;
@@ -708,27 +847,27 @@ impl<A: Agent> Handler for AgentHandler<A> {
                 }
             })
         }
+        .map(|r| r.map(Answer::V1))
         .boxed()
     }
 
-    fn handle_notification(
-        self: &Arc<Self>,
-        notification: ClientNotificationParams,
-    ) -> BoxFuture<'static, ()> {
+    fn handle_notification(self: &Arc<Self>, notification: Note) -> BoxFuture<'static, ()> {
         let this = self.clone();
         async move {
+            #[allow(clippy::infallible_destructuring_match)] // One variant without v2.
+            let notification = match notification {
+                Note::V1(notification) => notification,
+                #[cfg(feature = "unstable_protocol_v2")]
+                Note::V2(notification) => {
+                    if let Err(error) = crate::v2::handle_notification(&this, notification).await {
+                        tracing::warn!(%error, "notification handler failed");
+                    }
+                    return;
+                }
+            };
             let result = match notification {
                 ClientNotificationParams::Cancel(n) => {
-                    for signal in this
-                        .state
-                        .prompts()
-                        .get(&n.session_id)
-                        .into_iter()
-                        .flatten()
-                    {
-                        tracing::debug!(session = %n.session_id, "cancelling the running prompt");
-                        signal.set();
-                    }
+                    this.cancel_prompts(&n.session_id);
                     this.agent.cancel(n).await
                 }
                 ClientNotificationParams::Ext(n) => this.agent.ext_notification(n).await,

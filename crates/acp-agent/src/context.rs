@@ -52,6 +52,9 @@ pub struct PromptContext {
     session_id: SessionId,
     cancel: Signal,
     recorder: Option<Recorder>,
+    /// On a v2 connection, the id of the turn's user message: its recorded chunks carry it.
+    #[cfg(feature = "unstable_protocol_v2")]
+    user_message: Option<MessageId>,
 }
 
 impl fmt::Debug for PromptContext {
@@ -71,7 +74,16 @@ impl PromptContext {
             session_id,
             cancel,
             recorder: None,
+            #[cfg(feature = "unstable_protocol_v2")]
+            user_message: None,
         }
+    }
+
+    /// The context of a v2 turn whose user message is `id`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn with_user_message(mut self, id: MessageId) -> Self {
+        self.user_message = Some(id);
+        self
     }
 
     pub(crate) fn with_recorder(mut self, recorder: Recorder) -> Self {
@@ -95,7 +107,13 @@ impl PromptContext {
     pub fn record_prompt(&self, prompt: &[ContentBlock]) {
         if let Some(record) = &self.recorder {
             for block in prompt {
-                let update = SessionUpdate::UserMessageChunk(ContentChunk::new(block.clone()));
+                #[allow(unused_mut)] // Without v2 the chunk is recorded as it is.
+                let mut chunk = ContentChunk::new(block.clone());
+                #[cfg(feature = "unstable_protocol_v2")]
+                {
+                    chunk.message_id = self.user_message.clone();
+                }
+                let update = SessionUpdate::UserMessageChunk(chunk);
                 record.record(&self.session_id, &update);
             }
         }
@@ -305,12 +323,26 @@ impl PromptContext {
     /// [`Error::CapabilityNotAdvertised`] for an update the client did not advertise (nothing is
     /// sent or recorded); or when the connection is closed.
     pub async fn update(&self, update: impl Into<SessionUpdate>) -> Result<(), Error> {
-        let update = update.into();
+        #[allow(unused_mut)] // Only v2 stamps the update.
+        let mut update = update.into();
         if let Some(capability) = self.unadvertised(&update) {
             return Err(Error::CapabilityNotAdvertised {
                 method: methods::client::SESSION_UPDATE,
                 capability,
             });
+        }
+        // On v2, chunks get their message ids before they are recorded: a replay keeps them.
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.client.is_v2() {
+            self.client.cursors().stamp(&self.session_id, &mut update);
+            if let Some(record) = &self.recorder {
+                record.record(&self.session_id, &update);
+                if let Some(room) = record.room() {
+                    room.await;
+                }
+            }
+            let notification = SessionNotification::new(self.session_id.clone(), update);
+            return self.client.stamped_update_as_v2(notification).await;
         }
         if let Some(record) = &self.recorder {
             record.record(&self.session_id, &update);
@@ -320,6 +352,46 @@ impl PromptContext {
         }
         self.client
             .session_update(SessionNotification::new(self.session_id.clone(), update))
+            .await
+    }
+
+    /// Sends a v2 `session/update` for this session (feature `unstable_protocol_v2`): what v1
+    /// cannot say, such as replacing or clearing a whole message
+    /// ([`v2::AgentMessage`](acp_types::v2::AgentMessage) with its `messageId`), an
+    /// agent-owned display terminal ([`v2::TerminalUpdate`](acp_types::v2::TerminalUpdate)
+    /// with its snapshot, [`v2::TerminalOutputChunk`](acp_types::v2::TerminalOutputChunk) for
+    /// live bytes) or a tool call's content chunk. It is not recorded (a
+    /// [`SessionStore`](crate::SessionStore) keeps v1 updates).
+    ///
+    /// ```no_run
+    /// # use acp_agent::{Error, PromptContext};
+    /// use acp_types::v2::{TerminalOutputChunk, TerminalUpdate, ToolCallUpdate, Terminal, ToolCallContent};
+    /// # #[allow(dead_code)]
+    /// # async fn turn(cx: PromptContext) -> Result<(), Error> {
+    /// if cx.client().is_v2() {
+    ///     cx.update_v2(TerminalUpdate::new("term-1").command("cargo test").cwd("/work")).await?;
+    ///     cx.update_v2(ToolCallUpdate::new("call-1").content(vec![ToolCallContent::from(Terminal::new("term-1"))])).await?;
+    ///     cx.update_v2(TerminalOutputChunk::from_bytes("term-1", b"running 3 tests\n")).await?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotInProtocolVersion`] on a v1 connection (nothing is sent); or when the
+    /// connection is closed.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub async fn update_v2(
+        &self,
+        update: impl Into<acp_types::v2::SessionUpdate>,
+    ) -> Result<(), Error> {
+        let update = update.into();
+        // Whatever it is, the current messages of the toolkit's chunks end here.
+        if self.client.is_v2() {
+            self.client.cursors().close(&self.session_id);
+        }
+        self.client
+            .session_update_v2(&self.session_id, update)
             .await
     }
 

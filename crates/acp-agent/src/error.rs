@@ -29,6 +29,31 @@ pub enum Error {
         /// The agent capability it needs (as named in `agentCapabilities`).
         capability: &'static str,
     },
+
+    /// The call or update does not exist in the protocol version this connection speaks (on
+    /// a v2 connection: the client's `fs/*` and `terminal/*` methods, session modes; on a v1
+    /// connection: the v2-only updates), so nothing was sent.
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[error("{what} is not part of ACP protocol version {version}, which this connection speaks")]
+    NotInProtocolVersion {
+        /// What was refused (a method, or an update kind).
+        what: std::borrow::Cow<'static, str>,
+        /// The connection's protocol version.
+        version: acp_types::ProtocolVersion,
+    },
+
+    /// A value cannot be said in the protocol version this connection speaks without losing
+    /// part of it, so nothing was sent.
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[error("cannot send {what} in ACP protocol version {version}: {reason}")]
+    Unconvertible {
+        /// What could not be converted.
+        what: std::borrow::Cow<'static, str>,
+        /// The connection's protocol version.
+        version: acp_types::ProtocolVersion,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl Error {

@@ -69,6 +69,14 @@
 //! ..., `unstable` for all) exist here too and turn on the agent's side of each: trait methods
 //! for the new methods, typed calls on the handle, their capability gates, and
 //! `PromptContext` helpers for the new session updates.
+//!
+//! # ACP v2 (draft)
+//!
+//! With the feature `unstable_protocol_v2` (not part of `unstable`), the same agent also
+//! serves clients of protocol version 2, the version negotiated per connection: the library
+//! converts v2 requests onto this one [`Agent`] trait, runs the v2 prompt lifecycle, and makes
+//! the toolkit speak v2 on a v2 connection. The module `v2` explains the design and what each
+//! v2 feature maps to.
 
 #![doc(test(attr(deny(warnings))))]
 
@@ -85,6 +93,8 @@ mod signal;
 mod store;
 mod terminal;
 mod tools;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 // The draft features' calls to the client and session updates.
 #[cfg(any(
     feature = "unstable",

@@ -129,7 +129,15 @@
 //! | a frame over the size limit | `-32600`, `id: null` |
 //! | an unknown notification, or a response to an unknown id | ignored (traced at `warn`) |
 //! | a request whose id is still in use by a running request | `-32600` with that id |
+//! | a request whose id is `null`, once `Peer::set_protocol_version` recorded v2 (feature `unstable_protocol_v2`) | `-32600`, `id: null` (the v2 schema forbids `null` ids; v1 allows them) |
 //! | a handler's `Err(e)` | `e` as given: handlers choose the code |
+//!
+//! # Protocol versions
+//!
+//! With the feature `unstable_protocol_v2`, a connection learns the protocol version
+//! `initialize` settled through `Peer::set_protocol_version` (the role crates call it) and
+//! applies that version's rules: v2 forbids request ids `null`. The check costs nothing per
+//! message: it runs only for a request whose id is `null`.
 //!
 //! # Cancellation
 //!

@@ -64,6 +64,10 @@ const V1_META: &str = "v1/meta.json";
 const V1_UNSTABLE_SCHEMA: &str = "v1/schema.unstable.json";
 /// The official v1 method table with every draft feature.
 const V1_UNSTABLE_META: &str = "v1/meta.unstable.json";
+/// The official v2 (draft) schema, relative to [`spec_dir`].
+const V2_SCHEMA: &str = "v2/schema.json";
+/// Its method table.
+const V2_META: &str = "v2/meta.json";
 
 /// An example program of the workspace (`agent`, `client`, ...), as `cargo test` builds it next
 /// to the test executable (`target/<profile>/examples/<name>`).
@@ -385,6 +389,30 @@ impl Spec {
                 dir.join("acp.unstable.schema.json").display()
             );
             Self::read(dir, "acp.unstable.schema.json", "meta.unstable.json", false)
+        })
+    }
+
+    /// The v2 (draft) specification to validate against, loaded once per process: the official
+    /// `v2/schema.json` and `v2/meta.json` when they are there, else (outside CI, with a notice
+    /// printed once) the repository's generated `schema/acp.v2.schema.json` and
+    /// `schema/meta.v2.json`.
+    ///
+    /// # Panics
+    ///
+    /// As [`load`](Self::load).
+    pub fn load_v2() -> &'static Spec {
+        static SPEC: OnceLock<Spec> = OnceLock::new();
+        SPEC.get_or_init(|| {
+            if let Some(official) = Self::official_files(V2_SCHEMA, V2_META) {
+                return official;
+            }
+            let dir = workspace_root().join("schema");
+            eprintln!(
+                "notice: the official ACP v2 specification was not found: validating against \
+                 the repository's generated schema ({}) instead",
+                dir.join("acp.v2.schema.json").display()
+            );
+            Self::read(dir, "acp.v2.schema.json", "meta.v2.json", false)
         })
     }
 

@@ -7,3 +7,5 @@
 mod session_updates;
 mod store_connections;
 mod toolkit_pieces;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_serving;

@@ -1,0 +1,239 @@
+//! The client handle on a v2 connection: updates, permission requests and elicitations in
+//! their v2 forms.
+
+use acp_types::v2;
+use acp_types::*;
+
+use super::V2;
+use super::convert;
+use crate::{ClientHandle, Error};
+
+/// An [`Error::Unconvertible`] for `what`.
+fn unconvertible(what: &'static str) -> impl FnOnce(String) -> Error {
+    move |reason| Error::Unconvertible {
+        what: what.into(),
+        version: V2,
+        reason,
+    }
+}
+
+impl ClientHandle {
+    /// Sends a v2 `session/update` for `session_id` (feature `unstable_protocol_v2`): any
+    /// update of v2, including those v1 has no form for (whole-message replacement and
+    /// clearing, display terminals and their output, tool-call content chunks, background
+    /// work).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotInProtocolVersion`] on a v1 connection (nothing is sent); or when the
+    /// connection is closed.
+    pub async fn session_update_v2(
+        &self,
+        session_id: &SessionId,
+        update: impl Into<v2::SessionUpdate>,
+    ) -> Result<(), Error> {
+        if !self.is_v2() {
+            return Err(Error::NotInProtocolVersion {
+                what: "a v2 session update".into(),
+                version: self
+                    .peer()
+                    .protocol_version()
+                    .unwrap_or(ProtocolVersion::V1),
+            });
+        }
+        self.send_v2(session_id, update).await
+    }
+
+    /// Sends a v2 update, the connection's version checked by the caller.
+    pub(crate) async fn send_v2(
+        &self,
+        session_id: &SessionId,
+        update: impl Into<v2::SessionUpdate>,
+    ) -> Result<(), Error> {
+        let notification = v2::UpdateSessionNotification::new(session_id.clone(), update.into());
+        self.notify_v2(&notification).await
+    }
+
+    /// Sends a v2 update, noting what it advertises (see [`Cursors::observe`](super::Cursors::observe)).
+    async fn notify_v2(&self, notification: &v2::UpdateSessionNotification) -> Result<(), Error> {
+        self.cursors()
+            .observe(&notification.session_id, &notification.update);
+        Ok(self
+            .peer()
+            .notify::<v2::methods::SessionUpdate>(notification)
+            .await?)
+    }
+
+    /// Sends a `state_update`.
+    pub(crate) async fn send_state(
+        &self,
+        session_id: &SessionId,
+        state: v2::StateUpdate,
+    ) -> Result<(), Error> {
+        self.send_v2(session_id, v2::SessionUpdate::StateUpdate(state))
+            .await
+    }
+
+    /// A v1 update in its v2 form, its chunks stamped with their message ids first.
+    pub(crate) async fn session_update_as_v2(
+        &self,
+        mut notification: SessionNotification,
+    ) -> Result<(), Error> {
+        self.cursors()
+            .stamp(&notification.session_id, &mut notification.update);
+        self.stamped_update_as_v2(notification).await
+    }
+
+    /// A v1 update whose chunks were stamped (see [`Cursors::stamp`](super::Cursors::stamp))
+    /// in its v2 form.
+    pub(crate) async fn stamped_update_as_v2(
+        &self,
+        notification: SessionNotification,
+    ) -> Result<(), Error> {
+        let SessionNotification {
+            session_id,
+            update,
+            meta,
+            ..
+        } = notification;
+        let update = match self.modes_update(&session_id, &update) {
+            Some(options) => {
+                let json = serde_json::json!({
+                    "sessionUpdate": "config_option_update",
+                    "configOptions": options,
+                });
+                convert::read(json).map_err(unconvertible("the config options"))?
+            }
+            None => convert::update_to_v2(update).map_err(unconvertible("a session update"))?,
+        };
+        let mut notification = v2::UpdateSessionNotification::new(session_id, update);
+        notification.meta = meta;
+        self.notify_v2(&notification).await
+    }
+
+    /// The whole config option list an update means for a session whose modes are offered as
+    /// a config option: a `current_mode_update` changes the mode's option, a
+    /// `config_option_update` the agent's own ones. `None` for any other update, or a session
+    /// without modes.
+    fn modes_update(
+        &self,
+        session_id: &SessionId,
+        update: &SessionUpdate,
+    ) -> Option<serde_json::Value> {
+        match update {
+            SessionUpdate::CurrentModeUpdate(mode) => {
+                self.cursors().with_modes(session_id, |modes| {
+                    modes.set_current(mode.current_mode_id.as_str());
+                    modes.options()
+                })
+            }
+            SessionUpdate::ConfigOptionUpdate(options) => {
+                let own = serde_json::to_value(&options.config_options).ok()?;
+                let serde_json::Value::Array(own) = own else {
+                    return None;
+                };
+                self.cursors().with_modes(session_id, |modes| {
+                    modes.set_others(own);
+                    modes.options()
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// A permission request in its v2 form; the session's turn `requires_action` while it
+    /// waits.
+    pub(crate) async fn request_permission_v2(
+        &self,
+        request: RequestPermissionRequest,
+    ) -> Result<RequestPermissionResponse, Error> {
+        let v2_request =
+            convert::permission_to_v2(&request).map_err(unconvertible("a permission request"))?;
+        let asking = self
+            .peer()
+            .request::<v2::methods::SessionRequestPermission>(&v2_request);
+        let answer = self
+            .awaiting_user(Some(&request.session_id), asking)
+            .await?;
+        convert::transcode(&answer).map_err(unconvertible("the client's permission answer"))
+    }
+
+    /// An elicitation in its v2 form; when it is scoped to a session whose turn runs, the turn
+    /// `requires_action` while it waits.
+    pub(crate) async fn create_elicitation_v2(
+        &self,
+        request: CreateElicitationRequest,
+    ) -> Result<CreateElicitationResponse, Error> {
+        let json = serde_json::to_value(&request)
+            .map_err(|e| unconvertible("an elicitation request")(e.to_string()))?;
+        let session_id = json
+            .get("sessionId")
+            .and_then(serde_json::Value::as_str)
+            .map(SessionId::from);
+        let v2_request: v2::CreateElicitationRequest =
+            convert::read(json).map_err(unconvertible("an elicitation request"))?;
+        let asking = self
+            .peer()
+            .request::<v2::methods::ElicitationCreate>(&v2_request);
+        let answer = self.awaiting_user(session_id.as_ref(), asking).await?;
+        convert::transcode(&answer).map_err(unconvertible("the client's elicitation answer"))
+    }
+
+    /// Awaits `asking`, a request the user answers: while it waits, the running turn of
+    /// `session_id` (if any) is in the `requires_action` state, and `running` again after the
+    /// last such request of the session is answered.
+    async fn awaiting_user<T>(
+        &self,
+        session_id: Option<&SessionId>,
+        asking: impl Future<Output = Result<T, acp_rpc::Error>>,
+    ) -> Result<T, Error> {
+        // Only a running turn changes state: a request outside one leaves the session idle.
+        let Some(session_id) = session_id.filter(|s| self.has_running_prompt(s)) else {
+            return Ok(asking.await?);
+        };
+        let cursors = self.cursors();
+        let first = cursors.start_waiting(session_id);
+        // Counted until answered, or until this future is dropped (the turn was cancelled).
+        let waiting = Waiting {
+            cursors,
+            session_id,
+            answered: false,
+        };
+        if first {
+            let state = v2::RequiresActionStateUpdate::new();
+            self.send_state(session_id, v2::StateUpdate::RequiresAction(state))
+                .await?;
+        }
+        let answer = asking.await;
+        if waiting.answered() && self.has_running_prompt(session_id) {
+            let state = v2::RunningStateUpdate::new();
+            self.send_state(session_id, v2::StateUpdate::Running(state))
+                .await?;
+        }
+        Ok(answer?)
+    }
+}
+
+/// A request the user answers, counted among its session's waiting ones until answered or
+/// dropped.
+struct Waiting<'a> {
+    cursors: &'a super::Cursors,
+    session_id: &'a SessionId,
+    answered: bool,
+}
+
+impl Waiting<'_> {
+    /// Stops counting it; true when no request of the session waits any more.
+    fn answered(mut self) -> bool {
+        self.answered = true;
+        self.cursors.stop_waiting(self.session_id)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.cursors.stop_waiting(self.session_id);
+        }
+    }
+}

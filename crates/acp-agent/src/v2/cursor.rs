@@ -1,0 +1,242 @@
+//! The messages of each session on a v2 connection: which message a chunk without a
+//! `messageId` continues, and ids for new ones.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::modes::Modes;
+use acp_types::v2::{self, Patch};
+use acp_types::{MessageId, SessionId, SessionUpdate, TerminalId, ToolCallId};
+
+/// The message ids of a connection's sessions.
+///
+/// v1 chunks need no `messageId`; v2 chunks do. A chunk without one continues the session's
+/// current message of its kind (agent text, agent thought, user text); any other update (a
+/// tool call, a plan...) and the end of a turn close the current messages, so the next chunk
+/// starts a new message, and the client shows text and tool calls in the order they came. A
+/// chunk that has its own `messageId` keeps it and becomes the current message of its kind.
+#[derive(Debug)]
+pub(crate) struct Cursors {
+    /// Makes ids unique across connections (a resumed session replays ids made by earlier
+    /// connections).
+    prefix: String,
+    next: AtomicU64,
+    sessions: Mutex<HashMap<SessionId, Cursor>>,
+}
+
+/// The current messages of one session.
+#[derive(Debug, Default)]
+struct Cursor {
+    agent: Option<MessageId>,
+    thought: Option<MessageId>,
+    user: Option<MessageId>,
+    /// Permission requests waiting for the user: while there are some, the turn
+    /// `requires_action`.
+    waiting: usize,
+    /// The tool calls whose last update advertised `capabilities.cancel` and that are not
+    /// final: the only ones `tool_call/cancel` may name.
+    cancellable_calls: HashSet<ToolCallId>,
+    /// The display terminals whose last update advertised `capabilities.cancel` and that have
+    /// not exited: the only ones `terminal/cancel` may name.
+    cancellable_terminals: HashSet<TerminalId>,
+    /// The session's modes, offered as a config option (see [`Modes`]).
+    modes: Option<Modes>,
+}
+
+impl Default for Cursors {
+    fn default() -> Self {
+        let mut bytes = [0u8; 6];
+        // Without randomness ids are still unique on this connection.
+        let _ = getrandom::fill(&mut bytes);
+        let prefix = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        Self {
+            prefix,
+            next: AtomicU64::new(0),
+            sessions: Mutex::default(),
+        }
+    }
+}
+
+impl Cursors {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Cursor>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A message id not used before: `msg-<connection>-<n>`.
+    pub(crate) fn new_id(&self) -> MessageId {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        MessageId::from(format!("msg-{}-{n}", self.prefix))
+    }
+
+    /// Gives a chunk of `update` without a `messageId` the session's current message of its
+    /// kind (a new one if there is none), and closes the current messages on any other update.
+    pub(crate) fn stamp(&self, session: &SessionId, update: &mut SessionUpdate) {
+        let mut sessions = self.sessions();
+        let cursor = sessions.entry(session.clone()).or_default();
+        let (chunk, slot) = match update {
+            SessionUpdate::AgentMessageChunk(c) => (c, 0),
+            SessionUpdate::AgentThoughtChunk(c) => (c, 1),
+            SessionUpdate::UserMessageChunk(c) => (c, 2),
+            _ => {
+                cursor.close();
+                return;
+            }
+        };
+        let current = match slot {
+            0 => &mut cursor.agent,
+            1 => &mut cursor.thought,
+            _ => &mut cursor.user,
+        };
+        let id = match &chunk.message_id {
+            Some(id) => id.clone(),
+            None => {
+                let id = current.clone().unwrap_or_else(|| self.new_id());
+                chunk.message_id = Some(id.clone());
+                id
+            }
+        };
+        *current = Some(id);
+        // A chunk of one kind closes the messages of the others.
+        match slot {
+            0 => (cursor.thought, cursor.user) = (None, None),
+            1 => (cursor.agent, cursor.user) = (None, None),
+            _ => (cursor.agent, cursor.thought) = (None, None),
+        }
+    }
+
+    /// Starts the user message of a prompt: the chunks recorded for it continue `id`.
+    pub(crate) fn start_user_message(&self, session: &SessionId, id: MessageId) {
+        let mut sessions = self.sessions();
+        let cursor = sessions.entry(session.clone()).or_default();
+        cursor.close();
+        cursor.user = Some(id);
+    }
+
+    /// Closes the current messages of `session` (its turn ended).
+    pub(crate) fn close(&self, session: &SessionId) {
+        if let Some(cursor) = self.sessions().get_mut(session) {
+            cursor.close();
+        }
+    }
+
+    /// Forgets `session` (closed).
+    pub(crate) fn forget(&self, session: &SessionId) {
+        self.sessions().remove(session);
+    }
+
+    /// Counts a permission request of `session` that starts waiting; true when it is the only
+    /// one (the turn now requires action).
+    pub(crate) fn start_waiting(&self, session: &SessionId) -> bool {
+        let mut sessions = self.sessions();
+        let cursor = sessions.entry(session.clone()).or_default();
+        cursor.waiting += 1;
+        cursor.waiting == 1
+    }
+
+    /// Counts a permission request of `session` that was answered; true when none waits any
+    /// more (the turn runs again).
+    pub(crate) fn stop_waiting(&self, session: &SessionId) -> bool {
+        let mut sessions = self.sessions();
+        let Some(cursor) = sessions.get_mut(session) else {
+            return false;
+        };
+        cursor.waiting = cursor.waiting.saturating_sub(1);
+        cursor.waiting == 0
+    }
+}
+
+impl Cursors {
+    /// Notes what a v2 update sent for `session` advertises: which tool calls and terminals
+    /// may be cancelled.
+    pub(crate) fn observe(&self, session: &SessionId, update: &v2::SessionUpdate) {
+        match update {
+            v2::SessionUpdate::ToolCallUpdate(call) => {
+                let cancellable = match &call.capabilities {
+                    Patch::Set(capabilities) => Some(capabilities.cancel.is_some()),
+                    Patch::Clear => Some(false),
+                    Patch::Unchanged => None,
+                };
+                let done = matches!(
+                    call.status,
+                    Patch::Set(
+                        v2::ToolCallStatus::Completed
+                            | v2::ToolCallStatus::Failed
+                            | v2::ToolCallStatus::Cancelled
+                    )
+                );
+                let mut sessions = self.sessions();
+                let cursor = sessions.entry(session.clone()).or_default();
+                match (cancellable, done) {
+                    (Some(true), false) => {
+                        cursor.cancellable_calls.insert(call.tool_call_id.clone());
+                    }
+                    (Some(false), _) | (_, true) => {
+                        cursor.cancellable_calls.remove(&call.tool_call_id);
+                    }
+                    (None, false) => {}
+                }
+            }
+            v2::SessionUpdate::TerminalUpdate(terminal) => {
+                let cancellable = match &terminal.capabilities {
+                    Patch::Set(capabilities) => Some(capabilities.cancel.is_some()),
+                    Patch::Clear => Some(false),
+                    Patch::Unchanged => None,
+                };
+                let exited = matches!(terminal.exit_status, Patch::Set(_));
+                let mut sessions = self.sessions();
+                let cursor = sessions.entry(session.clone()).or_default();
+                match (cancellable, exited) {
+                    (Some(true), false) => {
+                        cursor
+                            .cancellable_terminals
+                            .insert(terminal.terminal_id.clone());
+                    }
+                    (Some(false), _) | (_, true) => {
+                        cursor.cancellable_terminals.remove(&terminal.terminal_id);
+                    }
+                    (None, false) => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Keeps the modes of `session` (its `session/new` or resume answer had some).
+    pub(crate) fn set_modes(&self, session: &SessionId, modes: Modes) {
+        self.sessions().entry(session.clone()).or_default().modes = Some(modes);
+    }
+
+    /// Runs `f` on the modes of `session`; `None` when it has none.
+    pub(crate) fn with_modes<T>(
+        &self,
+        session: &SessionId,
+        f: impl FnOnce(&mut Modes) -> T,
+    ) -> Option<T> {
+        self.sessions().get_mut(session)?.modes.as_mut().map(f)
+    }
+
+    /// True when `call` of `session` currently advertises `capabilities.cancel`.
+    pub(crate) fn tool_call_cancellable(&self, session: &SessionId, call: &ToolCallId) -> bool {
+        self.sessions()
+            .get(session)
+            .is_some_and(|c| c.cancellable_calls.contains(call))
+    }
+
+    /// True when `terminal` of `session` currently advertises `capabilities.cancel`.
+    pub(crate) fn terminal_cancellable(&self, session: &SessionId, terminal: &TerminalId) -> bool {
+        self.sessions()
+            .get(session)
+            .is_some_and(|c| c.cancellable_terminals.contains(terminal))
+    }
+}
+
+impl Cursor {
+    fn close(&mut self) {
+        self.agent = None;
+        self.thought = None;
+        self.user = None;
+    }
+}

@@ -1,0 +1,66 @@
+//! ACP v2 beside v1 (feature `unstable_protocol_v2`): one agent, both versions, chosen per
+//! connection.
+//!
+//! # The design: one trait, adapted per connection
+//!
+//! An author writes the agent once, against the [`Agent`](crate::Agent) trait and the
+//! [`PromptContext`](crate::PromptContext) toolkit, in v1's types. The library negotiates the
+//! version in `initialize` (the highest it supports at or below the client's: 2 for a client
+//! asking 2 or more, 1 for a client asking 1, and `-32022` with the supported versions for a
+//! client asking 0) and adapts each v2 connection:
+//!
+//! - **Requests** of a v2 client that mean what a v1 method means are converted and handed to
+//!   the same trait method: `initialize` (`info`/`capabilities` as `clientInfo` and
+//!   `clientCapabilities`; the answer's `agentInfo` becomes the required `info`, so a v2
+//!   client is refused with `-32603` if the agent gives none), `session/new`, `session/list`,
+//!   `session/close`, `session/delete`, `session/set_config_option`, `session/cancel`,
+//!   `auth/login` ([`Agent::authenticate`](crate::Agent::authenticate)), `auth/logout`
+//!   ([`Agent::logout`](crate::Agent::logout)). `session/resume` goes to
+//!   [`Agent::resume_session`](crate::Agent::resume_session) without `replayFrom`, and to
+//!   [`Agent::load_session`](crate::Agent::load_session) (which replays the history) with
+//!   `replayFrom: {"type": "start"}`; other cursors are refused with `-32602`, as the schema
+//!   requires. v2 makes listing and closing baseline: an agent that advertised neither answers
+//!   an empty list and closes by cancelling the session's prompt.
+//! - **The prompt lifecycle** is run by the library: `session/prompt` is answered at once with
+//!   the `messageId` it gives the user message; once that answer is written, the turn runs:
+//!   the `user_message` with that id, `state_update` `running`, the agent's
+//!   [`prompt`](crate::Agent::prompt), then `idle` with the stop reason (`cancelled` after
+//!   `session/cancel`, `error` with the error when the agent fails). While a permission request
+//!   waits, the state is `requires_action`.
+//! - **The toolkit speaks v2 on a v2 connection**: message and thought chunks get a
+//!   `messageId` (a chunk continues the current message of its kind until another kind of
+//!   update, or the end of the turn, closes it; a chunk's own `messageId` is kept), recorded
+//!   with it so a replay keeps the ids; `tool_call` and `tool_call_update` become
+//!   `tool_call_update` upserts (a v1 `null` means "unchanged", so it is left out); diffs
+//!   become structured diffs with a git patch; `plan` becomes `plan_update` (one plan per
+//!   session, `planId` `"plan"`); permission requests carry the tool call as their subject and
+//!   its title as theirs.
+//! - **v2-only features** have their own calls: [`Agent::cancel_tool_call`](crate::Agent::cancel_tool_call)
+//!   and [`Agent::cancel_terminal`](crate::Agent::cancel_terminal) for `tool_call/cancel` and
+//!   `terminal/cancel`, and [`PromptContext::update_v2`](crate::PromptContext::update_v2) for
+//!   any v2 update (message replacement and clearing, display terminals with snapshots and
+//!   output chunks, background work), which fails on a v1 connection.
+//! - **Session modes** become what v2 asks agents to offer instead: a config option of
+//!   category `mode` (config id `mode`) among the session's `configOptions`;
+//!   `session/set_config_option` on it switches the mode through
+//!   [`Agent::set_session_mode`](crate::Agent::set_session_mode), and a `current_mode_update`
+//!   is sent as a `config_option_update` with the whole list.
+//! - **v1-only features fail on a v2 connection** with
+//!   [`Error::NotInProtocolVersion`](crate::Error::NotInProtocolVersion): the client's `fs/*`
+//!   and `terminal/*` methods; a `current_mode_update` for a session that offered no modes is
+//!   [`Error::Unconvertible`](crate::Error::Unconvertible); v1-only methods a v2 client sends
+//!   (`session/load`, `session/set_mode`, `authenticate`, ...) get `-32601` naming the version.
+//!
+//! Conversions go through each value's JSON where the two versions write the same or nearly
+//! the same, and keep unknown fields; what cannot be said in the other version is an error
+//! naming it, never dropped.
+
+mod client;
+mod convert;
+mod cursor;
+mod modes;
+mod serve;
+
+pub(crate) use cursor::Cursors;
+pub(crate) use serve::{Answer, Call, Notification, V2, decode_notification, decode_request};
+pub(crate) use serve::{handle, handle_notification};
