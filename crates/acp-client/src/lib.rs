@@ -85,6 +85,8 @@ pub mod compactions;
 mod connection;
 mod error;
 pub mod local;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod model;
 mod process;
 pub mod terminals;
 pub mod workspace;
