@@ -89,6 +89,8 @@ pub mod local;
 pub mod model;
 mod process;
 pub mod terminals;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 pub mod workspace;
 // The draft features that add calls to the agent.
 #[cfg(any(
