@@ -501,6 +501,17 @@ impl<H: Handler> Dispatcher<H> {
             }
         };
         match (&message.method, &message.id) {
+            #[cfg(feature = "unstable_protocol_v2")]
+            (Some(method), Some(RequestId::Null)) if self.shared.refuses_null_ids() => {
+                tracing::warn!(%method, "request with id null refused (protocol version 2)");
+                self.reply_now(
+                    &RequestId::Null,
+                    &ErrorObject::invalid_request(format_args!(
+                        "the request id of `{method}` is null, which protocol version 2 does not \
+                         allow: use a string or an integer"
+                    )),
+                );
+            }
             (Some(method), Some(id)) => {
                 self.on_request(method, id.clone(), message.params, bytes.len());
             }

@@ -129,6 +129,7 @@
 //! | a frame over the size limit | `-32600`, `id: null` |
 //! | an unknown notification, or a response to an unknown id | ignored (traced at `warn`) |
 //! | a request whose id is still in use by a running request | `-32600` with that id |
+//! | a request whose id is `null`, once `Peer::set_protocol_version` recorded v2 (feature `unstable_protocol_v2`) | `-32600`, `id: null` (the v2 schema forbids `null` ids; v1 allows them) |
 //! | a handler's `Err(e)` | `e` as given: handlers choose the code |
 //!
 //! # Cancellation

@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+#[cfg(feature = "unstable_protocol_v2")]
+use std::sync::atomic::AtomicU16;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -106,6 +108,10 @@ pub(crate) struct Shared {
     pending: Mutex<Option<HashMap<i64, PendingCall>>>,
     closed: AtomicBool,
     closed_notify: Notify,
+    /// The protocol version `initialize` settled (0 until then): read where request ids are
+    /// parsed, only for an id `null`, so it costs nothing per message.
+    #[cfg(feature = "unstable_protocol_v2")]
+    protocol_version: AtomicU16,
 }
 
 impl Shared {
@@ -117,7 +123,15 @@ impl Shared {
             pending: Mutex::new(Some(HashMap::new())),
             closed: AtomicBool::new(false),
             closed_notify: Notify::new(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            protocol_version: AtomicU16::new(0),
         }
+    }
+
+    /// True when the settled protocol version forbids request ids `null` (v2 and later).
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn refuses_null_ids(&self) -> bool {
+        self.protocol_version.load(Ordering::Acquire) >= 2
     }
 
     fn pending(&self) -> std::sync::MutexGuard<'_, Option<HashMap<i64, PendingCall>>> {
@@ -344,6 +358,29 @@ impl Peer {
             .outbox
             .send(|buf| write_notification(buf, method, params))
             .await
+    }
+
+    /// Records the protocol version `initialize` settled for this connection (feature
+    /// `unstable_protocol_v2`). The role crates call it when they answer or receive
+    /// `initialize`; from then on the connection applies that version's rules: on v2 and later
+    /// a request whose id is `null` is refused with `-32600` (answered with id `null`, as
+    /// JSON-RPC answers an unreadable id), as the v2 schema forbids `null` ids. Batches are
+    /// refused on every version. Until it is called, v1's rules apply.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn set_protocol_version(&self, version: acp_types::ProtocolVersion) {
+        self.shared
+            .protocol_version
+            .store(version.0, Ordering::Release);
+    }
+
+    /// The protocol version recorded with [`set_protocol_version`](Self::set_protocol_version),
+    /// `None` before `initialize` settled it (feature `unstable_protocol_v2`).
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn protocol_version(&self) -> Option<acp_types::ProtocolVersion> {
+        match self.shared.protocol_version.load(Ordering::Acquire) {
+            0 => None,
+            v => Some(acp_types::ProtocolVersion(v)),
+        }
     }
 
     /// True once the connection is closed.

@@ -11,3 +11,5 @@ mod fairness;
 mod loopback;
 mod observe;
 mod raw_wire;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_ids;
