@@ -665,6 +665,8 @@ fn connect_on<C: Client>(
     let mut handle_out = None;
     let (_peer, driver) = connect(
         Box::new(|peer| {
+            #[cfg(feature = "unstable_protocol_v2")]
+            let handler_peer = peer.clone();
             let agent = AgentHandle {
                 peer,
                 state: state.clone(),
@@ -676,6 +678,8 @@ fn connect_on<C: Client>(
                 state,
                 #[cfg(feature = "unstable_protocol_v2")]
                 options: handler_options,
+                #[cfg(feature = "unstable_protocol_v2")]
+                peer: handler_peer,
             }
         }),
         rpc,
@@ -692,6 +696,9 @@ pub(crate) struct ClientHandler<C> {
     pub(crate) state: Arc<State>,
     #[cfg(feature = "unstable_protocol_v2")]
     options: Arc<ClientOptions>,
+    /// The connection, told the negotiated version (its rules differ per version).
+    #[cfg(feature = "unstable_protocol_v2")]
+    peer: Peer,
 }
 
 /// A decoded request of the agent, in the negotiated version's types.
@@ -781,7 +788,7 @@ impl<C: Client> Handler for ClientHandler<C> {
 
     fn response_received(&self, method: &str, result: Result<&acp_rpc::RawResult, &ErrorObject>) {
         #[cfg(feature = "unstable_protocol_v2")]
-        if crate::v2::negotiate::response_received(&self.state, method, result) {
+        if crate::v2::negotiate::response_received(&self.state, &self.peer, method, result) {
             return;
         }
         // The session exists from its creation on: its first updates may follow the response

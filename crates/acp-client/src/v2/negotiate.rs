@@ -113,6 +113,7 @@ impl AgentHandle {
 /// v2 one (the v1 rules then do not apply).
 pub(crate) fn response_received(
     state: &State,
+    peer: &acp_rpc::Peer,
     method: &str,
     result: Result<&acp_rpc::RawResult, &ErrorObject>,
 ) -> bool {
@@ -129,7 +130,11 @@ pub(crate) fn response_received(
             .and_then(|v| v.get("protocolVersion")?.as_u64());
         match version {
             Some(1) => shared.set_version(1),
-            Some(2) => shared.set_version(2),
+            Some(2) => {
+                shared.set_version(2);
+                // The connection's v2 rules (no `null` request ids) from the next message on.
+                peer.set_protocol_version(ProtocolVersion(2));
+            }
             _ => {}
         }
         return shared.is_v2();

@@ -96,21 +96,20 @@ impl Shared {
         rx
     }
 
-    /// Takes an update in: records the session's foreground state (waking who waits for
-    /// `idle`), then pushes it to the session's subscribers.
+    /// Takes an update in: pushes it to the session's subscribers, then records the session's
+    /// foreground state (waking who waits for `idle`).
     pub(crate) fn publish(&self, notification: &v2::UpdateSessionNotification) {
+        // The streams first: a prompt woken by an `idle` finds every update of its turn there.
+        if let Some(subscribers) = lock(&self.subscribers).as_mut() {
+            if let Some(list) = subscribers.get_mut(&notification.session_id) {
+                list.retain(|tx| tx.send(notification.clone()).is_ok());
+                if list.is_empty() {
+                    subscribers.remove(&notification.session_id);
+                }
+            }
+        }
         if let v2::SessionUpdate::StateUpdate(state) = &notification.update {
             self.state_changed(&notification.session_id, state);
-        }
-        let mut subscribers = lock(&self.subscribers);
-        let Some(subscribers) = subscribers.as_mut() else {
-            return;
-        };
-        if let Some(list) = subscribers.get_mut(&notification.session_id) {
-            list.retain(|tx| tx.send(notification.clone()).is_ok());
-            if list.is_empty() {
-                subscribers.remove(&notification.session_id);
-            }
         }
     }
 

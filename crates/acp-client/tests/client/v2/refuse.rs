@@ -1,0 +1,122 @@
+//! What a v2 agent may not do, and what the handle does not send.
+
+use acp_types::*;
+use serde_json::json;
+
+use super::agent::pair;
+use super::lifecycle::session;
+use crate::common::DEADLINE;
+
+#[tokio::test]
+async fn v1_only_client_methods_are_refused_from_a_v2_agent() {
+    let (agent, mut scripted, _seen, _) = pair(false);
+    let _v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    for (method, params) in [
+        (
+            "fs/read_text_file",
+            json!({"sessionId": "s1", "path": "/etc/passwd"}),
+        ),
+        (
+            "terminal/create",
+            json!({"sessionId": "s1", "command": "rm", "args": ["-rf", "/"]}),
+        ),
+    ] {
+        // Not v2 methods: the request is not valid v2, so it goes out unchecked.
+        let schemas = std::mem::take(&mut scripted.schemas);
+        let id = scripted.request(method, params).await;
+        scripted.schemas = schemas;
+        let answer = scripted.answer(&id).await;
+        assert_eq!(answer["error"]["code"], -32601, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(method) && message.contains("version 2"),
+            "{message}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn elicitation_needs_the_advertised_capability_and_unknown_sessions_are_refused() {
+    let (agent, mut scripted, _seen, _) = pair(false);
+    let _v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let id = scripted
+        .request(
+            "elicitation/create",
+            json!({"sessionId": "s1", "mode": "form", "message": "Name?",
+            "requestedSchema": {"type": "object", "properties": {}}}),
+        )
+        .await;
+    let answer = scripted.answer(&id).await;
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("elicitation"),
+        "{answer}"
+    );
+
+    let id = scripted
+        .request(
+            "session/request_permission",
+            json!({"sessionId": "other", "title": "?",
+            "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}),
+        )
+        .await;
+    let answer = scripted.answer(&id).await;
+    assert_eq!(answer["error"]["code"], -32002, "{answer}");
+}
+
+#[tokio::test]
+async fn calls_the_agent_did_not_advertise_are_not_sent() {
+    let (agent, mut scripted, _seen, _) = pair(false);
+    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let login = v2
+        .login(v2::LoginAuthRequest::new("oauth"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            login,
+            acp_client::Error::CapabilityNotAdvertised {
+                capability: "authMethods",
+                ..
+            }
+        ),
+        "{login:?}"
+    );
+    let delete = v2
+        .delete_session(v2::DeleteSessionRequest::new("s1"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            delete,
+            acp_client::Error::CapabilityNotAdvertised {
+                capability: "session.delete",
+                ..
+            }
+        ),
+        "{delete:?}"
+    );
+    let image = v2::ContentBlock::Image(v2::ImageContent::new("AAAA", "image/png"));
+    let prompt = v2
+        .prompt(v2::PromptRequest::new("s1", vec![image]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(prompt, acp_client::Error::CapabilityNotAdvertised { .. }),
+        "{prompt:?}"
+    );
+    // Nothing went out: the next thing the agent reads is what the test sends now.
+    let list = {
+        let v2 = v2.clone();
+        tokio::spawn(async move { v2.list_sessions(v2::ListSessionsRequest::new()).await })
+    };
+    let request = scripted.expect("session/list").await;
+    scripted.respond(&request, json!({"sessions": []})).await;
+    tokio::time::timeout(DEADLINE, list)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
