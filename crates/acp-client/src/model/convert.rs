@@ -50,6 +50,29 @@ pub(crate) fn plan_entry(entry: acp_types::PlanEntry) -> v2::PlanEntry {
     v2_entry
 }
 
+/// v1 slash commands as v2 ones: each a `command`, a v1 free-text input a `text` input.
+pub(crate) fn commands(
+    commands: Vec<acp_types::AvailableCommand>,
+) -> Result<Vec<v2::AvailableCommand>, ModelError> {
+    commands
+        .into_iter()
+        .map(|command| {
+            let mut v2_command = v2::Command::new(command.name, command.description);
+            v2_command.input = match command.input {
+                None => None,
+                Some(acp_types::AvailableCommandInput::Unstructured(input)) => {
+                    let mut text = v2::TextCommandInput::new(input.hint);
+                    text.meta = input.meta;
+                    Some(v2::AvailableCommandInput::Text(text))
+                }
+                Some(other) => Some(reshape("command input", &other)?),
+            };
+            v2_command.meta = command.meta;
+            Ok(v2::AvailableCommand::Command(v2_command))
+        })
+        .collect()
+}
+
 /// v1 configuration options as v2 ones: `id` is `configId` in v2.
 pub(crate) fn config_options(
     options: &[acp_types::SessionConfigOption],

@@ -269,7 +269,7 @@ impl SessionModel {
                 self.plans.upsert(&None, || Plan::new(None)).entries = entries;
             }
             U::AvailableCommandsUpdate(update) => {
-                self.commands = convert::reshape("available commands", &update.available_commands)?;
+                self.commands = convert::commands(update.available_commands)?;
             }
             U::CurrentModeUpdate(update) => {
                 self.current_mode = Some(update.current_mode_id.to_string())

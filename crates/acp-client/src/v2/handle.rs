@@ -8,6 +8,7 @@ use acp_types::{MessageId, SessionId};
 use futures::Stream;
 use tokio::sync::mpsc;
 
+use super::shared::Cancellable;
 use crate::Error;
 use crate::connection::TurnGuard;
 
@@ -161,12 +162,61 @@ impl AgentHandle {
         /// `session/set_config_option`: changes a configuration option; the answer holds every
         /// option.
         set_session_config_option: SessionSetConfigOption;
-        /// `tool_call/cancel`: cancels a tool call that advertises `capabilities.cancel` (see
-        /// [`ToolCall::cancellable`](crate::model::ToolCall::cancellable)).
-        cancel_tool_call: ToolCallCancel;
-        /// `terminal/cancel`: cancels the command of a display terminal that advertises
-        /// `capabilities.cancel`.
-        cancel_terminal: TerminalCancel;
+    }
+
+    /// `tool_call/cancel`: cancels a tool call whose latest update advertised
+    /// `capabilities.cancel` (see [`ToolCall::cancellable`](crate::model::ToolCall::cancellable)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotAdvertised`] (`capabilities.cancel`) when the tool call did not
+    /// advertise it, or ended; [`Error::Rpc`] otherwise.
+    pub async fn cancel_tool_call(
+        &self,
+        request: v2::CancelToolCallRequest,
+    ) -> Result<v2::CancelToolCallResponse, Error> {
+        let id = Cancellable::ToolCall(request.tool_call_id.clone());
+        self.check_cancellable(m::agent::TOOL_CALL_CANCEL, &request.session_id, id)?;
+        Ok(self
+            .inner
+            .peer
+            .request::<m::ToolCallCancel>(&request)
+            .await?)
+    }
+
+    /// `terminal/cancel`: cancels the command of a display terminal whose latest update
+    /// advertised `capabilities.cancel`.
+    ///
+    /// # Errors
+    ///
+    /// As [`cancel_tool_call`](Self::cancel_tool_call).
+    pub async fn cancel_terminal(
+        &self,
+        request: v2::CancelTerminalRequest,
+    ) -> Result<v2::CancelTerminalResponse, Error> {
+        let id = Cancellable::Terminal(request.terminal_id.clone());
+        self.check_cancellable(m::agent::TERMINAL_CANCEL, &request.session_id, id)?;
+        Ok(self
+            .inner
+            .peer
+            .request::<m::TerminalCancel>(&request)
+            .await?)
+    }
+
+    fn check_cancellable(
+        &self,
+        method: &'static str,
+        session_id: &SessionId,
+        id: Cancellable,
+    ) -> Result<(), Error> {
+        self.check_session(method)?;
+        if self.gating() && !self.inner.state.v2.may_cancel(session_id, id) {
+            return Err(Error::CapabilityNotAdvertised {
+                method,
+                capability: "capabilities.cancel",
+            });
+        }
+        Ok(())
     }
 
     /// `session/resume`: reattaches to a session; with `replayFrom: {"type": "start"}` the
@@ -206,6 +256,7 @@ impl AgentHandle {
             .state
             .admission
             .remove_session(&request.session_id);
+        self.inner.state.v2.forget_session(&request.session_id);
         Ok(response)
     }
 
@@ -238,6 +289,7 @@ impl AgentHandle {
             .state
             .admission
             .remove_session(&request.session_id);
+        self.inner.state.v2.forget_session(&request.session_id);
         Ok(response)
     }
 

@@ -1,12 +1,12 @@
 //! What a connection knows about its v2 side: the negotiated version, the agent's answer, the
 //! update streams, and the turns waiting for `idle`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use acp_types::v2;
-use acp_types::{ProtocolVersion, SessionId};
+use acp_types::{ProtocolVersion, SessionId, TerminalId, ToolCallId};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::lock;
@@ -31,6 +31,17 @@ pub(crate) struct Shared {
     /// connection is closed (the waiters then fail).
     turns: Mutex<Option<HashMap<SessionId, Watch>>>,
     next_waiter: AtomicU64,
+    /// The tool calls and display terminals whose latest update advertised `capabilities.cancel`
+    /// (until another says otherwise, or they end): what `tool_call/cancel` and
+    /// `terminal/cancel` may name.
+    cancellable: Mutex<HashSet<(SessionId, Cancellable)>>,
+}
+
+/// Something the client may cancel, by id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Cancellable {
+    ToolCall(ToolCallId),
+    Terminal(TerminalId),
 }
 
 /// One session's foreground state, as the agent's `state_update`s tell it.
@@ -108,8 +119,69 @@ impl Shared {
                 }
             }
         }
-        if let v2::SessionUpdate::StateUpdate(state) = &notification.update {
-            self.state_changed(&notification.session_id, state);
+        match &notification.update {
+            v2::SessionUpdate::StateUpdate(state) => {
+                self.state_changed(&notification.session_id, state);
+            }
+            v2::SessionUpdate::ToolCallUpdate(update) => {
+                let ended = matches!(
+                    update.status,
+                    v2::Patch::Set(
+                        v2::ToolCallStatus::Completed
+                            | v2::ToolCallStatus::Failed
+                            | v2::ToolCallStatus::Cancelled
+                    )
+                );
+                let cancel = update.capabilities.as_ref().map(|c| c.cancel.is_some());
+                let id = || Cancellable::ToolCall(update.tool_call_id.clone());
+                self.track_cancel(&notification.session_id, id, cancel, ended);
+            }
+            v2::SessionUpdate::TerminalUpdate(update) => {
+                let ended = matches!(update.exit_status, v2::Patch::Set(_));
+                let cancel = update.capabilities.as_ref().map(|c| c.cancel.is_some());
+                let id = || Cancellable::Terminal(update.terminal_id.clone());
+                self.track_cancel(&notification.session_id, id, cancel, ended);
+            }
+            _ => {}
+        }
+    }
+
+    /// Records whether a tool call or terminal may be cancelled now: `cancel` is its
+    /// capabilities patch (set with or without `cancel`, cleared, or unchanged), `ended` that
+    /// it finished (nothing left to cancel).
+    fn track_cancel(
+        &self,
+        session_id: &SessionId,
+        id: impl FnOnce() -> Cancellable,
+        cancel: v2::Patch<bool>,
+        ended: bool,
+    ) {
+        let allowed = match cancel {
+            _ if ended => false,
+            v2::Patch::Unchanged => return,
+            v2::Patch::Clear => false,
+            v2::Patch::Set(cancel) => cancel,
+        };
+        let key = (session_id.clone(), id());
+        let mut cancellable = lock(&self.cancellable);
+        if allowed {
+            cancellable.insert(key);
+        } else {
+            cancellable.remove(&key);
+        }
+    }
+
+    /// True when the agent said the client may cancel `id` (see [`Cancellable`]).
+    pub(crate) fn may_cancel(&self, session_id: &SessionId, id: Cancellable) -> bool {
+        lock(&self.cancellable).contains(&(session_id.clone(), id))
+    }
+
+    /// Forgets what is kept about a session that was closed or deleted.
+    pub(crate) fn forget_session(&self, session_id: &SessionId) {
+        lock(&self.cancellable).retain(|(session, _)| session != session_id);
+        if let Some(turns) = lock(&self.turns).as_mut() {
+            // Waiters of the session fail (their sender is dropped): it is gone.
+            turns.remove(session_id);
         }
     }
 

@@ -167,6 +167,8 @@ impl ScriptedAgent {
             init["params"]["protocolVersion"], 2,
             "the client asks for v2"
         );
+        // From the answer on, the connection is v2 only.
+        self.schemas = vec![v2_schema()];
         self.respond(
             &init,
             json!({"protocolVersion": 2,
@@ -174,7 +176,6 @@ impl ScriptedAgent {
             "capabilities": capabilities, "authMethods": auth_methods}),
         )
         .await;
-        self.schemas = vec![v2_schema()];
     }
 
     /// Answers `session/new` with `session`.

@@ -243,6 +243,8 @@ async fn v1_updates_fold_into_the_same_model() {
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}),
         json!({"sessionUpdate": "plan", "entries": [{"content": "edit", "priority": "high", "status": "completed"}]}),
         json!({"sessionUpdate": "usage_update", "used": 10, "size": 100}),
+        json!({"sessionUpdate": "available_commands_update", "availableCommands": [
+            {"name": "test", "description": "Run the tests", "input": {"hint": "filter"}}]}),
     ] {
         scripted.update("s1", update).await;
     }
@@ -279,4 +281,14 @@ async fn v1_updates_fold_into_the_same_model() {
         .unwrap();
     assert_eq!(model.plan(None).unwrap().entries[0].content, "edit");
     assert_eq!(model.usage().unwrap().used, 10);
+    // A v1 command is a v2 `command` with a `text` input.
+    let commands = serde_json::to_value(model.commands()).unwrap();
+    assert_eq!(
+        commands,
+        json!([{"type": "command", "name": "test", "description": "Run the tests",
+            "input": {"type": "text", "hint": "filter"}}])
+    );
+    super::agent::v2_schema()
+        .check_def("AvailableCommand", &commands[0])
+        .unwrap();
 }

@@ -120,3 +120,123 @@ async fn calls_the_agent_did_not_advertise_are_not_sent() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test]
+async fn tool_call_and_terminal_cancel_follow_what_each_advertised() {
+    let (agent, mut scripted, _seen, _) = pair(false);
+    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let cancel_call = |id: &str| {
+        let v2 = v2.clone();
+        let request = v2::CancelToolCallRequest::new("s1", id);
+        tokio::spawn(async move { v2.cancel_tool_call(request).await })
+    };
+    // Never advertised: refused locally.
+    let refused = cancel_call("t1").await.unwrap().unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            acp_client::Error::CapabilityNotAdvertised {
+                capability: "capabilities.cancel",
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    scripted
+        .update(
+            "s1",
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "title": "Build",
+            "status": "in_progress", "capabilities": {"cancel": {}}}),
+        )
+        .await;
+    scripted
+        .update(
+            "s1",
+            json!({"sessionUpdate": "terminal_update", "terminalId": "term1",
+            "capabilities": {"cancel": {}}}),
+        )
+        .await;
+    // Once the update was handled (a round trip through the client), the cancel goes out.
+    let ping = scripted.request("_ping", json!({})).await;
+    scripted.answer(&ping).await;
+    let call = cancel_call("t1");
+    let request = scripted.expect("tool_call/cancel").await;
+    assert_eq!(request["params"]["toolCallId"], "t1");
+    scripted.respond(&request, json!({})).await;
+    tokio::time::timeout(DEADLINE, call)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let terminal = {
+        let v2 = v2.clone();
+        tokio::spawn(async move {
+            v2.cancel_terminal(v2::CancelTerminalRequest::new("s1", "term1"))
+                .await
+        })
+    };
+    let request = scripted.expect("terminal/cancel").await;
+    scripted.respond(&request, json!({})).await;
+    tokio::time::timeout(DEADLINE, terminal)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+
+    // A tool call that ended has nothing left to cancel.
+    scripted
+        .update(
+            "s1",
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}),
+        )
+        .await;
+    let ping = scripted.request("_ping", json!({})).await;
+    scripted.answer(&ping).await;
+    let refused = cancel_call("t1").await.unwrap().unwrap_err();
+    assert!(
+        matches!(refused, acp_client::Error::CapabilityNotAdvertised { .. }),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test]
+async fn login_and_logout_go_out_when_the_agent_advertised_auth_methods() {
+    let (agent, mut scripted, _seen, _) = pair(false);
+    let (v2_request, v1_request) = super::agent::initialize_requests();
+    let negotiate = {
+        let agent = agent.clone();
+        tokio::spawn(async move { agent.negotiate(v2_request, v1_request).await })
+    };
+    scripted
+        .initialize_v2(
+            json!({"session": {}}),
+            json!([{"type": "agent", "methodId": "oauth", "name": "OAuth"}]),
+        )
+        .await;
+    tokio::time::timeout(DEADLINE, negotiate)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let v2 = agent.v2().unwrap();
+    let login = {
+        let v2 = v2.clone();
+        tokio::spawn(async move { v2.login(v2::LoginAuthRequest::new("oauth")).await })
+    };
+    let request = scripted.expect("auth/login").await;
+    assert_eq!(request["params"]["methodId"], "oauth");
+    scripted.respond(&request, json!({})).await;
+    tokio::time::timeout(DEADLINE, login)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let logout = tokio::spawn(async move { v2.logout(v2::LogoutAuthRequest::new()).await });
+    let request = scripted.expect("auth/logout").await;
+    scripted.respond(&request, json!({})).await;
+    tokio::time::timeout(DEADLINE, logout)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
