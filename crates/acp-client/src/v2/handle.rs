@@ -100,6 +100,13 @@ impl AgentHandle {
         self.init.capabilities.as_ref()?.session.as_ref()
     }
 
+    /// Forgets a session that was closed or deleted: its updates and requests are refused
+    /// from now on.
+    fn session_gone(&self, session_id: &SessionId) {
+        self.inner.state.admission.remove_session(session_id);
+        self.inner.state.v2.forget_session(session_id);
+    }
+
     /// Refuses a baseline session method when the agent did not advertise `session`.
     fn check_session(&self, method: &'static str) -> Result<(), Error> {
         if self.gating() && self.session_capabilities().is_none() {
@@ -252,11 +259,7 @@ impl AgentHandle {
         self.check_session(m::agent::SESSION_CLOSE)?;
         self.inner.cancel_permissions(&request.session_id);
         let response = self.inner.peer.request::<m::SessionClose>(&request).await?;
-        self.inner
-            .state
-            .admission
-            .remove_session(&request.session_id);
-        self.inner.state.v2.forget_session(&request.session_id);
+        self.session_gone(&request.session_id);
         Ok(response)
     }
 
@@ -285,11 +288,7 @@ impl AgentHandle {
             .peer
             .request::<m::SessionDelete>(&request)
             .await?;
-        self.inner
-            .state
-            .admission
-            .remove_session(&request.session_id);
-        self.inner.state.v2.forget_session(&request.session_id);
+        self.session_gone(&request.session_id);
         Ok(response)
     }
 

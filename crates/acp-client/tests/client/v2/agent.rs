@@ -144,9 +144,21 @@ impl ScriptedAgent {
             .await;
     }
 
-    /// Sends a `state_update`.
-    pub(crate) async fn state(&mut self, session: &str, state: Value) {
-        self.update(session, state).await;
+    /// Sends a `state_update` of session `s1` to `state` (with `stopReason` when given).
+    pub(crate) async fn state(&mut self, state: &str, stop_reason: Option<&str>) {
+        let mut update = json!({"sessionUpdate": "state_update", "state": state});
+        if let Some(stop_reason) = stop_reason {
+            update["stopReason"] = json!(stop_reason);
+        }
+        self.update("s1", update).await;
+    }
+
+    /// Takes the client's `session/prompt` of `s1`: acknowledges it (message `u1`) and reports
+    /// foreground work running.
+    pub(crate) async fn accept_prompt(&mut self) {
+        let request = self.expect("session/prompt").await;
+        self.respond(&request, json!({"messageId": "u1"})).await;
+        self.state("running", None).await;
     }
 
     /// The client's answer to our request `id`.
@@ -303,4 +315,102 @@ pub(crate) fn initialize_requests() -> (v2::InitializeRequest, InitializeRequest
         .client_capabilities(ClientCapabilities::new().terminal(true))
         .client_info(Implementation::new("editor", "1.0.0"));
     (v2_request, v1_request)
+}
+
+/// Awaits a spawned call within the deadline.
+pub(crate) async fn done<T>(task: tokio::task::JoinHandle<T>) -> T {
+    tokio::time::timeout(DEADLINE, task)
+        .await
+        .expect("the call ends within the deadline")
+        .expect("the call does not panic")
+}
+
+/// Negotiates with the scripted agent answering v2 (advertising `capabilities` and
+/// `auth_methods`); the v2 handle.
+pub(crate) async fn negotiate_v2(
+    agent: &AgentHandle,
+    scripted: &mut ScriptedAgent,
+    capabilities: Value,
+    auth_methods: Value,
+) -> acp_client::v2::AgentHandle {
+    let (v2_request, v1_request) = initialize_requests();
+    let negotiate = {
+        let agent = agent.clone();
+        tokio::spawn(async move { agent.negotiate(v2_request, v1_request).await })
+    };
+    scripted.initialize_v2(capabilities, auth_methods).await;
+    let negotiated = done(negotiate).await.expect("v2 negotiated");
+    assert!(matches!(negotiated, acp_client::v2::Negotiated::V2(_)));
+    agent.v2().expect("the v2 handle")
+}
+
+/// Negotiates with the scripted agent answering as a v1 agent (`answer`, its v1 result).
+pub(crate) async fn negotiate_v1(agent: &AgentHandle, scripted: &mut ScriptedAgent, answer: Value) {
+    let (v2_request, v1_request) = initialize_requests();
+    let negotiate = {
+        let agent = agent.clone();
+        tokio::spawn(async move { agent.negotiate(v2_request, v1_request).await })
+    };
+    let init = scripted.expect("initialize").await;
+    // A v1 agent answers in v1 only.
+    scripted.schemas = vec![v1_schema()];
+    scripted.respond(&init, answer).await;
+    let negotiated = done(negotiate).await.expect("v1 negotiated");
+    assert!(matches!(negotiated, acp_client::v2::Negotiated::V1(_)));
+}
+
+/// [`negotiate_v2`] without auth methods, then session `s1`.
+pub(crate) async fn v2_session(
+    agent: &AgentHandle,
+    scripted: &mut ScriptedAgent,
+    capabilities: Value,
+) -> acp_client::v2::AgentHandle {
+    let v2 = negotiate_v2(agent, scripted, capabilities, json!([])).await;
+    let new = {
+        let v2 = v2.clone();
+        tokio::spawn(async move { v2.new_session(v2::NewSessionRequest::new("/work")).await })
+    };
+    scripted.new_session("s1").await;
+    done(new).await.expect("session/new");
+    v2
+}
+
+/// [`negotiate_v1`], then session `s1` through the v1 surface.
+pub(crate) async fn v1_session(agent: &AgentHandle, scripted: &mut ScriptedAgent) {
+    negotiate_v1(
+        agent,
+        scripted,
+        json!({"protocolVersion": 1, "agentCapabilities": {}}),
+    )
+    .await;
+    let new = {
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            agent
+                .new_session(NewSessionRequest::new("/work", Vec::<McpServer>::new()))
+                .await
+        })
+    };
+    scripted.new_session("s1").await;
+    done(new).await.expect("session/new");
+}
+
+/// A v1 prompt of session `s1`, running.
+pub(crate) fn v1_prompt(
+    agent: &AgentHandle,
+    text: &str,
+) -> tokio::task::JoinHandle<Result<PromptResponse, acp_client::Error>> {
+    let agent = agent.clone();
+    let request = PromptRequest::new("s1", vec![text.into()]);
+    tokio::spawn(async move { agent.prompt(request).await })
+}
+
+/// A v2 prompt of session `s1`, running.
+pub(crate) fn v2_prompt(
+    v2: &acp_client::v2::AgentHandle,
+    text: &str,
+) -> tokio::task::JoinHandle<Result<acp_client::v2::TurnEnd, acp_client::Error>> {
+    let v2 = v2.clone();
+    let request = v2::PromptRequest::new("s1", vec![v2::ContentBlock::from(text)]);
+    tokio::spawn(async move { v2.prompt(request).await })
 }

@@ -4,52 +4,11 @@
 use std::time::Duration;
 
 use acp_client::model::TurnState;
-use acp_client::v2::AgentHandle as V2;
 use acp_types::*;
 use serde_json::json;
 
-use super::agent::{ScriptedAgent, initialize_requests, pair};
+use super::agent::{done, negotiate_v2, pair, v2_prompt, v2_session};
 use crate::common::DEADLINE;
-
-/// Negotiates v2 with an agent advertising `capabilities`, then creates session `s1`.
-pub(crate) async fn session(
-    agent: &acp_client::AgentHandle,
-    scripted: &mut ScriptedAgent,
-    capabilities: serde_json::Value,
-) -> V2 {
-    let (v2_request, v1_request) = initialize_requests();
-    let negotiate = {
-        let agent = agent.clone();
-        tokio::spawn(async move { agent.negotiate(v2_request, v1_request).await })
-    };
-    scripted.initialize_v2(capabilities, json!([])).await;
-    tokio::time::timeout(DEADLINE, negotiate)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let v2 = agent.v2().expect("v2 negotiated");
-    let new = {
-        let v2 = v2.clone();
-        tokio::spawn(async move { v2.new_session(v2::NewSessionRequest::new("/work")).await })
-    };
-    scripted.new_session("s1").await;
-    tokio::time::timeout(DEADLINE, new)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    v2
-}
-
-fn prompt(
-    v2: &V2,
-    text: &str,
-) -> tokio::task::JoinHandle<Result<acp_client::v2::TurnEnd, acp_client::Error>> {
-    let v2 = v2.clone();
-    let request = v2::PromptRequest::new("s1", vec![v2::ContentBlock::from(text)]);
-    tokio::spawn(async move { v2.prompt(request).await })
-}
 
 /// Lets the client's tasks run a little: enough for a finished turn to be seen as finished.
 async fn settle() {
@@ -59,8 +18,8 @@ async fn settle() {
 #[tokio::test]
 async fn a_prompt_ends_at_idle_with_its_stop_reason_not_at_the_acknowledgement() {
     let (agent, mut scripted, seen, _) = pair(false);
-    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
-    let turn = prompt(&v2, "Hello?");
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
+    let turn = v2_prompt(&v2, "Hello?");
     let request = scripted.expect("session/prompt").await;
     scripted.respond(&request, json!({"messageId": "u1"})).await;
     scripted
@@ -70,12 +29,7 @@ async fn a_prompt_ends_at_idle_with_its_stop_reason_not_at_the_acknowledgement()
             "content": [{"type": "text", "text": "Hello?"}]}),
         )
         .await;
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "running"}),
-        )
-        .await;
+    scripted.state("running", None).await;
     scripted
         .update(
             "s1",
@@ -95,17 +49,8 @@ async fn a_prompt_ends_at_idle_with_its_stop_reason_not_at_the_acknowledgement()
             "content": {"type": "text", "text": "there"}}),
         )
         .await;
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
-        )
-        .await;
-    let end = tokio::time::timeout(DEADLINE, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    scripted.state("idle", Some("end_turn")).await;
+    let end = done(turn).await.unwrap();
     assert_eq!(end.message_id.as_str(), "u1");
     assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn));
     settle().await;
@@ -131,22 +76,10 @@ async fn a_prompt_ends_at_idle_with_its_stop_reason_not_at_the_acknowledgement()
 #[tokio::test]
 async fn a_permission_request_during_requires_action_is_answered_and_the_turn_goes_on() {
     let (agent, mut scripted, seen, mut permissions) = pair(true);
-    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
-    let turn = prompt(&v2, "run the tests");
-    let request = scripted.expect("session/prompt").await;
-    scripted.respond(&request, json!({"messageId": "u1"})).await;
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "running"}),
-        )
-        .await;
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "requires_action"}),
-        )
-        .await;
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
+    let turn = v2_prompt(&v2, "run the tests");
+    scripted.accept_prompt().await;
+    scripted.state("requires_action", None).await;
     let id = scripted
         .request(
             "session/request_permission",
@@ -182,39 +115,18 @@ async fn a_permission_request_during_requires_action_is_answered_and_the_turn_go
         json!({"outcome": "selected", "optionId": "yes"})
     );
     assert!(!turn.is_finished(), "the turn waits for idle");
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "running"}),
-        )
-        .await;
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
-        )
-        .await;
-    let end = tokio::time::timeout(DEADLINE, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    scripted.state("running", None).await;
+    scripted.state("idle", Some("end_turn")).await;
+    let end = done(turn).await.unwrap();
     assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn));
 }
 
 #[tokio::test]
 async fn cancel_answers_pending_permissions_and_waits_for_the_idle_confirmation() {
     let (agent, mut scripted, _seen, mut permissions) = pair(true);
-    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
-    let turn = prompt(&v2, "long work");
-    let request = scripted.expect("session/prompt").await;
-    scripted.respond(&request, json!({"messageId": "u1"})).await;
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "running"}),
-        )
-        .await;
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
+    let turn = v2_prompt(&v2, "long work");
+    scripted.accept_prompt().await;
     let id = scripted
         .request(
             "session/request_permission",
@@ -258,63 +170,33 @@ async fn cancel_answers_pending_permissions_and_waits_for_the_idle_confirmation(
         "cancel waits for the idle confirmation"
     );
     assert!(!turn.is_finished());
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}),
-        )
-        .await;
-    let confirmed = tokio::time::timeout(DEADLINE, cancel)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    scripted.state("idle", Some("cancelled")).await;
+    let confirmed = done(cancel).await.unwrap();
     assert_eq!(
         confirmed.and_then(|idle| idle.stop_reason),
         Some(v2::StopReason::Cancelled)
     );
-    let end = tokio::time::timeout(DEADLINE, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let end = done(turn).await.unwrap();
     assert_eq!(end.stop_reason(), Some(&v2::StopReason::Cancelled));
 }
 
 #[tokio::test]
 async fn cancel_of_an_idle_session_returns_at_once() {
     let (agent, mut scripted, _seen, _) = pair(false);
-    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
     let cancel = {
         let v2 = v2.clone();
         tokio::spawn(async move { v2.cancel(v2::CancelSessionNotification::new("s1")).await })
     };
     scripted.expect("session/cancel").await;
-    let confirmed = tokio::time::timeout(DEADLINE, cancel)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    let confirmed = done(cancel).await.unwrap();
     assert!(confirmed.is_none(), "nothing was running");
 }
 
 #[tokio::test]
 async fn resume_with_replay_builds_the_model_before_it_returns() {
     let (agent, mut scripted, _seen, _) = pair(false);
-    let (v2_request, v1_request) = initialize_requests();
-    let negotiate = {
-        let agent = agent.clone();
-        tokio::spawn(async move { agent.negotiate(v2_request, v1_request).await })
-    };
-    scripted
-        .initialize_v2(json!({"session": {}}), json!([]))
-        .await;
-    tokio::time::timeout(DEADLINE, negotiate)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let v2 = agent.v2().unwrap();
+    let v2 = negotiate_v2(&agent, &mut scripted, json!({"session": {}}), json!([])).await;
     let mut updates = v2.session_updates("old");
     let resume = {
         let v2 = v2.clone();
@@ -338,11 +220,7 @@ async fn resume_with_replay_builds_the_model_before_it_returns() {
         scripted.update("old", update).await;
     }
     scripted.respond(&request, json!({})).await;
-    tokio::time::timeout(DEADLINE, resume)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    done(resume).await.unwrap();
     let mut model = acp_client::model::SessionModel::new();
     while let Some(update) = updates.try_next() {
         model.apply_v2(update.update).unwrap();

@@ -5,48 +5,21 @@ use acp_client::model::SessionModel;
 use acp_types::*;
 use serde_json::{Value, json};
 
-use super::agent::{initialize_requests, pair, v1_schema};
-use super::lifecycle::session;
-use crate::common::DEADLINE;
+use super::agent::{done, pair, v1_prompt, v1_session, v2_prompt, v2_session};
 
 /// Runs one v2 turn in which the agent sends `updates`, and folds the session's updates into a
 /// model.
 async fn v2_turn(updates: Vec<Value>) -> SessionModel {
     let (agent, mut scripted, seen, _) = pair(false);
-    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
     let mut stream = v2.session_updates("s1");
-    let turn = {
-        let v2 = v2.clone();
-        tokio::spawn(async move {
-            v2.prompt(v2::PromptRequest::new(
-                "s1",
-                vec![v2::ContentBlock::from("go")],
-            ))
-            .await
-        })
-    };
-    let request = scripted.expect("session/prompt").await;
-    scripted.respond(&request, json!({"messageId": "u1"})).await;
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "running"}),
-        )
-        .await;
+    let turn = v2_prompt(&v2, "go");
+    scripted.accept_prompt().await;
     for update in updates {
         scripted.update("s1", update).await;
     }
-    scripted
-        .state(
-            "s1",
-            json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
-        )
-        .await;
-    tokio::time::timeout(DEADLINE, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    scripted.state("idle", Some("end_turn")).await;
+    done(turn).await.unwrap();
     let mut model = SessionModel::new();
     while let Some(update) = stream.try_next() {
         model.apply_v2(update.update).unwrap();
@@ -192,47 +165,8 @@ async fn terminal_snapshots_replace_and_chunks_append_bytes_split_anywhere() {
 #[tokio::test]
 async fn v1_updates_fold_into_the_same_model() {
     let (agent, mut scripted, seen, _) = pair(false);
-    let (v2_request, v1_request) = initialize_requests();
-    let negotiate = {
-        let agent = agent.clone();
-        tokio::spawn(async move { agent.negotiate(v2_request, v1_request).await })
-    };
-    let init = scripted.expect("initialize").await;
-    // A v1 agent answers in v1 only.
-    scripted.schemas = vec![v1_schema()];
-    scripted
-        .respond(
-            &init,
-            json!({"protocolVersion": 1, "agentCapabilities": {}}),
-        )
-        .await;
-    tokio::time::timeout(DEADLINE, negotiate)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let new = {
-        let agent = agent.clone();
-        tokio::spawn(async move {
-            agent
-                .new_session(NewSessionRequest::new("/work", Vec::<McpServer>::new()))
-                .await
-        })
-    };
-    scripted.new_session("s1").await;
-    tokio::time::timeout(DEADLINE, new)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let turn = {
-        let agent = agent.clone();
-        tokio::spawn(async move {
-            agent
-                .prompt(PromptRequest::new("s1", vec!["go".into()]))
-                .await
-        })
-    };
+    v1_session(&agent, &mut scripted).await;
+    let turn = v1_prompt(&agent, "go");
     let request = scripted.expect("session/prompt").await;
     for update in [
         json!({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": text("Look")}),
@@ -251,11 +185,7 @@ async fn v1_updates_fold_into_the_same_model() {
     scripted
         .respond(&request, json!({"stopReason": "end_turn"}))
         .await;
-    tokio::time::timeout(DEADLINE, turn)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    done(turn).await.unwrap();
     assert!(
         seen.model_errors.lock().unwrap().is_empty(),
         "{:?}",

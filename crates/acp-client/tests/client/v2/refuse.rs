@@ -3,14 +3,12 @@
 use acp_types::*;
 use serde_json::json;
 
-use super::agent::pair;
-use super::lifecycle::session;
-use crate::common::DEADLINE;
+use super::agent::{done, negotiate_v2, pair, v2_session};
 
 #[tokio::test]
 async fn v1_only_client_methods_are_refused_from_a_v2_agent() {
     let (agent, mut scripted, _seen, _) = pair(false);
-    let _v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let _v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
     for (method, params) in [
         (
             "fs/read_text_file",
@@ -38,7 +36,7 @@ async fn v1_only_client_methods_are_refused_from_a_v2_agent() {
 #[tokio::test]
 async fn elicitation_needs_the_advertised_capability_and_unknown_sessions_are_refused() {
     let (agent, mut scripted, _seen, _) = pair(false);
-    let _v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let _v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
     let id = scripted
         .request(
             "elicitation/create",
@@ -69,7 +67,7 @@ async fn elicitation_needs_the_advertised_capability_and_unknown_sessions_are_re
 #[tokio::test]
 async fn calls_the_agent_did_not_advertise_are_not_sent() {
     let (agent, mut scripted, _seen, _) = pair(false);
-    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
     let login = v2
         .login(v2::LoginAuthRequest::new("oauth"))
         .await
@@ -114,17 +112,13 @@ async fn calls_the_agent_did_not_advertise_are_not_sent() {
     };
     let request = scripted.expect("session/list").await;
     scripted.respond(&request, json!({"sessions": []})).await;
-    tokio::time::timeout(DEADLINE, list)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    done(list).await.unwrap();
 }
 
 #[tokio::test]
 async fn tool_call_and_terminal_cancel_follow_what_each_advertised() {
     let (agent, mut scripted, _seen, _) = pair(false);
-    let v2 = session(&agent, &mut scripted, json!({"session": {}})).await;
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
     let cancel_call = |id: &str| {
         let v2 = v2.clone();
         let request = v2::CancelToolCallRequest::new("s1", id);
@@ -163,11 +157,7 @@ async fn tool_call_and_terminal_cancel_follow_what_each_advertised() {
     let request = scripted.expect("tool_call/cancel").await;
     assert_eq!(request["params"]["toolCallId"], "t1");
     scripted.respond(&request, json!({})).await;
-    tokio::time::timeout(DEADLINE, call)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    done(call).await.unwrap();
     let terminal = {
         let v2 = v2.clone();
         tokio::spawn(async move {
@@ -177,11 +167,7 @@ async fn tool_call_and_terminal_cancel_follow_what_each_advertised() {
     };
     let request = scripted.expect("terminal/cancel").await;
     scripted.respond(&request, json!({})).await;
-    tokio::time::timeout(DEADLINE, terminal)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    done(terminal).await.unwrap();
 
     // A tool call that ended has nothing left to cancel.
     scripted
@@ -202,23 +188,8 @@ async fn tool_call_and_terminal_cancel_follow_what_each_advertised() {
 #[tokio::test]
 async fn login_and_logout_go_out_when_the_agent_advertised_auth_methods() {
     let (agent, mut scripted, _seen, _) = pair(false);
-    let (v2_request, v1_request) = super::agent::initialize_requests();
-    let negotiate = {
-        let agent = agent.clone();
-        tokio::spawn(async move { agent.negotiate(v2_request, v1_request).await })
-    };
-    scripted
-        .initialize_v2(
-            json!({"session": {}}),
-            json!([{"type": "agent", "methodId": "oauth", "name": "OAuth"}]),
-        )
-        .await;
-    tokio::time::timeout(DEADLINE, negotiate)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
-    let v2 = agent.v2().unwrap();
+    let auth = json!([{"type": "agent", "methodId": "oauth", "name": "OAuth"}]);
+    let v2 = negotiate_v2(&agent, &mut scripted, json!({"session": {}}), auth).await;
     let login = {
         let v2 = v2.clone();
         tokio::spawn(async move { v2.login(v2::LoginAuthRequest::new("oauth")).await })
@@ -226,17 +197,9 @@ async fn login_and_logout_go_out_when_the_agent_advertised_auth_methods() {
     let request = scripted.expect("auth/login").await;
     assert_eq!(request["params"]["methodId"], "oauth");
     scripted.respond(&request, json!({})).await;
-    tokio::time::timeout(DEADLINE, login)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    done(login).await.unwrap();
     let logout = tokio::spawn(async move { v2.logout(v2::LogoutAuthRequest::new()).await });
     let request = scripted.expect("auth/logout").await;
     scripted.respond(&request, json!({})).await;
-    tokio::time::timeout(DEADLINE, logout)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    done(logout).await.unwrap();
 }
