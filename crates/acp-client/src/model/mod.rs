@@ -212,7 +212,7 @@ impl SessionModel {
                 }
             }
             U::TerminalOutputChunk(chunk) => {
-                let bytes = terminals::decode(&chunk.terminal_id, &chunk.data)?;
+                let bytes = terminals::decoded(&chunk.terminal_id, chunk.bytes())?;
                 let id = chunk.terminal_id;
                 self.terminals
                     .upsert(&id, || DisplayTerminal::new(id.clone()))
@@ -303,6 +303,15 @@ impl SessionModel {
         self.tool_calls
             .upsert(&id, || ToolCall::new(id.clone()))
             .apply(update);
+    }
+
+    /// Applies what a v2 permission request says about displayed state: a `tool_call` subject
+    /// is an ordinary tool-call upsert (its prompt copy, `title` and `description`, is not
+    /// the tool call's and changes nothing here). Other subjects describe, not change.
+    pub fn apply_permission_request(&mut self, request: &v2::RequestPermissionRequest) {
+        if let Some(v2::RequestPermissionSubject::ToolCall(subject)) = &request.subject {
+            self.tool_call_update(subject.tool_call.clone());
+        }
     }
 
     /// Records that a v1 prompt turn started (v1 has no `state_update`: the `session/prompt`

@@ -5,7 +5,6 @@ use acp_types::v2::{
     AbsolutePath, Patch, TerminalCapabilities, TerminalExitStatus, TerminalSize, TerminalUpdate,
 };
 use acp_types::{Meta, TerminalId};
-use base64::Engine as _;
 
 use super::{ModelError, patch_meta};
 
@@ -77,7 +76,7 @@ impl DisplayTerminal {
     /// Applies an upsert; a snapshot that is not base64 fails before anything changes.
     pub(crate) fn apply(&mut self, update: TerminalUpdate) -> Result<(), ModelError> {
         let output = match &update.output {
-            Patch::Set(snapshot) => Patch::Set(decode(&self.id, &snapshot.data)?),
+            Patch::Set(snapshot) => Patch::Set(decoded(&self.id, snapshot.bytes())?),
             Patch::Clear => Patch::Clear,
             Patch::Unchanged => Patch::Unchanged,
         };
@@ -114,12 +113,14 @@ impl DisplayTerminal {
     }
 }
 
-/// Decodes one base64 field of terminal `id` on its own (never concatenated with others).
-pub(crate) fn decode(id: &TerminalId, data: &str) -> Result<Vec<u8>, ModelError> {
-    base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .map_err(|e| ModelError::InvalidBase64 {
-            terminal: id.to_string(),
-            detail: e.to_string(),
-        })
+/// The bytes of one base64 field of terminal `id`, decoded on its own (never concatenated
+/// with others), or why not.
+pub(crate) fn decoded<E: std::fmt::Display>(
+    id: &TerminalId,
+    bytes: Result<Vec<u8>, E>,
+) -> Result<Vec<u8>, ModelError> {
+    bytes.map_err(|e| ModelError::InvalidBase64 {
+        terminal: id.to_string(),
+        detail: e.to_string(),
+    })
 }

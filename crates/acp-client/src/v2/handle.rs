@@ -363,6 +363,42 @@ impl AgentHandle {
         })
     }
 
+    /// [`prompt`](Self::prompt), giving the turn at most `timeout`: past it the session is
+    /// cancelled (`session/cancel`, its permission requests answered `cancelled`) and the
+    /// turn's `idle` awaited for [`PROMPT_CANCEL_GRACE`](crate::PROMPT_CANCEL_GRACE) more, so
+    /// that the turn ends properly and the session is free for the next prompt.
+    ///
+    /// # Errors
+    ///
+    /// As [`prompt`](Self::prompt); [`acp_rpc::Error::Timeout`] when the turn did not end
+    /// within the grace period after the cancellation either.
+    pub async fn prompt_with_timeout(
+        &self,
+        request: v2::PromptRequest,
+        timeout: std::time::Duration,
+    ) -> Result<TurnEnd, Error> {
+        let session_id = request.session_id.clone();
+        let turn = self.prompt(request);
+        tokio::pin!(turn);
+        if let Ok(end) = tokio::time::timeout(timeout, &mut turn).await {
+            return end;
+        }
+        tracing::debug!(session = %session_id, ?timeout, "the turn took too long: cancelling it");
+        self.inner.cancel_permissions(&session_id);
+        // The `idle` that confirms the cancel ends the turn, acknowledged or not.
+        self.inner.state.v2.arm_all(&session_id);
+        self.inner
+            .peer
+            .notify::<m::SessionCancel>(&v2::CancelSessionNotification::new(session_id))
+            .await?;
+        tokio::time::timeout(crate::PROMPT_CANCEL_GRACE, turn)
+            .await
+            .map_err(|_| acp_rpc::Error::Timeout {
+                method: m::agent::SESSION_PROMPT,
+                after: timeout + crate::PROMPT_CANCEL_GRACE,
+            })?
+    }
+
     /// `session/cancel`: asks the agent to stop the session's foreground work, answers the
     /// session's pending permission requests `cancelled` (and those of the cancelled turn that
     /// arrive later), and waits for the confirmation: the `idle` update (normally with stop

@@ -251,6 +251,11 @@ impl Client for Editor {
         &self,
         request: v2::RequestPermissionRequest,
     ) -> Result<v2::RequestPermissionResponse, ErrorObject> {
+        self.seen
+            .model
+            .lock()
+            .unwrap()
+            .apply_permission_request(&request);
         let Some(permissions) = &self.permissions else {
             let first = request.options[0].option_id.clone();
             return Ok(v2::RequestPermissionResponse::new(

@@ -114,11 +114,86 @@ async fn a_permission_request_during_requires_action_is_answered_and_the_turn_go
         answered["result"]["outcome"],
         json!({"outcome": "selected", "optionId": "yes"})
     );
+    // The subject is an ordinary tool-call upsert; the prompt's title is not the tool call's.
+    let call = seen
+        .model
+        .lock()
+        .unwrap()
+        .tool_call(&ToolCallId::from("t1"))
+        .cloned()
+        .unwrap();
+    assert_eq!(call.title.as_deref(), Some("cargo test"));
+    assert_eq!(call.kind, v2::ToolKind::Execute);
+
+    // A command subject: self-contained, describing what the agent will run.
+    let id = scripted
+        .request(
+            "session/request_permission",
+            json!({"sessionId": "s1", "title": "Run it?", "subject": {"type": "command",
+                "command": "cargo test", "cwd": "/work", "toolCallId": "t1", "terminalId": null},
+                "options": [{"optionId": "no", "name": "Deny", "kind": "reject_once"}]}),
+        )
+        .await;
+    let (asked, answer) = tokio::time::timeout(DEADLINE, permissions.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let Some(v2::RequestPermissionSubject::Command(command)) = &asked.subject else {
+        panic!("a command subject: {:?}", asked.subject)
+    };
+    assert_eq!(
+        (command.command.as_str(), command.cwd.as_str()),
+        ("cargo test", "/work")
+    );
+    assert_eq!(command.terminal_id, None);
+    answer
+        .send(v2::RequestPermissionResponse::new(
+            v2::SelectedPermissionOutcome::new("no"),
+        ))
+        .unwrap();
+    scripted.answer(&id).await;
+
     assert!(!turn.is_finished(), "the turn waits for idle");
     scripted.state("running", None).await;
     scripted.state("idle", Some("end_turn")).await;
     let end = done(turn).await.unwrap();
     assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn));
+}
+
+#[tokio::test]
+async fn a_turn_past_its_timeout_is_cancelled_and_ends_at_the_confirming_idle() {
+    let (agent, mut scripted, _seen, _) = pair(false);
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
+    let turn = {
+        let v2 = v2.clone();
+        let request = v2::PromptRequest::new("s1", vec![v2::ContentBlock::from("slow")]);
+        tokio::spawn(async move {
+            v2.prompt_with_timeout(request, Duration::from_millis(100))
+                .await
+        })
+    };
+    scripted.accept_prompt().await;
+    scripted.expect("session/cancel").await;
+    scripted.state("idle", Some("cancelled")).await;
+    let end = done(turn).await.unwrap();
+    assert_eq!(end.stop_reason(), Some(&v2::StopReason::Cancelled));
+}
+
+#[tokio::test]
+async fn a_turn_fails_when_the_connection_closes_before_idle() {
+    let (agent, mut scripted, _seen, _) = pair(false);
+    let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
+    let turn = v2_prompt(&v2, "work");
+    scripted.accept_prompt().await;
+    drop(scripted);
+    let error = done(turn).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            acp_client::Error::Rpc(acp_rpc::Error::ConnectionClosed)
+        ),
+        "{error:?}"
+    );
 }
 
 #[tokio::test]

@@ -128,8 +128,7 @@ async fn tool_call_patches_have_three_states_and_content_chunks_append() {
 
 #[tokio::test]
 async fn terminal_snapshots_replace_and_chunks_append_bytes_split_anywhere() {
-    use base64::Engine as _;
-    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let b64 = |bytes: &[u8]| v2::TerminalOutput::from_bytes(bytes).data;
     let chunk = |bytes: &[u8]| json!({"sessionUpdate": "terminal_output_chunk", "terminalId": "term1", "data": b64(bytes)});
     let model = v2_turn(vec![
         json!({"sessionUpdate": "terminal_update", "terminalId": "term1", "command": "cargo test",
@@ -221,4 +220,27 @@ async fn v1_updates_fold_into_the_same_model() {
     super::agent::v2_schema()
         .check_def("AvailableCommand", &commands[0])
         .unwrap();
+}
+
+#[test]
+fn terminal_output_that_is_not_base64_is_an_error_and_changes_nothing() {
+    let mut model = SessionModel::new();
+    let snapshot = v2::TerminalUpdate::new("term1").output(v2::TerminalOutput::from_bytes(b"kept"));
+    model.apply_v2(snapshot.into()).unwrap();
+    let bad = v2::TerminalOutputChunk::new("term1", "not base64!");
+    let error = model.apply_v2(bad.into()).unwrap_err();
+    assert!(
+        matches!(error, acp_client::model::ModelError::InvalidBase64 { .. }),
+        "{error}"
+    );
+    let mut bad_snapshot = v2::TerminalUpdate::new("term1").output(v2::TerminalOutput::new("%%%"));
+    bad_snapshot.command = v2::Patch::Set("ls".into());
+    assert!(model.apply_v2(bad_snapshot.into()).is_err());
+    let terminal = model.terminal(&TerminalId::from("term1")).unwrap();
+    assert_eq!(terminal.output(), b"kept");
+    assert_eq!(terminal.command, None, "a failed update changes nothing");
+    // A content chunk for a tool call the session never saw is an error too.
+    let orphan =
+        v2::ToolCallContentChunk::new("nope", v2::Content::new(v2::ContentBlock::from("x")));
+    assert!(model.apply_v2(orphan.into()).is_err());
 }
