@@ -321,7 +321,9 @@ impl AgentHandle {
 
     /// `session/prompt`: runs one turn. The answer only acknowledges the prompt (with the user
     /// message's id); this returns when the turn ends, at the session's `idle`
-    /// `state_update` (after every update before it was handled), with its stop reason.
+    /// `state_update`, with its stop reason, once the `idle` and every update before it were
+    /// handled (by [`Client::session_notification_v2`](crate::Client::session_notification_v2)
+    /// and the [`session_updates`](Self::session_updates) streams).
     ///
     /// An `idle` counts once the prompt was acknowledged or foreground work was reported
     /// `running` after it was sent: an earlier `idle` is the state before the prompt.

@@ -41,10 +41,9 @@ impl AgentHandle {
     ///
     /// # Errors
     ///
-    /// [`Error::UnsupportedProtocolVersion`] when the agent answers another version (or any,
-    /// with [`ClientOptions::check_protocol_version`](crate::ClientOptions) off: the answer
-    /// is then [`Negotiated::V1`] only for 1); [`Error::Rpc`] otherwise (a v2 agent with no
-    /// version at or below 2 answers `-32022`).
+    /// [`Error::UnsupportedProtocolVersion`] when the agent answers a version other than 1 and
+    /// 2 (neither surface could read it); [`Error::Rpc`] otherwise (a v2 agent with no version
+    /// at or below 2 answers `-32022`).
     pub async fn negotiate(
         &self,
         mut request: v2::InitializeRequest,

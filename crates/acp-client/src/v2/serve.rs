@@ -68,11 +68,16 @@ fn decode<T: serde::de::DeserializeOwned>(params: Option<&RawValue>) -> Result<T
 
 /// The error for a v1 client method called on a v2 connection.
 fn v1_only(method: &str) -> ErrorObject {
+    let why = if method.starts_with("fs/") || method.starts_with("terminal/") {
+        ", which has no client file system or terminals"
+    } else {
+        ""
+    };
     ErrorObject::new(
         ErrorCode::METHOD_NOT_FOUND,
         format!(
             "Method not found: `{method}` is an ACP v1 method; this connection speaks protocol \
-             version 2, which has no client file system or terminals"
+             version 2{why}"
         ),
     )
 }
@@ -204,8 +209,20 @@ impl<C: crate::Client> crate::connection::ClientHandler<C> {
     ) -> Result<(), ErrorObject> {
         match notification {
             Notification::Update(update) => {
-                self.state.v2.publish(&update);
-                self.client.session_notification_v2(update).await
+                let shared = &self.state.v2;
+                shared.publish(&update);
+                // Kept for after the client: the update moves into it.
+                let state = match &update.update {
+                    v2::SessionUpdate::StateUpdate(state) => {
+                        Some((update.session_id.clone(), state.clone()))
+                    }
+                    _ => None,
+                };
+                let result = self.client.session_notification_v2(update).await;
+                if let Some((session_id, state)) = state {
+                    shared.state_handled(&session_id, &state);
+                }
+                result
             }
             Notification::CompleteElicitation(n) => self.client.complete_elicitation(n).await,
             Notification::Ext(n) => self.client.ext_notification(n).await,

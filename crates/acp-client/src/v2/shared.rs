@@ -107,22 +107,11 @@ impl Shared {
         rx
     }
 
-    /// Takes an update in: pushes it to the session's subscribers, then records the session's
-    /// foreground state (waking who waits for `idle`).
+    /// Takes an update in, before the [`Client`](crate::Client) sees it: records which tool
+    /// calls and terminals may be cancelled, then pushes it to the session's subscribers.
+    /// A `state_update` is recorded afterwards, by [`state_handled`](Self::state_handled).
     pub(crate) fn publish(&self, notification: &v2::UpdateSessionNotification) {
-        // The streams first: a prompt woken by an `idle` finds every update of its turn there.
-        if let Some(subscribers) = lock(&self.subscribers).as_mut() {
-            if let Some(list) = subscribers.get_mut(&notification.session_id) {
-                list.retain(|tx| tx.send(notification.clone()).is_ok());
-                if list.is_empty() {
-                    subscribers.remove(&notification.session_id);
-                }
-            }
-        }
         match &notification.update {
-            v2::SessionUpdate::StateUpdate(state) => {
-                self.state_changed(&notification.session_id, state);
-            }
             v2::SessionUpdate::ToolCallUpdate(update) => {
                 let ended = matches!(
                     update.status,
@@ -143,6 +132,14 @@ impl Shared {
                 self.track_cancel(&notification.session_id, id, cancel, ended);
             }
             _ => {}
+        }
+        if let Some(subscribers) = lock(&self.subscribers).as_mut() {
+            if let Some(list) = subscribers.get_mut(&notification.session_id) {
+                list.retain(|tx| tx.send(notification.clone()).is_ok());
+                if list.is_empty() {
+                    subscribers.remove(&notification.session_id);
+                }
+            }
         }
     }
 
@@ -185,7 +182,9 @@ impl Shared {
         }
     }
 
-    fn state_changed(&self, session_id: &SessionId, state: &v2::StateUpdate) {
+    /// Records a `state_update` once the [`Client`](crate::Client) handled it: an `idle` then
+    /// ends the waits for it, so that a turn ends after every update of it was handled.
+    pub(crate) fn state_handled(&self, session_id: &SessionId, state: &v2::StateUpdate) {
         let mut turns = lock(&self.turns);
         let Some(turns) = turns.as_mut() else { return };
         let watch = turns.entry(session_id.clone()).or_default();

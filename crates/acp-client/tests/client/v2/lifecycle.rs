@@ -53,7 +53,6 @@ async fn a_prompt_ends_at_idle_with_its_stop_reason_not_at_the_acknowledgement()
     let end = done(turn).await.unwrap();
     assert_eq!(end.message_id.as_str(), "u1");
     assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn));
-    settle().await;
     let model = seen.model.lock().unwrap();
     let texts: Vec<_> = model
         .messages()
@@ -100,10 +99,6 @@ async fn a_permission_request_during_requires_action_is_answered_and_the_turn_go
         asked.subject,
         Some(v2::RequestPermissionSubject::ToolCall(_))
     ));
-    assert_eq!(
-        seen.model.lock().unwrap().state(),
-        &TurnState::RequiresAction
-    );
     answer
         .send(v2::RequestPermissionResponse::new(
             v2::SelectedPermissionOutcome::new("yes"),

@@ -115,10 +115,21 @@ async fn calls_the_agent_did_not_advertise_are_not_sent() {
     done(list).await.unwrap();
 }
 
+/// Waits until `count` more updates reached `updates`.
+async fn seen_on(updates: &mut acp_client::v2::SessionUpdates, count: usize) {
+    for _ in 0..count {
+        tokio::time::timeout(crate::common::DEADLINE, updates.next())
+            .await
+            .expect("the update arrives within the deadline")
+            .expect("the connection is open");
+    }
+}
+
 #[tokio::test]
 async fn tool_call_and_terminal_cancel_follow_what_each_advertised() {
     let (agent, mut scripted, _seen, _) = pair(false);
     let v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
+    let mut updates = v2.session_updates("s1");
     let cancel_call = |id: &str| {
         let v2 = v2.clone();
         let request = v2::CancelToolCallRequest::new("s1", id);
@@ -150,9 +161,8 @@ async fn tool_call_and_terminal_cancel_follow_what_each_advertised() {
             "capabilities": {"cancel": {}}}),
         )
         .await;
-    // Once the update was handled (a round trip through the client), the cancel goes out.
-    let ping = scripted.request("_ping", json!({})).await;
-    scripted.answer(&ping).await;
+    // Once the updates were taken in (they reached the stream), the cancel goes out.
+    seen_on(&mut updates, 2).await;
     let call = cancel_call("t1");
     let request = scripted.expect("tool_call/cancel").await;
     assert_eq!(request["params"]["toolCallId"], "t1");
@@ -176,8 +186,7 @@ async fn tool_call_and_terminal_cancel_follow_what_each_advertised() {
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}),
         )
         .await;
-    let ping = scripted.request("_ping", json!({})).await;
-    scripted.answer(&ping).await;
+    seen_on(&mut updates, 1).await;
     let refused = cancel_call("t1").await.unwrap().unwrap_err();
     assert!(
         matches!(refused, acp_client::Error::CapabilityNotAdvertised { .. }),
