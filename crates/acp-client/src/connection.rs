@@ -283,6 +283,7 @@ impl AgentHandle {
         &self,
         request: NewSessionRequest,
     ) -> Result<NewSessionResponse, Error> {
+        self.check_v1(am::SESSION_NEW)?;
         #[cfg(feature = "unstable_session_options")]
         self.check_system_prompt(am::SESSION_NEW, request.system_prompt.as_ref())?;
         self.offer_mcp_servers(&request.mcp_servers);
@@ -417,6 +418,7 @@ impl AgentHandle {
         request: PromptRequest,
         timeout: Option<Duration>,
     ) -> Result<PromptResponse, Error> {
+        self.check_v1(am::SESSION_PROMPT)?;
         self.check_prompt(&request)?;
         let _turn = TurnGuard::start(&self.state, &request.session_id);
         // Not `Peer::request`: the connection-wide request timeout does not bound a turn.
@@ -451,6 +453,7 @@ impl AgentHandle {
     ///
     /// When the connection is closed.
     pub async fn cancel(&self, notification: CancelNotification) -> Result<(), Error> {
+        self.check_v1(am::SESSION_CANCEL)?;
         self.cancel_permissions(&notification.session_id);
         Ok(self
             .peer
@@ -547,11 +550,24 @@ impl AgentHandle {
     /// advertise its capability (draft methods included). Before `initialize` nothing is
     /// known: the agent answers.
     pub(crate) fn check(&self, method: &'static str) -> Result<(), Error> {
+        self.check_v1(method)?;
         match self.gating() {
             Some(init) => agent_allows(init.agent_capabilities.as_ref(), method)
                 .map_err(|capability| Error::CapabilityNotAdvertised { method, capability }),
             None => Ok(()),
         }
+    }
+
+    /// Refuses a v1 call on a connection that negotiated v2 (its calls are on
+    /// [`AgentHandle::v2`]): the agent would read it as v2, and its answer would not fit.
+    #[cfg_attr(not(feature = "unstable_protocol_v2"), allow(clippy::unused_self))]
+    pub(crate) fn check_v1(&self, method: &'static str) -> Result<(), Error> {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.state.v2.is_v2() {
+            return Err(Error::NotV1 { method });
+        }
+        let _ = method;
+        Ok(())
     }
 
     /// The agent's `initialize` response when gating is on and it was answered: what the

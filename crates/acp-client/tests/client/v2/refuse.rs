@@ -105,6 +105,25 @@ async fn calls_the_agent_did_not_advertise_are_not_sent() {
         matches!(prompt, acp_client::Error::CapabilityNotAdvertised { .. }),
         "{prompt:?}"
     );
+    // The v1 forms of the calls are refused on a v2 connection.
+    let v1 = agent
+        .prompt(PromptRequest::new("s1", vec!["hi".into()]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            v1,
+            acp_client::Error::NotV1 {
+                method: "session/prompt"
+            }
+        ),
+        "{v1:?}"
+    );
+    let v1 = agent
+        .new_session(NewSessionRequest::new("/work", Vec::<McpServer>::new()))
+        .await
+        .unwrap_err();
+    assert!(matches!(v1, acp_client::Error::NotV1 { .. }), "{v1:?}");
     // Nothing went out: the next thing the agent reads is what the test sends now.
     let list = {
         let v2 = v2.clone();
