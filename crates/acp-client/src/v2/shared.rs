@@ -37,6 +37,9 @@ pub(crate) struct Shared {
     cancellable: Mutex<HashSet<(SessionId, Cancellable)>>,
 }
 
+/// The most cancellable tool calls and terminals a connection records.
+const MAX_CANCELLABLE: usize = 16 * 1024;
+
 /// Something the client may cancel, by id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Cancellable {
@@ -161,10 +164,17 @@ impl Shared {
         };
         let key = (session_id.clone(), id());
         let mut cancellable = lock(&self.cancellable);
-        if allowed {
+        if !allowed {
+            cancellable.remove(&key);
+        } else if cancellable.len() < MAX_CANCELLABLE {
             cancellable.insert(key);
         } else {
-            cancellable.remove(&key);
+            // An agent advertising without end does not grow the client without end: past the
+            // bound, more are not recorded (their cancel is refused locally).
+            tracing::warn!(
+                session = %session_id,
+                "more than {MAX_CANCELLABLE} cancellable tool calls and terminals: not recording more"
+            );
         }
     }
 

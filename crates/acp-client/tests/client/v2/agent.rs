@@ -247,6 +247,18 @@ impl Client for Editor {
         self.record(result);
         Ok(())
     }
+    async fn create_elicitation_v2(
+        &self,
+        request: v2::CreateElicitationRequest,
+    ) -> Result<v2::CreateElicitationResponse, ErrorObject> {
+        assert_eq!(
+            request.message, "Name?",
+            "only the form the tests send reaches here"
+        );
+        Ok(v2::CreateElicitationResponse::new(
+            v2::ElicitationAction::Decline,
+        ))
+    }
     async fn request_permission_v2(
         &self,
         request: v2::RequestPermissionRequest,
@@ -315,7 +327,9 @@ pub(crate) fn pair(
 /// The v2 `initialize` of the tests' editor, with the v1 fallback.
 pub(crate) fn initialize_requests() -> (v2::InitializeRequest, InitializeRequest) {
     let mut v2_request = v2::InitializeRequest::new(2u16, Implementation::new("editor", "1.0.0"));
-    v2_request.capabilities = Some(v2::ClientCapabilities::new());
+    // Forms only: the tests see both an advertised and an unadvertised elicitation mode.
+    let elicitation = ElicitationCapabilities::new().form(ElicitationFormCapabilities::new());
+    v2_request.capabilities = Some(v2::ClientCapabilities::new().elicitation(elicitation));
     let v1_request = InitializeRequest::new(ProtocolVersion::V1)
         .client_capabilities(ClientCapabilities::new().terminal(true))
         .client_info(Implementation::new("editor", "1.0.0"));

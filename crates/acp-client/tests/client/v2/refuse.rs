@@ -34,9 +34,10 @@ async fn v1_only_client_methods_are_refused_from_a_v2_agent() {
 }
 
 #[tokio::test]
-async fn elicitation_needs_the_advertised_capability_and_unknown_sessions_are_refused() {
+async fn elicitation_modes_follow_the_advertised_capabilities_and_unknown_sessions_are_refused() {
     let (agent, mut scripted, _seen, _) = pair(false);
     let _v2 = v2_session(&agent, &mut scripted, json!({"session": {}})).await;
+    // A mode the client advertised reaches it; another is refused, naming the capability.
     let id = scripted
         .request(
             "elicitation/create",
@@ -45,13 +46,17 @@ async fn elicitation_needs_the_advertised_capability_and_unknown_sessions_are_re
         )
         .await;
     let answer = scripted.answer(&id).await;
-    assert!(
-        answer["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("elicitation"),
-        "{answer}"
-    );
+    assert_eq!(answer["result"], json!({"action": "decline"}), "{answer}");
+    let id = scripted
+        .request(
+            "elicitation/create",
+            json!({"sessionId": "s1", "mode": "url", "message": "Sign in",
+            "url": "https://example.com/login", "elicitationId": "e1"}),
+        )
+        .await;
+    let answer = scripted.answer(&id).await;
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("elicitation.url"), "{answer}");
 
     let id = scripted
         .request(
