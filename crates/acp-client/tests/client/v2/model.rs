@@ -36,7 +36,9 @@ fn text(text: &str) -> Value {
 async fn whole_message_updates_replace_and_clear_and_chunks_append() {
     let message = |content: Value| json!({"sessionUpdate": "agent_message", "messageId": "m1", "content": content});
     let chunk = |t: &str| json!({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": text(t)});
-    let model = v2_turn(vec![message(json!([text("A")])), chunk("B")]).await;
+    // An update kind this library does not know is tolerated (v2's unions are open).
+    let future = json!({"sessionUpdate": "_vendor_progress", "percent": 50});
+    let model = v2_turn(vec![message(json!([text("A")])), future, chunk("B")]).await;
     assert_eq!(
         model.messages()[0].text(),
         "AB",
