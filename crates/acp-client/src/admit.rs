@@ -141,7 +141,7 @@ impl Admission {
         }
     }
 
-    fn check_session(&self, session_id: &SessionId) -> Result<(), ErrorObject> {
+    pub(crate) fn check_session(&self, session_id: &SessionId) -> Result<(), ErrorObject> {
         if !self.refuse_unknown_sessions || self.sessions().contains(session_id) {
             Ok(())
         } else {

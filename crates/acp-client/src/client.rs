@@ -170,6 +170,43 @@ pub trait Client: Send + Sync + 'static {
         let _ = notification;
         Ok(())
     }
+    /// `session/request_permission` of a v2 agent (feature `unstable_protocol_v2`): ask the
+    /// user about `request.title` (with `description`), whose `subject` is a tool call (apply
+    /// it as a tool-call upsert), a command, absent or of a kind unknown here (show a generic
+    /// prompt). Cancellation works as for [`request_permission`](Self::request_permission).
+    /// Defaults to `-32601`: a client that negotiates v2 implements it.
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn request_permission_v2(
+        &self,
+        request: acp_types::v2::RequestPermissionRequest,
+    ) -> Result<acp_types::v2::RequestPermissionResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::SESSION_REQUEST_PERMISSION))
+    }
+
+    /// `session/update` of a v2 agent (feature `unstable_protocol_v2`), a notification: fold it
+    /// into a [`SessionModel`](crate::model::SessionModel) with
+    /// [`apply_v2`](crate::model::SessionModel::apply_v2). Ignored by default; called in order,
+    /// and must not await the agent (as [`session_notification`](Self::session_notification)).
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn session_notification_v2(
+        &self,
+        notification: acp_types::v2::UpdateSessionNotification,
+    ) -> Result<(), ErrorObject> {
+        let _ = notification;
+        Ok(())
+    }
+
+    /// `elicitation/create` of a v2 agent (feature `unstable_protocol_v2`). Called only if the
+    /// client advertised `elicitation` (and the request's mode) in its v2 `initialize`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn create_elicitation_v2(
+        &self,
+        request: acp_types::v2::CreateElicitationRequest,
+    ) -> Result<acp_types::v2::CreateElicitationResponse, ErrorObject> {
+        let _ = request;
+        Err(ErrorObject::method_not_found(m::ELICITATION_CREATE))
+    }
 }
 
 /// Forwards every method, so one client can be shared (`Arc<MyEditor>` is a client too).
@@ -251,5 +288,26 @@ impl<T: Client + ?Sized> Client for Arc<T> {
     #[cfg(feature = "unstable_auth_status")]
     async fn auth_status_update(&self, n: AuthStatusUpdateNotification) -> Result<(), ErrorObject> {
         (**self).auth_status_update(n).await
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn request_permission_v2(
+        &self,
+        r: acp_types::v2::RequestPermissionRequest,
+    ) -> Result<acp_types::v2::RequestPermissionResponse, ErrorObject> {
+        (**self).request_permission_v2(r).await
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn session_notification_v2(
+        &self,
+        n: acp_types::v2::UpdateSessionNotification,
+    ) -> Result<(), ErrorObject> {
+        (**self).session_notification_v2(n).await
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn create_elicitation_v2(
+        &self,
+        r: acp_types::v2::CreateElicitationRequest,
+    ) -> Result<acp_types::v2::CreateElicitationResponse, ErrorObject> {
+        (**self).create_elicitation_v2(r).await
     }
 }

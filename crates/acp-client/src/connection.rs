@@ -117,7 +117,7 @@ impl ClientOptions {
 }
 
 /// State shared by the connection and the agent handle.
-struct State {
+pub(crate) struct State {
     /// The agent's answer to `initialize`.
     initialized: OnceLock<InitializeResponse>,
     /// Subscribers to each session's updates; `None` once the connection is closed, which
@@ -129,7 +129,10 @@ struct State {
     /// The turns running through [`AgentHandle::prompt`], per session.
     turns: Mutex<HashMap<SessionId, Turns>>,
     /// What the client advertised and which sessions it has: what the agent may ask for.
-    admission: Admission,
+    pub(crate) admission: Admission,
+    /// The negotiated version and the v2 side of the connection.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) v2: crate::v2::Shared,
 }
 
 /// The prompts of one session running through this handle.
@@ -143,13 +146,13 @@ struct Turns {
 }
 
 /// Counts a running prompt of a session; the session's turn state goes when the last ends.
-struct TurnGuard<'a> {
+pub(crate) struct TurnGuard<'a> {
     state: &'a State,
     session_id: SessionId,
 }
 
 impl<'a> TurnGuard<'a> {
-    fn start(state: &'a State, session_id: &SessionId) -> Self {
+    pub(crate) fn start(state: &'a State, session_id: &SessionId) -> Self {
         lock(&state.turns)
             .entry(session_id.clone())
             .or_default()
@@ -182,6 +185,8 @@ impl State {
             next_permission: AtomicU64::new(0),
             turns: Mutex::new(HashMap::new()),
             admission: Admission::new(options.refuse_unadvertised, options.refuse_unknown_sessions),
+            #[cfg(feature = "unstable_protocol_v2")]
+            v2: crate::v2::Shared::new(),
         }
     }
 }
@@ -191,9 +196,9 @@ type Subscribers = HashMap<SessionId, Vec<mpsc::UnboundedSender<SessionNotificat
 /// A cloneable handle for calling the agent, one method per ACP agent method.
 #[derive(Clone)]
 pub struct AgentHandle {
-    peer: Peer,
-    state: Arc<State>,
-    options: Arc<ClientOptions>,
+    pub(crate) peer: Peer,
+    pub(crate) state: Arc<State>,
+    pub(crate) options: Arc<ClientOptions>,
 }
 
 impl std::fmt::Debug for AgentHandle {
@@ -242,8 +247,13 @@ impl AgentHandle {
         if self.options.check_protocol_version && response.protocol_version != ProtocolVersion::V1 {
             return Err(Error::UnsupportedProtocolVersion(response.protocol_version));
         }
-        let _ = self.state.initialized.set(response.clone());
+        self.set_initialized(response.clone());
         Ok(response)
+    }
+
+    /// Records the agent's v1 answer to `initialize`.
+    pub(crate) fn set_initialized(&self, response: InitializeResponse) {
+        let _ = self.state.initialized.set(response);
     }
 
     agent_requests! {
@@ -273,6 +283,7 @@ impl AgentHandle {
         &self,
         request: NewSessionRequest,
     ) -> Result<NewSessionResponse, Error> {
+        self.check_v1(am::SESSION_NEW)?;
         #[cfg(feature = "unstable_session_options")]
         self.check_system_prompt(am::SESSION_NEW, request.system_prompt.as_ref())?;
         self.offer_mcp_servers(&request.mcp_servers);
@@ -354,7 +365,7 @@ impl AgentHandle {
     /// Runs a call that makes `session_id` this connection's: the session is known before the
     /// call is sent (its updates may come before the answer), and forgotten again if the call
     /// fails and it was not known before.
-    async fn adopt_session<T, F>(
+    pub(crate) async fn adopt_session<T, F>(
         &self,
         session_id: &SessionId,
         call: impl FnOnce() -> F,
@@ -407,6 +418,7 @@ impl AgentHandle {
         request: PromptRequest,
         timeout: Option<Duration>,
     ) -> Result<PromptResponse, Error> {
+        self.check_v1(am::SESSION_PROMPT)?;
         self.check_prompt(&request)?;
         let _turn = TurnGuard::start(&self.state, &request.session_id);
         // Not `Peer::request`: the connection-wide request timeout does not bound a turn.
@@ -441,6 +453,7 @@ impl AgentHandle {
     ///
     /// When the connection is closed.
     pub async fn cancel(&self, notification: CancelNotification) -> Result<(), Error> {
+        self.check_v1(am::SESSION_CANCEL)?;
         self.cancel_permissions(&notification.session_id);
         Ok(self
             .peer
@@ -470,7 +483,7 @@ impl AgentHandle {
 
     /// Marks the session's running turn cancelled and answers its pending permission requests
     /// `cancelled` (if [`ClientOptions::cancel_pending_permissions`]).
-    fn cancel_permissions(&self, session_id: &SessionId) {
+    pub(crate) fn cancel_permissions(&self, session_id: &SessionId) {
         if !self.options.cancel_pending_permissions {
             return;
         }
@@ -537,11 +550,24 @@ impl AgentHandle {
     /// advertise its capability (draft methods included). Before `initialize` nothing is
     /// known: the agent answers.
     pub(crate) fn check(&self, method: &'static str) -> Result<(), Error> {
+        self.check_v1(method)?;
         match self.gating() {
             Some(init) => agent_allows(init.agent_capabilities.as_ref(), method)
                 .map_err(|capability| Error::CapabilityNotAdvertised { method, capability }),
             None => Ok(()),
         }
+    }
+
+    /// Refuses a v1 call on a connection that negotiated v2 (its calls are on
+    /// [`AgentHandle::v2`]): the agent would read it as v2, and its answer would not fit.
+    #[cfg_attr(not(feature = "unstable_protocol_v2"), allow(clippy::unused_self))]
+    pub(crate) fn check_v1(&self, method: &'static str) -> Result<(), Error> {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.state.v2.is_v2() {
+            return Err(Error::NotV1 { method });
+        }
+        let _ = method;
+        Ok(())
     }
 
     /// The agent's `initialize` response when gating is on and it was answered: what the
@@ -650,9 +676,13 @@ fn connect_on<C: Client>(
     let state = Arc::new(State::new(&options));
     let rpc = options.rpc.clone();
     let options = Arc::new(options);
+    #[cfg(feature = "unstable_protocol_v2")]
+    let handler_options = options.clone();
     let mut handle_out = None;
     let (_peer, driver) = connect(
         Box::new(|peer| {
+            #[cfg(feature = "unstable_protocol_v2")]
+            let handler_peer = peer.clone();
             let agent = AgentHandle {
                 peer,
                 state: state.clone(),
@@ -662,6 +692,10 @@ fn connect_on<C: Client>(
             ClientHandler {
                 client: make_client(agent),
                 state,
+                #[cfg(feature = "unstable_protocol_v2")]
+                options: handler_options,
+                #[cfg(feature = "unstable_protocol_v2")]
+                peer: handler_peer,
             }
         }),
         rpc,
@@ -673,41 +707,106 @@ fn connect_on<C: Client>(
 }
 
 /// The connection's handler: decodes by method, calls the client, feeds update streams.
-struct ClientHandler<C> {
-    client: C,
-    state: Arc<State>,
+pub(crate) struct ClientHandler<C> {
+    pub(crate) client: C,
+    pub(crate) state: Arc<State>,
+    #[cfg(feature = "unstable_protocol_v2")]
+    options: Arc<ClientOptions>,
+    /// The connection, told the negotiated version (its rules differ per version).
+    #[cfg(feature = "unstable_protocol_v2")]
+    peer: Peer,
+}
+
+/// A decoded request of the agent, in the negotiated version's types.
+pub(crate) enum Incoming {
+    V1(AgentRequestParams),
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(Box<crate::v2::serve::Request>),
+}
+
+/// A decoded notification of the agent, in the negotiated version's types.
+#[allow(clippy::large_enum_variant)] // Moved once per update: a box would allocate per update.
+pub(crate) enum IncomingNotification {
+    V1(AgentNotificationParams),
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(crate::v2::serve::Notification),
+}
+
+/// The client's answer, in the negotiated version's types.
+pub(crate) enum Answer {
+    V1(ClientResult),
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(crate::v2::serve::Answer),
+}
+
+impl serde::Serialize for Answer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Answer::V1(result) => result.serialize(serializer),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Answer::V2(answer) => answer.serialize(serializer),
+        }
+    }
 }
 
 impl<C: Client> Handler for ClientHandler<C> {
-    type Request = AgentRequestParams;
-    type Notification = AgentNotificationParams;
-    type Response = ClientResult;
+    type Request = Incoming;
+    type Notification = IncomingNotification;
+    type Response = Answer;
 
     fn decode_request(
         &self,
         method: &str,
         params: Option<&RawValue>,
-    ) -> Result<AgentRequestParams, ErrorObject> {
+    ) -> Result<Incoming, ErrorObject> {
         let admission = &self.state.admission;
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.state.v2.is_v2() {
+            let refuse = self.options.refuse_unadvertised;
+            return crate::v2::serve::decode_request(
+                &self.state.v2,
+                admission,
+                refuse,
+                method,
+                params,
+            )
+            .map(|r| Incoming::V2(Box::new(r)));
+        }
         admission.check_method(method)?;
         let request = acp_rpc::decode_params(method, params)?;
         admission.check_request(&request)?;
-        Ok(request)
+        Ok(Incoming::V1(request))
     }
 
     fn decode_notification(
         &self,
         method: &str,
         params: Option<&RawValue>,
-    ) -> Result<AgentNotificationParams, ErrorObject> {
+    ) -> Result<IncomingNotification, ErrorObject> {
         let admission = &self.state.admission;
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.state.v2.is_v2() {
+            let refuse = self.options.refuse_unadvertised;
+            return crate::v2::serve::decode_notification(
+                &self.state.v2,
+                admission,
+                refuse,
+                method,
+                params,
+            )
+            .map(IncomingNotification::V2);
+        }
         admission.check_method(method)?;
         let notification = acp_rpc::decode_params(method, params)?;
         admission.check_notification(&notification)?;
-        Ok(notification)
+        Ok(IncomingNotification::V1(notification))
     }
 
     fn response_received(&self, method: &str, result: Result<&acp_rpc::RawResult, &ErrorObject>) {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if crate::v2::negotiate::response_received(&self.state, &self.peer, method, result) {
+            return;
+        }
         // The session exists from its creation on: its first updates may follow the response
         // before the caller of `new_session` has even seen it.
         if method == am::SESSION_NEW {
@@ -726,14 +825,26 @@ impl<C: Client> Handler for ClientHandler<C> {
         }
     }
 
+    // Without v2 the version match has one arm.
+    #[cfg_attr(
+        not(feature = "unstable_protocol_v2"),
+        allow(clippy::infallible_destructuring_match)
+    )]
     fn handle_request(
         self: &Arc<Self>,
-        request: AgentRequestParams,
-    ) -> BoxFuture<'static, Result<ClientResult, ErrorObject>> {
+        request: Incoming,
+    ) -> BoxFuture<'static, Result<Answer, ErrorObject>> {
         let this = self.clone();
         async move {
             let client = &this.client;
-            Ok(match request {
+            let request = match request {
+                Incoming::V1(request) => request,
+                #[cfg(feature = "unstable_protocol_v2")]
+                Incoming::V2(request) => {
+                    return this.handle_v2_request(*request).await.map(Answer::V2);
+                }
+            };
+            Ok(Answer::V1(match request {
                 AgentRequestParams::RequestPermission(r) => {
                     ClientResult::RequestPermission(this.request_permission(*r).await?)
                 }
@@ -767,17 +878,32 @@ impl<C: Client> Handler for ClientHandler<C> {
                     ClientResult::MessageMcp(client.message_mcp(r).await?)
                 }
                 other => return Err(ErrorObject::method_not_found(MethodUnion::method(&other))),
-            })
+            }))
         }
         .boxed()
     }
 
+    // Without v2 the version match has one arm.
+    #[cfg_attr(
+        not(feature = "unstable_protocol_v2"),
+        allow(clippy::infallible_destructuring_match)
+    )]
     fn handle_notification(
         self: &Arc<Self>,
-        notification: AgentNotificationParams,
+        notification: IncomingNotification,
     ) -> BoxFuture<'static, ()> {
         let this = self.clone();
         async move {
+            let notification = match notification {
+                IncomingNotification::V1(notification) => notification,
+                #[cfg(feature = "unstable_protocol_v2")]
+                IncomingNotification::V2(notification) => {
+                    if let Err(error) = this.handle_v2_notification(notification).await {
+                        tracing::warn!(%error, "notification handler failed");
+                    }
+                    return;
+                }
+            };
             let result = match notification {
                 AgentNotificationParams::SessionUpdate(n) => {
                     this.publish(&n);
@@ -807,6 +933,8 @@ impl<C> Drop for ClientHandler<C> {
     /// and for later subscribers.
     fn drop(&mut self) {
         lock(&self.state.subscribers).take();
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.state.v2.close();
     }
 }
 
@@ -831,8 +959,24 @@ impl<C: Client> ClientHandler<C> {
         &self,
         request: RequestPermissionRequest,
     ) -> Result<RequestPermissionResponse, ErrorObject> {
-        let key = self.state.next_permission.fetch_add(1, Ordering::Relaxed);
         let session_id = request.session_id.clone();
+        self.cancellable_permission(
+            session_id,
+            self.client.request_permission(request),
+            RequestPermissionResponse::cancelled,
+        )
+        .await
+    }
+
+    /// Runs a permission handler (`ask`), answering `cancelled()` instead if the session is
+    /// cancelled meanwhile, or at once if the session's turn was cancelled already.
+    pub(crate) async fn cancellable_permission<T>(
+        &self,
+        session_id: SessionId,
+        ask: impl Future<Output = Result<T, ErrorObject>>,
+        cancelled: impl Fn() -> T,
+    ) -> Result<T, ErrorObject> {
+        let key = self.state.next_permission.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.state.permissions)
             .entry(session_id.clone())
@@ -845,12 +989,12 @@ impl<C: Client> ClientHandler<C> {
             .is_some_and(|t| t.cancelled);
         let result = if turn_cancelled {
             // The request belongs to a turn the user already cancelled: do not ask them.
-            Ok(RequestPermissionResponse::cancelled())
+            Ok(cancelled())
         } else {
             tokio::select! {
                 biased;
-                Ok(()) = rx => Ok(RequestPermissionResponse::cancelled()),
-                result = self.client.request_permission(request) => result,
+                Ok(()) = rx => Ok(cancelled()),
+                result = ask => result,
             }
         };
         let mut permissions = lock(&self.state.permissions);

@@ -25,6 +25,16 @@ pub enum Error {
     #[error("the agent speaks protocol version {0}, which this client does not support")]
     UnsupportedProtocolVersion(ProtocolVersion),
 
+    /// A v1 call on a connection that negotiated v2 (feature `unstable_protocol_v2`): make it
+    /// through [`AgentHandle::v2`](crate::AgentHandle::v2). Nothing was sent.
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[error(
+        "`{method}` was called in its v1 form, but this connection speaks v2: use `AgentHandle::v2()`"
+    )]
+    NotV1 {
+        /// The method that was not sent.
+        method: &'static str,
+    },
     /// The agent process could not be started.
     #[error("could not start the agent")]
     Spawn(#[source] std::io::Error),

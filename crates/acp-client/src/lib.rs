@@ -77,6 +77,15 @@
 //! ..., `unstable` for all) exist here too and turn on the client's side of each: trait methods
 //! for the new methods, typed calls on the handle, and their capability gates.
 
+//!
+//! # ACP v2 (draft)
+//!
+//! With the feature `unstable_protocol_v2` (not part of `unstable`, as upstream),
+//! `AgentHandle::negotiate` asks the agent for v2 and falls back to v1; the `v2` module has
+//! the v2 handle and how the agent's v2 requests reach the [`Client`], and `model` is one
+//! session model that the updates of either version build. Without the feature nothing
+//! changes.
+
 #![doc(test(attr(deny(warnings))))]
 
 mod admit;
@@ -85,8 +94,12 @@ pub mod compactions;
 mod connection;
 mod error;
 pub mod local;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod model;
 mod process;
 pub mod terminals;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 pub mod workspace;
 // The draft features that add calls to the agent.
 #[cfg(any(

@@ -9,3 +9,5 @@ mod agent_stderr;
 mod local;
 mod observe;
 mod shutdown;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;

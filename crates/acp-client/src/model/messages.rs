@@ -1,0 +1,132 @@
+//! Messages of the session model: upserts by `messageId`, chunks that append.
+
+use acp_types::v2::{ContentBlock, Patch};
+use acp_types::{MessageId, Meta};
+
+use super::{Keyed, patch_meta};
+
+/// Who a message is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MessageRole {
+    /// The user (a prompt, or its replay).
+    User,
+    /// The agent's reply.
+    Agent,
+    /// The agent's reasoning.
+    Thought,
+}
+
+/// One message of the session.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Message {
+    /// The agent-made id; `None` for the chunks of a v1 agent that sent none.
+    pub id: Option<MessageId>,
+    /// Who it is from.
+    pub role: MessageRole,
+    /// The content: whole-message updates replace it, chunks append to it.
+    pub content: Vec<ContentBlock>,
+    /// Extension data of the message.
+    pub meta: Option<Meta>,
+}
+
+impl Message {
+    fn new(id: Option<MessageId>, role: MessageRole) -> Self {
+        Self {
+            id,
+            role,
+            content: Vec::new(),
+            meta: None,
+        }
+    }
+
+    /// The text of the message's text blocks, joined.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The messages, with or without an id.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Messages {
+    keyed: Keyed<MessageKey, Message>,
+    /// How many id-less (v1) messages were started: each gets a key of its own.
+    anonymous: u64,
+}
+
+/// A message's key in the model: its id, or the number of an id-less one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum MessageKey {
+    Id(MessageId),
+    Anonymous(u64),
+}
+
+impl Messages {
+    pub(crate) fn items(&self) -> &[Message] {
+        self.keyed.items()
+    }
+
+    pub(crate) fn get(&self, id: &MessageId) -> Option<&Message> {
+        self.keyed.get(&MessageKey::Id(id.clone()))
+    }
+
+    /// Appends a chunk. A chunk without id continues the latest message when that one has no
+    /// id either and the same role; otherwise it starts a message.
+    pub(crate) fn chunk(
+        &mut self,
+        role: MessageRole,
+        id: Option<MessageId>,
+        content: ContentBlock,
+    ) {
+        let key = match id {
+            Some(id) => MessageKey::Id(id),
+            None => match self.keyed.items().last() {
+                Some(last) if last.id.is_none() && last.role == role => {
+                    MessageKey::Anonymous(self.anonymous)
+                }
+                _ => {
+                    self.anonymous += 1;
+                    MessageKey::Anonymous(self.anonymous)
+                }
+            },
+        };
+        let message = self.keyed.upsert(&key, || {
+            let id = match &key {
+                MessageKey::Id(id) => Some(id.clone()),
+                MessageKey::Anonymous(_) => None,
+            };
+            Message::new(id, role)
+        });
+        message.content.push(content);
+    }
+
+    /// A whole-message upsert: a content value replaces, `null` (or `[]`) clears, omitted keeps.
+    pub(crate) fn upsert(
+        &mut self,
+        role: MessageRole,
+        id: MessageId,
+        content: Patch<Vec<ContentBlock>>,
+        meta: Patch<Meta>,
+    ) {
+        let key = MessageKey::Id(id);
+        let message = self.keyed.upsert(&key, || {
+            let MessageKey::Id(id) = &key else {
+                unreachable!("keyed by id")
+            };
+            Message::new(Some(id.clone()), role)
+        });
+        match content {
+            Patch::Unchanged => {}
+            Patch::Clear => message.content.clear(),
+            Patch::Set(content) => message.content = content,
+        }
+        patch_meta(&mut message.meta, meta);
+    }
+}
