@@ -160,27 +160,27 @@ impl Conductor {
                 Mode::Proxy => "a conductor in proxy mode needs at least one proxy",
             }));
         }
-        let mut running: Vec<Running> = Vec::with_capacity(self.components.len());
-        for (i, component) in self.components.iter().enumerate() {
-            match component.spawn(i, &self.stderr) {
-                Ok(started) => running.push(started),
-                Err(error) => {
-                    let groups = running.into_iter().map(|r| r.group).collect();
-                    Processes::new(groups, Vec::new()).stop_all(self.grace).await;
-                    return Err(error);
-                }
-            }
-        }
         let names: Vec<String> = self
             .components
             .iter()
             .map(|c| c.name().to_owned())
             .collect();
-        let mut groups = Vec::with_capacity(running.len());
-        let mut pipes = Vec::with_capacity(running.len());
-        for component in running {
-            groups.push(component.group);
-            pipes.push(component.pipes);
+        let mut groups = Vec::with_capacity(self.components.len());
+        let mut pipes = Vec::with_capacity(self.components.len());
+        for (i, component) in self.components.iter().enumerate() {
+            match component.spawn(i, &self.stderr) {
+                Ok(Running { group, pipes: io }) => {
+                    groups.push(group);
+                    pipes.push(io);
+                }
+                Err(error) => {
+                    // Their input closes with `pipes`: the ones started stop by themselves.
+                    drop(pipes);
+                    let started = names[..groups.len()].to_vec();
+                    Processes::new(groups, started).stop_all(self.grace).await;
+                    return Err(error);
+                }
+            }
         }
         let processes = Processes::new(groups, names.clone());
         let (ended, processes) = if self.mode == Mode::Agent && pipes.len() == 1 {

@@ -210,7 +210,10 @@ where
     };
     to_agent.abort();
     let how = processes.how_ended(0, END_WAIT).await;
-    tracing::warn!(agent = processes.name(0), "the chain ended: the agent {how}");
+    tracing::warn!(
+        agent = processes.name(0),
+        "the chain ended: the agent {how}"
+    );
     // The agent's last output first (helpers it left may hold its stdout open: bounded).
     let output = match agent_output {
         Some(output) => Some(output),

@@ -268,14 +268,11 @@ impl Chain {
     /// The error for a request whose next hop closed: why the chain ended, once that is known.
     async fn ended_error(&self, call: &Call) -> ErrorObject {
         let mut ended = self.ended.subscribe();
-        let why = tokio::time::timeout(
-            EXIT_STATUS_WAIT * 2,
-            ended.wait_for(Option::is_some),
-        )
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .and_then(|why| why.clone());
+        let why = tokio::time::timeout(EXIT_STATUS_WAIT * 2, ended.wait_for(Option::is_some))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .and_then(|why| why.clone());
         let why = why.unwrap_or_else(|| "a component closed its connection".to_owned());
         ErrorObject::internal_error(format_args!(
             "`{}` was not answered: the chain ended: {why}",
@@ -321,11 +318,7 @@ impl Handler for Hop {
     type Notification = Call;
     type Response = Box<RawValue>;
 
-    fn decode_request(
-        &self,
-        method: &str,
-        params: Option<&RawValue>,
-    ) -> Result<Call, ErrorObject> {
+    fn decode_request(&self, method: &str, params: Option<&RawValue>) -> Result<Call, ErrorObject> {
         self.chain.route(self.at, method, params, true)
     }
 
@@ -437,7 +430,10 @@ where
         unreachable!("the chain is wired once");
     }
     let tasks: Vec<_> = drivers.into_iter().map(tokio::spawn).collect();
-    let aborts: Vec<_> = tasks.iter().map(tokio::task::JoinHandle::abort_handle).collect();
+    let aborts: Vec<_> = tasks
+        .iter()
+        .map(tokio::task::JoinHandle::abort_handle)
+        .collect();
     // Closing a component's connection closes its input: it stops by itself.
     let close_all = || aborts.iter().for_each(tokio::task::AbortHandle::abort);
     let mut closed: FuturesUnordered<_> = tasks
@@ -463,7 +459,10 @@ where
     };
     drop(closed);
     let how = processes.how_ended(ended_at, EXIT_STATUS_WAIT).await;
-    let why = format!("`{}` (component {ended_at}) {how}", processes.name(ended_at));
+    let why = format!(
+        "`{}` (component {ended_at}) {how}",
+        processes.name(ended_at)
+    );
     tracing::warn!("the chain ended: {why}");
     chain.ended.send_replace(Some(why));
     // Closing the other components fails every call still waiting on them, whose requests are
@@ -486,7 +485,13 @@ where
         } => {}
     }
     drop(upstream);
-    (Ended::Component { index: ended_at, how }, processes)
+    (
+        Ended::Component {
+            index: ended_at,
+            how,
+        },
+        processes,
+    )
 }
 
 /// The I/O error behind a connection's end, if any.

@@ -17,6 +17,7 @@ pub(crate) struct Processes {
 
 impl Processes {
     pub(crate) fn new(groups: Vec<ProcessGroup>, names: Vec<String>) -> Self {
+        debug_assert_eq!(groups.len(), names.len(), "a name for every process");
         Self { groups, names }
     }
 

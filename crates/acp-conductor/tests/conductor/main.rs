@@ -1,0 +1,7 @@
+//! The conductor with real processes: the demo agent (`acp-demo`'s `agent` program) behind
+//! chains of 0, 1 and 3 scripted proxies (`examples/chain_proxy.rs`), driven by an editor on
+//! `acp-rpc`; every message of every hop is checked against the schema.
+
+mod chains;
+mod common;
+mod supervision;
