@@ -1,0 +1,13 @@
+//! The integration tests of acp-proxy: a proxy between a scripted editor and a scripted
+//! successor, both played by a scripted conductor over a duplex pipe, in raw JSON; every
+//! message on the wire (and every message wrapped in an envelope) checked against the draft
+//! schema.
+//!
+//! One test executable, one module per concern.
+
+mod backpressure;
+mod cancel;
+mod conductor;
+mod failure;
+mod intercept;
+mod passthrough;
