@@ -50,9 +50,13 @@
 //! predecessor goes to the editor. Ids are the conductor's own on each hop, cancellation is
 //! hop by hop (`$/cancel_request` of a forwarded request cancels the request it was forwarded
 //! as), and params and results are never re-serialized: they go on as the bytes that arrived.
-//! The method names are those of the November 2026 draft schema and of the official
-//! `agent-client-protocol` crate 5 (`proxy/initialize`, `proxy/successor`); the official
-//! conductor releases of August 2026 spelled them `_proxy/initialize` and `_proxy/successor`.
+//! The method names are those of the November 2026 draft schema (`proxy/initialize`,
+//! `proxy/successor`). The official conductor releases of 2026 (`agent-client-protocol-conductor`
+//! 2.x) spell them `_proxy/initialize` and `_proxy/successor`; following them on the wire, this
+//! conductor accepts both spellings from its proxies (and, in proxy mode, from its own
+//! conductor, whose spelling it answers in), and a proxy that refuses `proxy/initialize` as an
+//! unknown method is initialized with `_proxy/initialize` and spoken to in that spelling from
+//! then on.
 //!
 //! In proxy mode ([`Conductor::proxy`]) the conductor is itself a proxy: started with
 //! `proxy/initialize`, it runs only proxies, and what the last one sends its successor goes

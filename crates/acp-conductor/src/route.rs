@@ -18,14 +18,19 @@
 //! | predecessor | anything else | component 0, unchanged |
 //! | proxy *i* | `proxy/successor` wrapping *m* | component *i*+1 as *m* (`initialize` becomes `proxy/initialize` for a proxy); past the last proxy in proxy mode, the predecessor as `proxy/successor` |
 //! | component *i* | anything else | component *i*-1 wrapped in `proxy/successor`; the predecessor unchanged for component 0 |
+//!
+//! `_proxy/initialize` and `_proxy/successor`, the official conductor's spelling, are read as
+//! the same methods, and each hop is written to in the spelling it speaks.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use acp_rpc::{Config, Handler, Peer};
 use acp_types::methods::agent::{self, PROXY_INITIALIZE, PROXY_SUCCESSOR};
-use acp_types::{ErrorObject, ProxySuccessorNotification, ProxySuccessorRequest, RawJson};
+use acp_types::{
+    ErrorCode, ErrorObject, ProxySuccessorNotification, ProxySuccessorRequest, RawJson,
+};
 use futures::future::BoxFuture;
 use futures::stream::{FuturesUnordered, StreamExt};
 use serde::Serialize;
@@ -46,6 +51,22 @@ const FLUSH_LIMIT: Duration = Duration::from_secs(5);
 /// The silence on the predecessor's connection taken to mean the last answers were written.
 const FLUSH_QUIET: Duration = Duration::from_millis(50);
 
+/// `proxy/initialize` as the official conductor releases of 2026 spell it (an extension
+/// method's name).
+const EXT_PROXY_INITIALIZE: &str = "_proxy/initialize";
+/// `proxy/successor` as the official conductor releases of 2026 spell it.
+const EXT_PROXY_SUCCESSOR: &str = "_proxy/successor";
+
+/// True for `proxy/successor` in either spelling.
+fn is_successor(method: &str) -> bool {
+    method == PROXY_SUCCESSOR || method == EXT_PROXY_SUCCESSOR
+}
+
+/// True for `proxy/initialize` in either spelling.
+fn is_proxy_initialize(method: &str) -> bool {
+    method == PROXY_INITIALIZE || method == EXT_PROXY_INITIALIZE
+}
+
 /// Where a message comes from or goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Place {
@@ -55,11 +76,13 @@ enum Place {
     Component(usize),
 }
 
-/// What goes out: a message as it is, or wrapped in `proxy/successor`.
+/// What goes out: a message as it is, wrapped in `proxy/successor`, or the `proxy/initialize`
+/// that starts a proxy.
 #[derive(Debug)]
 enum Form {
     Plain(String),
     Wrapped(String),
+    ProxyInitialize,
 }
 
 /// One routed message: where to, in which form, with its params (raw, as received).
@@ -74,6 +97,7 @@ impl Call {
     fn method(&self) -> &str {
         match &self.form {
             Form::Plain(method) | Form::Wrapped(method) => method,
+            Form::ProxyInitialize => PROXY_INITIALIZE,
         }
     }
 }
@@ -101,6 +125,11 @@ struct Chain {
     /// Why the chain ended, once it did: the text of the errors of the requests it leaves
     /// unanswered.
     ended: watch::Sender<Option<String>>,
+    /// Which hops speak the `_proxy/…` spelling: each component (learned when it refuses
+    /// `proxy/initialize` as an unknown method), and the predecessor (learned from the
+    /// initialize it sends).
+    extension_spelling: Vec<AtomicBool>,
+    predecessor_extension_spelling: AtomicBool,
     /// Requests from the predecessor not answered yet.
     open: AtomicUsize,
     answered: Notify,
@@ -126,11 +155,28 @@ impl Chain {
     }
 
     /// The method that initializes component `i`: `proxy/initialize` for a proxy.
-    fn initialize_method(&self, i: usize) -> &'static str {
+    fn initialize_form(&self, i: usize) -> Form {
         if i < self.proxies {
-            PROXY_INITIALIZE
+            Form::ProxyInitialize
         } else {
-            agent::INITIALIZE
+            Form::Plain(agent::INITIALIZE.to_owned())
+        }
+    }
+
+    /// Whether `place` speaks the `_proxy/…` spelling.
+    fn extension_spelling(&self, place: Place) -> &AtomicBool {
+        match place {
+            Place::Predecessor => &self.predecessor_extension_spelling,
+            Place::Component(i) => &self.extension_spelling[i],
+        }
+    }
+
+    /// `proxy/successor` as `place` spells it.
+    fn successor_method(&self, place: Place) -> &'static str {
+        if self.extension_spelling(place).load(Ordering::Relaxed) {
+            EXT_PROXY_SUCCESSOR
+        } else {
+            PROXY_SUCCESSOR
         }
     }
 
@@ -144,23 +190,33 @@ impl Chain {
     ) -> Result<Call, ErrorObject> {
         let owned = || params.map(ToOwned::to_owned);
         match from {
-            Place::Predecessor => match (self.mode, method) {
-                (Mode::Agent, PROXY_INITIALIZE | PROXY_SUCCESSOR) => {
+            Place::Predecessor => match self.mode {
+                Mode::Agent if is_proxy_initialize(method) || is_successor(method) => {
                     Err(ErrorObject::invalid_request(format_args!(
                         "`{method}` is sent by a conductor to its proxies, and this conductor \
                          runs as an agent (start it in proxy mode to nest it)"
                     )))
                 }
-                (Mode::Agent, agent::INITIALIZE) => Ok(Call {
+                Mode::Agent if method == agent::INITIALIZE => Ok(Call {
                     to: Place::Component(0),
-                    form: Form::Plain(self.initialize_method(0).to_owned()),
+                    form: self.initialize_form(0),
                     params: owned(),
                 }),
-                (Mode::Proxy, agent::INITIALIZE) => Err(ErrorObject::invalid_request(
+                Mode::Proxy if method == agent::INITIALIZE => Err(ErrorObject::invalid_request(
                     "this conductor runs as a proxy: its conductor starts it with \
                      `proxy/initialize`",
                 )),
-                (Mode::Proxy, PROXY_SUCCESSOR) => {
+                Mode::Proxy if is_proxy_initialize(method) => {
+                    // The outer conductor's spelling is the one to wrap in toward it.
+                    self.predecessor_extension_spelling
+                        .store(method == EXT_PROXY_INITIALIZE, Ordering::Relaxed);
+                    Ok(Call {
+                        to: Place::Component(0),
+                        form: Form::ProxyInitialize,
+                        params: owned(),
+                    })
+                }
+                Mode::Proxy if is_successor(method) => {
                     // From our successor, through the outer conductor: to the last proxy,
                     // in a new envelope (the envelope's `_meta` is hop-local).
                     let (inner, params) = unwrap(params, request)?;
@@ -176,53 +232,54 @@ impl Chain {
                     params: owned(),
                 }),
             },
-            Place::Component(i) => match method {
-                PROXY_SUCCESSOR if i < self.proxies => {
-                    let (inner, params) = unwrap(params, request)?;
-                    if inner == acp_types::methods::protocol::CANCEL_REQUEST {
-                        // Ids mean nothing on another hop; cancelling the `proxy/successor`
-                        // request itself is how a proxy cancels.
-                        return Err(ErrorObject::invalid_request(
-                            "`$/cancel_request` is hop-local: cancel the `proxy/successor` \
-                             request instead of wrapping it",
-                        ));
-                    }
-                    let next = i + 1;
-                    if next < self.components() {
-                        let method = if inner == agent::INITIALIZE {
-                            self.initialize_method(next).to_owned()
-                        } else {
-                            inner
-                        };
-                        Ok(Call {
-                            to: Place::Component(next),
-                            form: Form::Plain(method),
-                            params,
-                        })
-                    } else {
-                        // Proxy mode: past our last proxy is our own successor.
-                        Ok(Call {
-                            to: Place::Predecessor,
-                            form: Form::Wrapped(inner),
-                            params,
-                        })
-                    }
+            Place::Component(i) if is_successor(method) => {
+                if i >= self.proxies {
+                    return Err(ErrorObject::method_not_found(method));
                 }
-                PROXY_SUCCESSOR => Err(ErrorObject::method_not_found(method)),
-                PROXY_INITIALIZE => Err(ErrorObject::invalid_request(
-                    "`proxy/initialize` is sent only by a conductor",
-                )),
-                _ if i == 0 => Ok(Call {
-                    to: Place::Predecessor,
-                    form: Form::Plain(method.to_owned()),
-                    params: owned(),
-                }),
-                _ => Ok(Call {
-                    to: Place::Component(i - 1),
-                    form: Form::Wrapped(method.to_owned()),
-                    params: owned(),
-                }),
-            },
+                let (inner, params) = unwrap(params, request)?;
+                if inner == acp_types::methods::protocol::CANCEL_REQUEST {
+                    // Ids mean nothing on another hop; cancelling the `proxy/successor`
+                    // request itself is how a proxy cancels.
+                    return Err(ErrorObject::invalid_request(
+                        "`$/cancel_request` is hop-local: cancel the `proxy/successor` request \
+                         instead of wrapping it",
+                    ));
+                }
+                let next = i + 1;
+                if next == self.components() {
+                    // Proxy mode: past our last proxy is our own successor.
+                    return Ok(Call {
+                        to: Place::Predecessor,
+                        form: Form::Wrapped(inner),
+                        params,
+                    });
+                }
+                let form = if inner == agent::INITIALIZE {
+                    self.initialize_form(next)
+                } else {
+                    Form::Plain(inner)
+                };
+                Ok(Call {
+                    to: Place::Component(next),
+                    form,
+                    params,
+                })
+            }
+            Place::Component(_) if is_proxy_initialize(method) => {
+                Err(ErrorObject::invalid_request(format_args!(
+                    "`{method}` is sent only by a conductor"
+                )))
+            }
+            Place::Component(0) => Ok(Call {
+                to: Place::Predecessor,
+                form: Form::Plain(method.to_owned()),
+                params: owned(),
+            }),
+            Place::Component(i) => Ok(Call {
+                to: Place::Component(i - 1),
+                form: Form::Wrapped(method.to_owned()),
+                params: owned(),
+            }),
         }
     }
 
@@ -236,7 +293,30 @@ impl Chain {
                     method,
                     params: call.params.as_deref(),
                 };
-                peer.request_raw(PROXY_SUCCESSOR, &envelope).await
+                let successor = self.successor_method(call.to);
+                peer.request_raw(successor, &envelope).await
+            }
+            Form::ProxyInitialize => {
+                let spelling = self.extension_spelling(call.to);
+                let first = if spelling.load(Ordering::Relaxed) {
+                    EXT_PROXY_INITIALIZE
+                } else {
+                    PROXY_INITIALIZE
+                };
+                match peer.request_raw(first, &call.params).await {
+                    // A proxy written for the official conductor's spelling does not know
+                    // the schema's: it gets the other one, and keeps it.
+                    Err(acp_rpc::Error::Remote(e))
+                        if e.code == ErrorCode::METHOD_NOT_FOUND && first == PROXY_INITIALIZE =>
+                    {
+                        tracing::debug!(
+                            "a proxy does not know `proxy/initialize`: trying `_proxy/initialize`"
+                        );
+                        spelling.store(true, Ordering::Relaxed);
+                        peer.request_raw(EXT_PROXY_INITIALIZE, &call.params).await
+                    }
+                    other => other,
+                }
             }
         };
         match result {
@@ -257,8 +337,11 @@ impl Chain {
                     method,
                     params: call.params.as_deref(),
                 };
-                peer.notify_raw(PROXY_SUCCESSOR, &envelope).await
+                let successor = self.successor_method(call.to);
+                peer.notify_raw(successor, &envelope).await
             }
+            // Only a request initializes.
+            Form::ProxyInitialize => Ok(()),
         };
         if let Err(error) = sent {
             tracing::debug!(method = call.method(), %error, "a notification was not forwarded");
@@ -386,6 +469,8 @@ where
         mode,
         proxies,
         ended: watch::Sender::new(None),
+        extension_spelling: (0..pipes.len()).map(|_| AtomicBool::new(false)).collect(),
+        predecessor_extension_spelling: AtomicBool::new(false),
         open: AtomicUsize::new(0),
         answered: Notify::new(),
     });
