@@ -48,8 +48,13 @@ use crate::supervise::Processes;
 const EXIT_STATUS_WAIT: Duration = Duration::from_secs(1);
 /// How long the answers of an ending chain get to reach the predecessor.
 const FLUSH_LIMIT: Duration = Duration::from_secs(5);
-/// The silence on the predecessor's connection taken to mean the last answers were written.
+/// The silence on a connection taken to mean the last messages queued were written.
 const FLUSH_QUIET: Duration = Duration::from_millis(50);
+/// How long the components get to receive what the predecessor sent last, once it hung up.
+const HANG_UP_FLUSH_LIMIT: Duration = Duration::from_secs(1);
+/// Room for the `proxy/successor` envelopes around a message of the largest size the
+/// predecessor may send (the method names and members they add, for a few levels of nesting).
+const ENVELOPE_HEADROOM: usize = 64 * 1024;
 
 /// `proxy/initialize` as the official conductor releases of 2026 spell it (an extension
 /// method's name).
@@ -435,9 +440,18 @@ impl Handler for Hop {
     }
 }
 
-/// The connection settings of every hop, with the observer of `link` if any.
+/// The connection settings of every hop, with the observer of `link` if any. The hops to the
+/// components carry messages wrapped in `proxy/successor`: a message of the largest size the
+/// predecessor may send still fits once wrapped.
 fn config(observe: Option<&Observe>, link: crate::Link) -> Config {
-    let config = Config::default();
+    let config = match link {
+        crate::Link::Predecessor => Config::default(),
+        _ => {
+            let default = Config::default();
+            let max_frame_len = default.max_frame_len + ENVELOPE_HEADROOM;
+            default.max_frame_len(max_frame_len)
+        }
+    };
     match observe {
         Some(observe) => {
             let observe = observe.clone();
@@ -476,7 +490,14 @@ where
     });
     let mut peers = Vec::with_capacity(pipes.len());
     let mut drivers = Vec::with_capacity(pipes.len());
+    let mut writes = Vec::with_capacity(pipes.len());
     for (i, Pipes { stdin, stdout }) in pipes.into_iter().enumerate() {
+        let activity = Activity::new();
+        writes.push(activity.clone());
+        let stdin = Tracked {
+            inner: stdin,
+            activity,
+        };
         let hop = Hop {
             chain: chain.clone(),
             at: Place::Component(i),
@@ -538,6 +559,12 @@ where
     let ended_at = match first {
         Ok(i) => i,
         Err(result) => {
+            // What the predecessor sent last (a `session/cancel` before hanging up) is
+            // written before the components' input closes.
+            let flushed = writes
+                .iter()
+                .map(|activity| activity.settled(FLUSH_QUIET, HANG_UP_FLUSH_LIMIT));
+            futures::future::join_all(flushed).await;
             close_all();
             return (Ended::Predecessor(result.map_err(rpc_io)), processes);
         }
