@@ -6,6 +6,8 @@
 //! - `die-mid-turn`: forwards everything, and exits (code 3) half a second after forwarding a
 //!   `session/prompt`, in the middle of the turn.
 //! - `nest CMD…`: a conductor in proxy mode running the proxies CMD… (a nested chain).
+//! - `conduct CMD…`: a conductor in terminal mode running CMD… (proxies, then the agent), as
+//!   `acp conduct` does, for a bridge to serve.
 
 // A test program: it ends itself on purpose (`die-mid-turn`, a failed nested chain).
 #![allow(clippy::disallowed_methods)]
@@ -43,12 +45,17 @@ async fn die_mid_turn(cx: Context, prompt: PromptRequest) -> Result<PromptRespon
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let proxy = match args.first().map(String::as_str) {
-        Some("nest") => {
+        Some(mode @ ("nest" | "conduct")) => {
             let components = args[1..]
                 .iter()
-                .map(|command| Component::parse(command).expect("a proxy command"));
-            if let Err(e) = Conductor::proxy(components).run_stdio().await {
-                tracing::error!("the nested chain: {e}");
+                .map(|command| Component::parse(command).expect("a component command"));
+            let conductor = if mode == "nest" {
+                Conductor::proxy(components)
+            } else {
+                Conductor::agent(components)
+            };
+            if let Err(e) = conductor.run_stdio().await {
+                tracing::error!("the chain: {e}");
                 std::process::exit(1);
             }
             return;

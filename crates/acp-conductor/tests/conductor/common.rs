@@ -38,28 +38,36 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The demo agent (`acp-demo`'s `agent` program), built once per test run: a package's tests
+/// The demo agent (`acp-demo`'s `agent` program), built once per test run.
+pub(crate) fn demo_agent() -> PathBuf {
+    demo_program("agent")
+}
+
+/// A program of the demo (`agent`, `bridge`), built once per test run: a package's tests
 /// cannot ask cargo for another package's programs, so this one asks cargo itself (a quick
-/// no-op when it is up to date).
-pub(crate) fn demo_agent() -> &'static Path {
-    static AGENT: OnceLock<PathBuf> = OnceLock::new();
-    AGENT.get_or_init(|| {
-        let path = target_dir().join(format!("agent{}", std::env::consts::EXE_SUFFIX));
+/// no-op when they are up to date).
+pub(crate) fn demo_program(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
         let mut cargo = std::process::Command::new(env!("CARGO"));
         cargo
-            .args(["build", "--quiet", "-p", "acp-demo", "--bin", "agent"])
+            .args([
+                "build", "--quiet", "-p", "acp-demo", "--bin", "agent", "--bin", "bridge",
+            ])
             .current_dir(acp_testkit::workspace_root());
         if target_dir().ends_with("release") {
             cargo.arg("--release");
         }
         let output = acp_testkit::output_with_deadline(&mut cargo, Duration::from_secs(900));
         assert!(
-            output.status.success() && path.is_file(),
-            "building the demo agent failed: {}",
+            output.status.success(),
+            "building the demo programs failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        path
-    })
+    });
+    let path = target_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.is_file(), "{} is not built", path.display());
+    path
 }
 
 /// The scripted proxy of `examples/chain_proxy.rs` (`cargo test` builds it).
