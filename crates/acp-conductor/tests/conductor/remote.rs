@@ -2,8 +2,6 @@
 //! --listen ADDR -- acp conduct -- …`; here the test program's `conduct` mode stands in for
 //! `acp conduct`, which is another package's program).
 
-use std::time::Duration;
-
 use std::process::Stdio;
 
 use acp_testkit::Spec;
