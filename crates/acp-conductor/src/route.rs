@@ -115,6 +115,14 @@ struct Envelope<'a> {
     params: Option<&'a RawValue>,
 }
 
+/// The params of a message as it goes on the wire: as received, or in an envelope.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Outgoing<'a> {
+    Plain(Option<&'a RawValue>),
+    Wrapped(Envelope<'a>),
+}
+
 /// The connections, set once all are made.
 struct Wiring {
     predecessor: Peer,
@@ -288,18 +296,27 @@ impl Chain {
         }
     }
 
+    /// The method and params `call` goes on the wire with (a `proxy/successor` envelope in the
+    /// spelling of the hop it goes to, for a wrapped one).
+    fn wire<'a>(&self, call: &'a Call) -> (&'a str, Outgoing<'a>) {
+        let params = call.params.as_deref();
+        match &call.form {
+            Form::Wrapped(method) => (
+                self.successor_method(call.to),
+                Outgoing::Wrapped(Envelope { method, params }),
+            ),
+            Form::Plain(method) => (method, Outgoing::Plain(params)),
+            Form::ProxyInitialize => (PROXY_INITIALIZE, Outgoing::Plain(params)),
+        }
+    }
+
     /// Sends `call` as a request and returns the answer, unchanged.
     async fn request(&self, call: Call) -> Result<Box<RawValue>, ErrorObject> {
         let peer = self.peer(call.to);
         let result = match &call.form {
-            Form::Plain(method) => peer.request_raw(method, &call.params).await,
-            Form::Wrapped(method) => {
-                let envelope = Envelope {
-                    method,
-                    params: call.params.as_deref(),
-                };
-                let successor = self.successor_method(call.to);
-                peer.request_raw(successor, &envelope).await
+            Form::Plain(_) | Form::Wrapped(_) => {
+                let (method, params) = self.wire(&call);
+                peer.request_raw(method, &params).await
             }
             Form::ProxyInitialize => {
                 let spelling = self.extension_spelling(call.to);
@@ -336,17 +353,12 @@ impl Chain {
     async fn notify(&self, call: Call) {
         let peer = self.peer(call.to);
         let sent = match &call.form {
-            Form::Plain(method) => peer.notify_raw(method, &call.params).await,
-            Form::Wrapped(method) => {
-                let envelope = Envelope {
-                    method,
-                    params: call.params.as_deref(),
-                };
-                let successor = self.successor_method(call.to);
-                peer.notify_raw(successor, &envelope).await
-            }
             // Only a request initializes.
             Form::ProxyInitialize => Ok(()),
+            Form::Plain(_) | Form::Wrapped(_) => {
+                let (method, params) = self.wire(&call);
+                peer.notify_raw(method, &params).await
+            }
         };
         if let Err(error) = sent {
             tracing::debug!(method = call.method(), %error, "a notification was not forwarded");
