@@ -240,3 +240,29 @@ async fn session_cancel_and_cancel_request_pass_through_the_chain() {
     editor.checker.assert_clean();
     hang_up(editor).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxy_of_the_official_spelling_is_spoken_to_in_it() {
+    let t = token("spelling");
+    let editor = Editor::start(Conductor::agent([
+        proxy(&t, &["extension-spelling"]),
+        agent(&t),
+    ]));
+    let session = editor.open_session().await;
+    turn(&editor, &session, "hello").await;
+    let to_proxy = editor.checker.messages(Link::Component(0), Direction::Sent);
+    // `proxy/initialize` was refused as unknown; `_proxy/initialize` followed, and the
+    // agent's updates came wrapped in `_proxy/successor`.
+    assert_eq!(to_proxy[0]["method"], "proxy/initialize");
+    assert_eq!(to_proxy[1]["method"], "_proxy/initialize");
+    assert!(
+        to_proxy
+            .iter()
+            .any(|m| m["method"] == "_proxy/successor" && m["params"]["method"] == "session/update")
+    );
+    assert!(to_proxy.iter().all(|m| m["method"] != "proxy/successor"));
+    let to_agent = editor.checker.messages(Link::Component(1), Direction::Sent);
+    assert_eq!(to_agent[0]["method"], "initialize");
+    editor.checker.assert_clean();
+    hang_up(editor).await;
+}
