@@ -29,6 +29,10 @@ const READ_CHUNK: usize = 64 * 1024;
 /// and how long the agent's last output gets to reach the editor after it exited.
 const END_WAIT: Duration = Duration::from_secs(1);
 
+/// How long the agent's last output (its answers to the editor's last requests) gets to reach
+/// the editor once the editor's input ended; an agent exits when its input ends.
+const HANG_UP_DRAIN: Duration = Duration::from_secs(5);
+
 /// The editor's requests the agent has not answered yet, with their methods.
 type Open = Arc<Mutex<HashMap<RequestId, String>>>;
 
@@ -200,8 +204,10 @@ where
 
     let agent_output = tokio::select! {
         result = &mut to_agent => {
-            // The editor is gone: the agent's input is closed, and it stops by itself.
+            // The editor's input ended: the agent's input is closed, and it stops by itself;
+            // what it still writes (answers to the last requests) is passed on meanwhile.
             let result = result.unwrap_or_else(|e| Err(std::io::Error::other(e)));
+            let _ = tokio::time::timeout(HANG_UP_DRAIN, &mut to_editor).await;
             to_editor_abort.abort();
             return (Ended::Predecessor(result), processes);
         }
