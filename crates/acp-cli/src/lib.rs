@@ -29,6 +29,7 @@ mod answer;
 mod case;
 pub mod check_agent;
 pub mod check_client;
+pub mod conduct;
 pub mod conn;
 mod gated;
 pub mod report;

@@ -36,6 +36,10 @@ enum Command {
     /// Put a transparent proxy between an editor and an agent, recording a transcript:
     /// `acp tap --log FILE -- CMD ARGS…` where the editor would run `CMD ARGS…`.
     Tap(TapArgs),
+    /// Run a chain of proxies in front of an agent, as one agent on stdio:
+    /// `acp conduct -- "PROXY ARGS…" … "AGENT ARGS…"`.
+    #[command(after_help = acp_cli::conduct::CONDUCT_AFTER_HELP)]
+    Conduct(acp_cli::conduct::ConductArgs),
     /// Check a transcript (the tap's, or plain NDJSON of one direction).
     Validate(ValidateArgs),
     /// Print the JSON Schema of the protocol (the one the checks validate against).
@@ -161,6 +165,7 @@ fn main() -> ExitCode {
         Command::Check(Check::Agent(args)) => run(check_agent_command(args)),
         Command::Check(Check::Client(args)) => run(check_client_command(args)),
         Command::Tap(args) => run(tap_command(args)),
+        Command::Conduct(args) => run(acp_cli::conduct::conduct(args)),
         Command::Relay { socket } => run(relay_command(socket)),
         Command::Validate(args) => validate_command(&args),
     }

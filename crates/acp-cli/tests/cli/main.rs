@@ -8,4 +8,5 @@ mod common;
 mod check_agent;
 mod check_client;
 mod cli;
+mod conduct;
 mod tap_validate;
