@@ -10,6 +10,9 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
+use serde_json::{Map, Value};
+
+use super::methods::Side;
 use super::prelude::*;
 use crate::wire::Parts;
 
@@ -152,9 +155,59 @@ impl schemars::JsonSchema for RequestId {
     }
 }
 
+/// The definitions of the params (or results, `results`) of the methods `side` serves:
+/// `params` of requests (`notifications` false) or of notifications, then the extension
+/// definition `ext` (the official order).
+fn method_definitions(side: Side, notifications: bool, results: bool, ext: &str) -> Vec<Value> {
+    super::methods::DEFINITIONS
+        .iter()
+        .filter(|d| d.side == side && d.is_notification() == notifications)
+        .filter_map(|d| if results { d.result } else { Some(d.params) })
+        .chain(std::iter::once(ext))
+        .map(|name| serde_json::json!({ "allOf": [{ "$ref": format!("#/$defs/{name}") }] }))
+        .collect()
+}
+
+/// Gives an envelope's `params` the official schema: the params of the methods of its
+/// direction, or `null`.
+fn params_schema(object: &mut Map<String, Value>, side: Side, notifications: bool, ext: &str) {
+    let branches = method_definitions(side, notifications, false, ext);
+    if let Some(params) = object
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("params"))
+        .and_then(Value::as_object_mut)
+    {
+        params.insert(
+            "anyOf".into(),
+            serde_json::json!([{ "anyOf": branches }, { "type": "null" }]),
+        );
+    }
+}
+
+/// The schema of [`AgentRequest`]: params of the methods the client serves.
+fn schema_agent_request(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Client, false, "ExtRequest");
+}
+
+/// The schema of [`ClientRequest`]: params of the methods the agent serves.
+fn schema_client_request(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Agent, false, "ExtRequest");
+}
+
+/// The schema of [`AgentNotification`]: params of the notifications the client receives.
+fn schema_agent_notification(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Client, true, "ExtNotification");
+}
+
+/// The schema of [`ClientNotification`]: params of the notifications the agent receives.
+fn schema_client_notification(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Agent, true, "ExtNotification");
+}
+
 wire_object! {
     /// A request the agent sends (`session/request_permission`, `elicitation/create`, an
     /// extension method): its id, method and params.
+    #[schema_extend(schema_agent_request)]
     #[new(id: impl Into<RequestId>, method: impl Into<String>)]
     pub struct AgentRequest {
         /// The request's id, echoed by its response.
@@ -169,6 +222,7 @@ wire_object! {
 wire_object! {
     /// A request the client sends (`initialize`, `session/prompt`, ...): its id, method and
     /// params.
+    #[schema_extend(schema_client_request)]
     #[new(id: impl Into<RequestId>, method: impl Into<String>)]
     pub struct ClientRequest {
         /// The request's id, echoed by its response.
@@ -182,6 +236,7 @@ wire_object! {
 
 wire_object! {
     /// A notification the agent sends (`session/update`, ...): its method and params.
+    #[schema_extend(schema_agent_notification)]
     #[new(method: impl Into<String>)]
     pub struct AgentNotification {
         /// The method name.
@@ -193,6 +248,7 @@ wire_object! {
 
 wire_object! {
     /// A notification the client sends (`session/cancel`, ...): its method and params.
+    #[schema_extend(schema_client_notification)]
     #[new(method: impl Into<String>)]
     pub struct ClientNotification {
         /// The method name.
@@ -204,7 +260,7 @@ wire_object! {
 
 /// Declares a response envelope: a result or an error, told apart by which member it has.
 macro_rules! response_envelope {
-    ($(#[doc = $doc:literal])* $name:ident, $results:literal) => {
+    ($(#[doc = $doc:literal])* $name:ident, $results:literal, $side:ident) => {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
@@ -315,7 +371,13 @@ macro_rules! response_envelope {
                         {
                             "title": "Result",
                             "type": "object",
-                            "properties": { "id": { "allOf": [id] }, "result": { "description": $results } },
+                            "properties": {
+                                "id": { "allOf": [id] },
+                                "result": {
+                                    "description": $results,
+                                    "anyOf": method_definitions(Side::$side, false, true, "ExtResponse"),
+                                },
+                            },
                             "required": ["id", "result"],
                         },
                         {
@@ -343,10 +405,12 @@ macro_rules! response_envelope {
 response_envelope!(
     /// The agent's response to a client request: a result or an error.
     AgentResponse,
-    "The result of the method (see the method's result definition)."
+    "The result of the method (see the method's result definition).",
+    Agent
 );
 response_envelope!(
     /// The client's response to an agent request: a result or an error.
     ClientResponse,
-    "The result of the method (see the method's result definition)."
+    "The result of the method (see the method's result definition).",
+    Client
 );

@@ -58,6 +58,7 @@ pub mod methods;
 mod patch;
 mod prelude;
 pub mod schema;
+mod shape;
 mod untagged;
 
 mod auth;

@@ -3,6 +3,7 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::{only_properties, replace_property, set_required};
 
 tagged_union! {
     /// Work that runs independently of the foreground turn, reported with an idle state.
@@ -112,9 +113,17 @@ fn check_idle_state_update(value: &IdleStateUpdate) -> Result<(), String> {
     Ok(())
 }
 
-/// Adds the alternatives of a [`IdleStateUpdate`] to its schema.
+/// Gives the schema of a [`IdleStateUpdate`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_idle_state_update(object: &mut serde_json::Map<String, serde_json::Value>) {
-    object.insert("anyOf".into(), serde_json::json!([{"required": ["stopReason"], "properties": {"stopReason": {"const": "end_turn"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "max_tokens"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "max_turn_requests"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "refusal"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "cancelled"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "error"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"type": "string"}}, "not": {"properties": {"stopReason": {"enum": ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]}}, "required": ["stopReason"]}}, {"required": ["stopReason"], "properties": {"stopReason": {"type": "string"}}, "not": {"properties": {"stopReason": {"enum": ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]}}, "required": ["stopReason"]}}]));
+    only_properties(object, &["background", "_meta", "stopReason"]);
+    replace_property(
+        object,
+        "stopReason",
+        serde_json::json!({"type": ["string", "null"], "x-deserialize-default-on-error": true}),
+    );
+    set_required(object, &[]);
+    object.insert("anyOf".into(), serde_json::json!([{"type": "object", "properties": {"stopReason": {"type": "string", "const": "end_turn"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "max_tokens"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "max_turn_requests"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "refusal"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "cancelled"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "error"}}, "required": ["stopReason"], "allOf": [{"$ref": "#/$defs/ErrorStopReason"}]}, {"type": "object", "properties": {"stopReason": {"type": "string"}}, "required": ["stopReason"], "not": {"anyOf": [{"type": "object", "properties": {"stopReason": {"type": "string", "const": "end_turn"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "max_tokens"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "max_turn_requests"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "refusal"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "cancelled"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "error"}}, "required": ["stopReason"]}]}, "additionalProperties": true}, {"type": "object", "properties": {"stopReason": {"type": "null"}}}]));
 }
 
 wire_object! {

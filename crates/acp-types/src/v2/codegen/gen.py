@@ -73,6 +73,9 @@ VARIANT_DOCS = {
     ("DiffFileType", "directory"): "A directory.",
     ("DiffFileType", "symlink"): "A symbolic link.",
     ("DiffPatchFormat", "git_patch"): "`diff --git` sections in Git's patch text format.",
+    ("StateUpdate", "running"): "Foreground work started or resumed.",
+    ("StateUpdate", "idle"): "The agent is ready for a new prompt; with a stop reason when this ends foreground work.",
+    ("StateUpdate", "requires_action"): "Foreground work waits for the user (for example on a permission request).",
     ("IconTheme", "light"): "For light backgrounds.",
     ("IconTheme", "dark"): "For dark backgrounds.",
     ("SessionConfigValueKind", "id"): "The id of one of the option's values.",
@@ -134,6 +137,24 @@ def strip(x):
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x
+
+
+def undocumented(schema):
+    """A schema without its documentation (descriptions and titles), for the generated code:
+    unlike `strip`, members named like a documentation keyword stay."""
+    if isinstance(schema, list):
+        return [undocumented(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for k, v in schema.items():
+        if k in ("description", "title", "x-docs-ignore"):
+            continue
+        if k in ("properties", "$defs", "patternProperties") and isinstance(v, dict):
+            out[k] = {name: undocumented(sub) for name, sub in v.items()}
+        else:
+            out[k] = undocumented(v)
+    return out
 
 
 def refs(x, acc):
@@ -242,6 +263,41 @@ def rust_type(s):
 
 NUMBERS = {"u64", "i64", "u32", "u16", "i32", "f64", "bool"}
 
+# Keywords of a property the Rust type of its field does not state (a string's format or
+# encoding, bounds beyond the integer type's own, a list's least length): the generated schema
+# adds them (`shape::keywords`).
+KEYWORDS = ("format", "contentEncoding", "minimum", "maximum", "minItems")
+NUMBER_FORMATS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "float", "double"}
+NATURAL = {"uint8": (0, 255), "uint16": (0, 65535), "uint32": (0, None), "uint64": (0, None)}
+
+
+def overlay(props):
+    """The keywords (KEYWORDS) of each property that its field's type does not give."""
+    out = {}
+    for json_name, ps in props.items():
+        fmt = ps.get("format")
+        lo, hi = NATURAL.get(fmt, (None, None))
+        kw = {}
+        for key in KEYWORDS:
+            if key not in ps:
+                continue
+            value = ps[key]
+            if key == "format" and (not isinstance(value, str) or value in NUMBER_FORMATS):
+                continue
+            if (key == "minimum" and value == lo) or (key == "maximum" and value == hi):
+                if key == "maximum" or value == lo:
+                    continue
+            kw[key] = value
+        if kw:
+            out[json_name] = kw
+    return out
+
+
+def rust_json(value):
+    """A JSON value as the argument of `serde_json::json!`."""
+    return json.dumps(value)
+
 
 class Field:
     def __init__(self, owner, json_name, schema, required, patch):
@@ -263,9 +319,11 @@ class Field:
             self.kind = "patch"
         else:
             self.kind = "opt"
-            # `x-deserialize-default-on-null`: `null` is kept as an explicit null (it means the
-            # default, as the schema says).
-            if nullable or schema.get("x-deserialize-default-on-null"):
+            # `x-deserialize-default-on-null`: `null` takes the default (the field is absent),
+            # any other wrong value is an error, as in v1.
+            if schema.get("x-deserialize-default-on-null"):
+                flags.append("NULL_DEFAULT")
+            elif nullable:
                 flags.append("NULLABLE")
         if self.ty is None:
             if self.kind == "opt":
@@ -408,11 +466,20 @@ class Gen:
         out += "        unknown = Unknown,\n"
         if other_required:
             out += "        unknown_requires = [" + ", ".join(f'"{r}"' for r in other_required) + "],\n"
+            out += f"        schema_extend = schema_{snake(name)},\n"
         out += "        variants {\n"
         for value, ref in variants:
             out += doc_lines(self.variant_doc(name, value, ref), "            ")
             out += f'            {camel(value)}({ref}) = "{value}",\n'
         out += "        }\n    }\n}\n"
+        if other_required:
+            other = next(b for b in br if b.get("title") == "other")
+            props = {k: undocumented(v) for k, v in other.get("properties", {}).items()}
+            props.pop(tag, None)
+            out += f"\n/// Gives the catch-all branch of a [`{name}`] the members every kind requires.\n"
+            out += f"fn schema_{snake(name)}(object: &mut serde_json::Map<String, serde_json::Value>) {{\n"
+            out += f'    catch_all_requires(object, serde_json::json!({rust_json(props)}), &[{", ".join(chr(34) + r + chr(34) for r in other_required)}]);\n'
+            out += "}\n"
         return out
 
     def fields_of(self, name, props, required):
@@ -537,6 +604,7 @@ class Gen:
         attrs = f"    #[schema_extend({sch})]\n    #[check({fn})]\n"
         out += self.emit_object(name, fields, attrs)
         out += self.emit_check(name, fn, sch, tag, tag_info, branches, by_json, types, typed)
+        out += self.emit_shape(name, sch, tag, by_json)
         return out
 
     def present(self, by_json, j):
@@ -587,32 +655,29 @@ class Gen:
         out += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
         out += "".join(f"    {l}\n" for l in body)
         out += "}\n"
-        # The schema's alternatives, as the check applies them.
-        alts = []
-        if tag:
-            known = [c for c, *_ in branches if c is not None]
-            for const, req, groups, props in branches:
-                cond_json = {"required": ([tag] + req)}
-                if const is not None:
-                    cond_json["properties"] = {tag: {"const": const}}
-                    for j in typed:
-                        t = types.get(j, {}).get(const)
-                        if t is not None:
-                            cond_json["properties"][j] = {"$ref": f"#/$defs/{t}"} if t[0].isupper() and t not in ("String",) else {"type": {"bool": "boolean", "String": "string"}.get(t, "number")}
-                else:
-                    cond_json["properties"] = {tag: {"type": "string"}}
-                    cond_json["not"] = {"properties": {tag: {"enum": known}}, "required": [tag]}
-                if groups:
-                    cond_json["allOf"] = [{"oneOf": [{"required": alt} for alt in g]} for g in groups]
-                alts.append(cond_json)
-        else:
-            for _, req, groups, _ in branches:
-                for g in groups:
-                    alts.append({"oneOf": [{"required": alt} for alt in g]})
-        key = "anyOf" if tag else "allOf"
-        out += f"\n/// Adds the alternatives of a [`{name}`] to its schema.\n"
+        return out
+
+    def emit_shape(self, name, sch, tag, by_json):
+        """The schema function of an object with a flattened union: the official shape (the
+        common members as properties, the kinds as references to their definitions), which
+        accepts what the check accepts."""
+        s = self.v2[name]
+        props = s.get("properties", {})
+        out = f"\n/// Gives the schema of a [`{name}`] the official shape: its common members, and its\n"
+        out += "/// kinds as references to their definitions.\n"
         out += f"fn {sch}(object: &mut serde_json::Map<String, serde_json::Value>) {{\n"
-        out += f'    object.insert("{key}".into(), serde_json::json!({json.dumps(alts)}));\n'
+        keep = ", ".join(f'"{j}"' for j in props)
+        out += f"    only_properties(object, &[{keep}]);\n"
+        if tag and tag in props:
+            out += f'    replace_property(object, "{tag}", serde_json::json!({rust_json(undocumented(props[tag]))}));\n'
+        req = s.get("required", [])
+        out += f"    set_required(object, &[{', '.join(chr(34) + r + chr(34) for r in req)}]);\n"
+        for key in ("anyOf", "oneOf"):
+            if key in s:
+                out += f'    object.insert("{key}".into(), serde_json::json!({rust_json(undocumented(s[key]))}));\n'
+        kw = overlay({j: p for j, p in props.items() if j != tag})
+        if kw:
+            out += f"    keywords(object, serde_json::json!({rust_json(kw)}));\n"
         out += "}\n"
         return out
 
@@ -632,8 +697,12 @@ class Gen:
             lo, hi = base.get("minimum"), base.get("maximum")
             natural = {"u16": (0, 65535), "u32": (0, 4294967295), "u64": (0, None)}.get(f.ty, (None, None))
             if (lo is not None and lo != natural[0]) or (hi is not None and hi != natural[1]):
+                low = f"Some({lo})" if lo is not None else "None"
+                high = f"Some({hi})" if hi is not None else "None"
                 if f.kind == "req":
-                    checks.append(f'in_range("{f.json}", value.{f.name}, {lo if lo is not None else "None"}, {hi if hi is not None else "None"})?;'.replace(", None", ", None").replace(f'{lo}, ', f'Some({lo}), ' if lo is not None else "None, ").replace(f', {hi})', f', Some({hi}))' if hi is not None else ', None)'))
+                    checks.append(f'in_range("{f.json}", value.{f.name}, {low}, {high})?;')
+                elif f.kind == "opt":
+                    checks.append(f'if let Some(v) = value.{f.name} {{ in_range("{f.json}", v, {low}, {high})?; }}')
         return checks
 
     def emit(self, name):
@@ -648,15 +717,23 @@ class Gen:
         if cat == "object":
             fields = self.fields_of(name, s.get("properties", {}), s.get("required", []))
             checks = self.bounds(s, fields)
-            if not checks:
-                return self.emit_object(name, fields)
-            fn = f"check_{snake(name)}"
-            out = self.emit_object(name, fields, f"    #[check({fn})]\n")
-            out += f"\n/// Checks the bounds the schema sets on the members of a [`{name}`].\n"
-            out += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
-            out += "".join(f"    {c}\n" for c in checks)
-            out += "    Ok(())\n}\n"
-            return out
+            kw = overlay(s.get("properties", {}))
+            attrs = ""
+            tail = ""
+            if kw:
+                sch = f"schema_{snake(name)}"
+                attrs += f"    #[schema_extend({sch})]\n"
+                tail += f"\n/// Adds to the schema of a [`{name}`] what the types of its fields do not say.\n"
+                tail += f"fn {sch}(object: &mut serde_json::Map<String, serde_json::Value>) {{\n"
+                tail += f"    keywords(object, serde_json::json!({rust_json(kw)}));\n}}\n"
+            if checks:
+                fn = f"check_{snake(name)}"
+                attrs += f"    #[check({fn})]\n"
+                tail += f"\n/// Checks the bounds the schema sets on the members of a [`{name}`].\n"
+                tail += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
+                tail += "".join(f"    {c}\n" for c in checks)
+                tail += "    Ok(())\n}\n"
+            return self.emit_object(name, fields, attrs) + tail
         if cat == "merged":
             return self.emit_merged(name)
         return ""
@@ -679,6 +756,10 @@ class Gen:
                     if f"{f}(" in body or f"{f}::<" in body]
             if used:
                 text += "use super::check::{" + ", ".join(used) + "};\n"
+            shaped = [f for f in ("catch_all_requires", "keywords", "only_properties", "replace_property", "set_required")
+                      if f"{f}(" in body]
+            if shaped:
+                text += "use super::shape::{" + ", ".join(shaped) + "};\n"
             text += body
             (V2 / f"{file}.rs").write_text(text)
         self.write_lists(files)
