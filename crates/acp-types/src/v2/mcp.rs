@@ -16,6 +16,9 @@ tagged_union! {
         variants {
             /// Over streamable HTTP.
             Http(McpServerHttp) = "http",
+            /// Through the ACP connection itself (draft).
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            Acp(McpServerAcp) = "acp",
             /// The `McpServerStdio` of ACP v2.
             Stdio(McpServerStdio) = "stdio",
         }

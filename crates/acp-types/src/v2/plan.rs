@@ -18,6 +18,12 @@ tagged_union! {
         variants {
             /// A list of entries.
             Items(PlanItems) = "items",
+            /// A file holding the plan.
+            #[cfg(feature = "unstable")]
+            File(PlanFile) = "file",
+            /// The plan as markdown.
+            #[cfg(feature = "unstable")]
+            Markdown(PlanMarkdown) = "markdown",
         }
     }
 }

@@ -49,6 +49,10 @@ wire_object! {
         opt title: String = "title" [DOE | NULLABLE];
         /// When the session was last updated (an ISO 8601 timestamp).
         opt updated_at: String = "updatedAt" [DOE | NULLABLE];
+        /// Whether the session is archived (draft; agents advertising
+        /// `sessionCapabilities.archive` report it on every listed session).
+        #[cfg(feature = "unstable_session_archive")]
+        opt archived: bool = "archived" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -98,6 +102,10 @@ wire_object! {
         opt additional_directories: Vec<AbsolutePath> = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
         opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
+        /// Client-provided system instructions for the session (draft; only when the agent
+        /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -111,6 +119,10 @@ wire_object! {
         opt cwd: AbsolutePath = "cwd" [NULLABLE];
         /// Where to continue listing, from a previous `nextCursor`.
         opt cursor: SessionListCursor = "cursor" [NULLABLE];
+        /// Which sessions to list by archive state; absent means `exclude` (draft; only when
+        /// the agent advertises `sessionCapabilities.archive`).
+        #[cfg(feature = "unstable_session_archive")]
+        opt archived: SessionArchiveFilter = "archived" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -131,6 +143,10 @@ wire_object! {
         opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// Where to start replaying the history; absent or `null` resumes without replay.
         opt replay_from: ReplayFrom = "replayFrom" [NULLABLE];
+        /// Client-provided system instructions for the session (draft; only when the agent
+        /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -57,6 +57,9 @@ tagged_union! {
             TerminalOutputChunk(TerminalOutputChunk) = "terminal_output_chunk",
             /// A plan was created or replaced, by id (draft).
             PlanUpdate(PlanUpdate) = "plan_update",
+            /// A plan was removed (draft).
+            #[cfg(feature = "unstable")]
+            PlanRemoved(PlanRemoved) = "plan_removed",
             /// The slash commands changed.
             AvailableCommandsUpdate(AvailableCommandsUpdate) = "available_commands_update",
             /// The configuration options changed.
@@ -71,6 +74,15 @@ tagged_union! {
             CompactionUpdate(CompactionUpdate) = "compaction_update",
             /// A piece of a compaction's summary.
             CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
+            /// A child session was created or changed (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SubagentUpdate(SubagentUpdate) = "subagent_update",
+            /// A message between sessions was created or updated (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SessionMessage(SessionMessage) = "session_message",
+            /// A streamed block of a message between sessions (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SessionMessageChunk(SessionMessageChunk) = "session_message_chunk",
         }
     }
 }
