@@ -104,7 +104,7 @@ pub use session::*;
 pub use state::*;
 pub use terminal::*;
 pub use tool_call::*;
-#[allow(unused_imports)] // With no draft feature on, `unstable` is empty.
+#[allow(unused_imports, unreachable_pub)] // With no draft feature on, `unstable` is empty.
 pub use unstable::*;
 pub use untagged::*;
 pub use update::*;

@@ -471,7 +471,8 @@ class Gen:
         return name in self.draft_feature
 
     def ref_feature(self, schema):
-        """The feature of the first draft definition `schema` names, transitively."""
+        """The feature of the first draft definition `schema` names (not through stable
+        definitions, which are always compiled)."""
         seen = set()
         todo = sorted(refs(schema, set()))
         while todo:
@@ -481,12 +482,17 @@ class Gen:
             seen.add(r)
             if r in self.draft_feature:
                 return self.draft_feature[r]
-            todo += sorted(refs(self.v2[r], set()))
+            # A stable definition is compiled whatever its draft members need.
         return None
 
     def member_feature(self, owner, json_name, schema):
-        """The feature of a draft member of a stable definition (None: a stable member)."""
-        if owner not in self.stable or owner in self.draft_feature:
+        """The feature of a draft member of a stable definition, or of a member of a draft
+        definition whose type belongs to another draft feature (None: compiled with its
+        owner)."""
+        if owner in self.draft_feature:
+            feature = self.ref_feature(schema)
+            return feature if feature not in (None, self.draft_feature[owner]) else None
+        if owner not in self.stable:
             return None
         if json_name in self.stable[owner].get("properties", {}):
             return None

@@ -36,6 +36,7 @@ wire_object! {
         opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// Client-provided system instructions for the session (draft; only when the agent
         /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
         opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
