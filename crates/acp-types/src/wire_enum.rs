@@ -7,6 +7,10 @@
 /// JSON, and an optional `default` variant is used when the tag is absent (the schema's untagged
 /// branch); a tag equal to the default variant's own name is kept with its fields.
 ///
+/// `schema_extend = f,` (after `unknown`) names a `fn(&mut Map<String, Value>)` applied to the
+/// finished schema of the union: for what the variants cannot say (v2's catch-all branches that
+/// require members of every kind).
+///
 /// A variant may carry one `#[cfg(...)]` after its doc comment (a variant of a draft feature):
 /// when the condition does not hold, its tag is an unknown tag like any other.
 macro_rules! tagged_union {
@@ -20,6 +24,7 @@ macro_rules! tagged_union {
             $( nested = $nested:tt, )?
             $( default = $dvar:ident ($dty:ty) = $dtag:literal, )?
             $( unknown = $uvar:ident, $( unknown_requires = [$($ureq:literal),* $(,)?], )? )?
+            $( schema_extend = $ext:path, )?
             variants {
                 $(
                     $(#[doc = $vdoc:literal])*
@@ -357,6 +362,7 @@ macro_rules! tagged_union {
                         ::serde_json::json!({ "propertyName": $tag }),
                     );
                 }
+                $( $ext(&mut object); )?
                 ::schemars::Schema::from(object)
             }
         }

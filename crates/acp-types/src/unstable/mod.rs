@@ -15,7 +15,7 @@ mod plan_operations;
 #[cfg(feature = "unstable_llm_providers")]
 mod providers;
 #[cfg(feature = "unstable_proxy_chains")]
-mod proxy;
+pub(crate) mod proxy;
 #[cfg(any(feature = "unstable_proxy_chains", feature = "unstable_mcp_over_acp"))]
 mod raw_json;
 #[cfg(feature = "unstable_session_status")]

@@ -5,7 +5,6 @@
 //! agent (toward its predecessor); its runtime is not part of this crate.
 
 use std::borrow::Cow;
-use std::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -39,7 +38,7 @@ macro_rules! same_as {
             }
         }
 
-        impl Deref for $name {
+        impl ::std::ops::Deref for $name {
             type Target = $inner;
 
             fn deref(&self) -> &$inner {
@@ -47,41 +46,42 @@ macro_rules! same_as {
             }
         }
 
-        impl DerefMut for $name {
+        impl ::std::ops::DerefMut for $name {
             fn deref_mut(&mut self) -> &mut $inner {
                 &mut self.0
             }
         }
 
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                self.0.serialize(serializer)
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                ::serde::Serialize::serialize(&self.0, serializer)
             }
         }
 
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                <$inner>::deserialize(deserializer).map(Self)
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                <$inner as ::serde::Deserialize>::deserialize(deserializer).map(Self)
             }
         }
 
-        impl schemars::JsonSchema for $name {
-            fn schema_name() -> Cow<'static, str> {
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 stringify!($name).into()
             }
 
-            fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            fn json_schema(generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
                 let inner = generator.subschema_for::<$inner>();
-                schemars::json_schema!({
+                ::schemars::json_schema!({
                     "description": crate::wire::doc_text(&[$($doc),*]),
                     "allOf": [inner],
                 })
             }
         }
 
-        lenient_no_default!($name);
+        $crate::wire::lenient_no_default!($name);
     };
 }
+pub(crate) use same_as;
 
 same_as! {
     /// Starts a proxy (`proxy/initialize`, conductor to a component that has a successor):

@@ -3,6 +3,7 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::catch_all_requires;
 
 tagged_union! {
     /// A way to authenticate, told apart by its `type`.
@@ -13,6 +14,7 @@ tagged_union! {
         open = true,
         unknown = Unknown,
         unknown_requires = ["methodId", "name"],
+        schema_extend = schema_auth_method,
         variants {
             /// By running the agent in a terminal.
             Terminal(AuthMethodTerminal) = "terminal",
@@ -20,6 +22,15 @@ tagged_union! {
             Agent(AuthMethodAgent) = "agent",
         }
     }
+}
+
+/// Gives the catch-all branch of a [`AuthMethod`] the members every kind requires.
+fn schema_auth_method(object: &mut serde_json::Map<String, serde_json::Value>) {
+    catch_all_requires(
+        object,
+        serde_json::json!({"methodId": {"allOf": [{"$ref": "#/$defs/AuthMethodId"}]}, "name": {"type": "string"}}),
+        &["methodId", "name"],
+    );
 }
 
 wire_object! {
@@ -33,9 +44,9 @@ wire_object! {
         /// A human-readable description.
         opt description: String = "description" [DOE | NULLABLE];
         /// Extra arguments to run the agent with for authentication.
-        opt args: Vec<String> = "args" [NULLABLE];
+        opt args: Vec<String> = "args" [NULL_DEFAULT];
         /// Extra environment variables for authentication.
-        opt env: Vec<EnvVariable> = "env" [NULLABLE];
+        opt env: Vec<EnvVariable> = "env" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

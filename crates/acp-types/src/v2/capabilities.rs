@@ -13,6 +13,9 @@ wire_object! {
         opt session: SessionCapabilities = "session" [DOE | NULLABLE];
         /// Authentication features.
         opt auth: AgentAuthCapabilities = "auth" [DOE | NULLABLE];
+        /// Support for the `providers/*` methods (draft).
+        #[cfg(feature = "unstable_llm_providers")]
+        opt providers: ProvidersCapabilities = "providers" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -31,6 +34,21 @@ wire_object! {
         opt delete: SessionDeleteCapabilities = "delete" [DOE | NULLABLE];
         /// Extra workspace directories (absolute paths).
         opt additional_directories: SessionAdditionalDirectoriesCapabilities = "additionalDirectories" [DOE | NULLABLE];
+        /// Support for `systemPrompt` on session lifecycle requests (draft).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SessionSystemPromptCapabilities = "systemPrompt" [DOE | NULLABLE];
+        /// Support for `session/fork` (draft).
+        #[cfg(feature = "unstable_session_fork")]
+        opt fork: SessionForkCapabilities = "fork" [DOE | NULLABLE];
+        /// Support for `session/archive` and `session/unarchive` (draft).
+        #[cfg(feature = "unstable_session_archive")]
+        opt archive: SessionArchiveCapabilities = "archive" [DOE | NULLABLE];
+        /// Support for `session/status` (draft).
+        #[cfg(feature = "unstable_session_status")]
+        opt status: SessionStatusCapabilities = "status" [DOE | NULLABLE];
+        /// Support for `session/set_title` (draft).
+        #[cfg(feature = "unstable_session_set_title")]
+        opt title: SessionTitleCapabilities = "title" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -86,6 +104,9 @@ wire_object! {
         opt stdio: McpStdioCapabilities = "stdio" [DOE | NULLABLE];
         /// Whether HTTP MCP servers are supported.
         opt http: McpHttpCapabilities = "http" [DOE | NULLABLE];
+        /// Whether MCP servers reached over ACP (`"type": "acp"`) are supported (draft).
+        #[cfg(feature = "unstable_mcp_over_acp")]
+        opt acp: McpAcpCapabilities = "acp" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -113,6 +134,9 @@ wire_object! {
     /// Authentication-related extensions the agent supports.
     #[optional_fields(new)]
     pub struct AgentAuthCapabilities {
+        /// Support for `auth/status` and `auth/status_update` (draft).
+        #[cfg(feature = "unstable_auth_status")]
+        opt status: AuthStatusCapabilities = "status" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -3,6 +3,7 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::catch_all_requires;
 
 tagged_union! {
     /// A slash command, told apart by its `type`.
@@ -13,11 +14,21 @@ tagged_union! {
         open = true,
         unknown = Unknown,
         unknown_requires = ["name", "description"],
+        schema_extend = schema_available_command,
         variants {
             /// A slash command the agent offers.
             Command(Command) = "command",
         }
     }
+}
+
+/// Gives the catch-all branch of a [`AvailableCommand`] the members every kind requires.
+fn schema_available_command(object: &mut serde_json::Map<String, serde_json::Value>) {
+    catch_all_requires(
+        object,
+        serde_json::json!({"name": {"type": "string"}, "description": {"type": "string"}}),
+        &["name", "description"],
+    );
 }
 
 tagged_union! {

@@ -4,6 +4,7 @@
 
 use super::check::{require, typed};
 use super::prelude::*;
+use super::shape::{keywords, only_properties, set_required};
 
 string_enum! {
     /// The kind of a configuration option.
@@ -59,13 +60,20 @@ fn check_session_config_option(value: &SessionConfigOption) -> Result<(), String
     Ok(())
 }
 
-/// Adds the alternatives of a [`SessionConfigOption`] to its schema.
+/// Gives the schema of a [`SessionConfigOption`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_session_config_option(object: &mut serde_json::Map<String, serde_json::Value>) {
-    object.insert("anyOf".into(), serde_json::json!([{"required": ["type", "currentValue", "options"], "properties": {"type": {"const": "select"}, "currentValue": {"$ref": "#/$defs/SessionConfigValueId"}}}, {"required": ["type", "currentValue"], "properties": {"type": {"const": "boolean"}, "currentValue": {"type": "boolean"}}}, {"required": ["type"], "properties": {"type": {"type": "string"}}, "not": {"properties": {"type": {"enum": ["select", "boolean"]}}, "required": ["type"]}}]));
+    only_properties(
+        object,
+        &["configId", "name", "description", "category", "_meta"],
+    );
+    set_required(object, &["configId", "name"]);
+    object.insert("anyOf".into(), serde_json::json!([{"type": "object", "properties": {"type": {"type": "string", "const": "select"}}, "required": ["type"], "allOf": [{"$ref": "#/$defs/SessionConfigSelect"}]}, {"type": "object", "properties": {"type": {"type": "string", "const": "boolean"}}, "required": ["type"], "allOf": [{"$ref": "#/$defs/SessionConfigBoolean"}]}, {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"], "not": {"anyOf": [{"type": "object", "properties": {"type": {"type": "string", "const": "select"}}, "required": ["type"]}, {"type": "object", "properties": {"type": {"type": "string", "const": "boolean"}}, "required": ["type"]}]}, "additionalProperties": true}]));
 }
 
 wire_object! {
     /// The `SessionConfigSelectGroup` of ACP v2.
+    #[schema_extend(schema_session_config_select_group)]
     #[new(group_id: impl Into<SessionConfigGroupId>, name: impl Into<String>, options: impl Into<Vec<SessionConfigSelectOption>>)]
     pub struct SessionConfigSelectGroup {
         /// The group's id.
@@ -77,6 +85,11 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`SessionConfigSelectGroup`] what the types of its fields do not say.
+fn schema_session_config_select_group(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"options": {"minItems": 1}}));
 }
 
 wire_object! {
@@ -161,9 +174,12 @@ fn check_set_session_config_option_request(
     Ok(())
 }
 
-/// Adds the alternatives of a [`SetSessionConfigOptionRequest`] to its schema.
+/// Gives the schema of a [`SetSessionConfigOptionRequest`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_set_session_config_option_request(
     object: &mut serde_json::Map<String, serde_json::Value>,
 ) {
-    object.insert("anyOf".into(), serde_json::json!([{"required": ["type", "value"], "properties": {"type": {"const": "id"}, "value": {"$ref": "#/$defs/SessionConfigValueId"}}}, {"required": ["type", "value"], "properties": {"type": {"const": "boolean"}, "value": {"type": "boolean"}}}, {"required": ["type", "value"], "properties": {"type": {"type": "string"}}, "not": {"properties": {"type": {"enum": ["id", "boolean"]}}, "required": ["type"]}}]));
+    only_properties(object, &["sessionId", "configId", "_meta"]);
+    set_required(object, &["sessionId", "configId"]);
+    object.insert("anyOf".into(), serde_json::json!([{"type": "object", "properties": {"type": {"type": "string", "const": "id"}, "value": {"allOf": [{"$ref": "#/$defs/SessionConfigValueId"}]}}, "required": ["type", "value"]}, {"type": "object", "properties": {"type": {"type": "string", "const": "boolean"}, "value": {"type": "boolean"}}, "required": ["type", "value"]}, {"type": "object", "properties": {"type": {"type": "string"}, "value": {}}, "required": ["type", "value"], "not": {"anyOf": [{"type": "object", "properties": {"type": {"type": "string", "const": "id"}}, "required": ["type"]}, {"type": "object", "properties": {"type": {"type": "string", "const": "boolean"}}, "required": ["type"]}]}, "additionalProperties": true}]));
 }

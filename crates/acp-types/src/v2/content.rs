@@ -3,6 +3,7 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::keywords;
 
 tagged_union! {
     /// One piece of content in a prompt, a message chunk or a tool result.
@@ -29,6 +30,7 @@ tagged_union! {
 
 wire_object! {
     /// Optional hints about how content is meant to be used or shown.
+    #[schema_extend(schema_annotations)]
     #[optional_fields(new)]
     pub struct Annotations {
         /// Who the content is for.
@@ -40,6 +42,14 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`Annotations`] what the types of its fields do not say.
+fn schema_annotations(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"priority": {"minimum": 0, "maximum": 1}}),
+    );
 }
 
 string_enum! {
@@ -68,6 +78,7 @@ wire_object! {
 
 wire_object! {
     /// An image, carried as base64 data.
+    #[schema_extend(schema_image_content)]
     #[new(data: impl Into<String>, mime_type: impl Into<MediaType>)]
     pub struct ImageContent {
         /// The base64-encoded bytes.
@@ -83,8 +94,17 @@ wire_object! {
     }
 }
 
+/// Adds to the schema of a [`ImageContent`] what the types of its fields do not say.
+fn schema_image_content(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"data": {"contentEncoding": "base64"}, "uri": {"format": "uri"}}),
+    );
+}
+
 wire_object! {
     /// Audio, carried as base64 data.
+    #[schema_extend(schema_audio_content)]
     #[new(data: impl Into<String>, mime_type: impl Into<MediaType>)]
     pub struct AudioContent {
         /// The base64-encoded bytes.
@@ -98,8 +118,17 @@ wire_object! {
     }
 }
 
+/// Adds to the schema of a [`AudioContent`] what the types of its fields do not say.
+fn schema_audio_content(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"data": {"contentEncoding": "base64"}}),
+    );
+}
+
 wire_object! {
     /// An icon a client may show for a resource.
+    #[schema_extend(schema_icon)]
     #[new(src: impl Into<String>)]
     pub struct Icon {
         /// Where the icon is (a URI).
@@ -115,6 +144,11 @@ wire_object! {
     }
 }
 
+/// Adds to the schema of a [`Icon`] what the types of its fields do not say.
+fn schema_icon(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"src": {"format": "uri"}}));
+}
+
 string_enum! {
     /// The background an icon is designed for.
     pub enum IconTheme {
@@ -128,6 +162,7 @@ string_enum! {
 
 wire_object! {
     /// A reference to a resource the agent can fetch itself.
+    #[schema_extend(schema_resource_link)]
     #[new(name: impl Into<String>, uri: impl Into<String>)]
     pub struct ResourceLink {
         /// A human-readable name.
@@ -151,8 +186,14 @@ wire_object! {
     }
 }
 
+/// Adds to the schema of a [`ResourceLink`] what the types of its fields do not say.
+fn schema_resource_link(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"uri": {"format": "uri"}}));
+}
+
 wire_object! {
     /// The text contents of a resource.
+    #[schema_extend(schema_text_resource_contents)]
     #[new(text: impl Into<String>, uri: impl Into<String>)]
     pub struct TextResourceContents {
         /// The text.
@@ -166,8 +207,14 @@ wire_object! {
     }
 }
 
+/// Adds to the schema of a [`TextResourceContents`] what the types of its fields do not say.
+fn schema_text_resource_contents(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"uri": {"format": "uri"}}));
+}
+
 wire_object! {
     /// The binary contents of a resource, base64-encoded.
+    #[schema_extend(schema_blob_resource_contents)]
     #[new(blob: impl Into<String>, uri: impl Into<String>)]
     pub struct BlobResourceContents {
         /// The base64-encoded bytes.
@@ -179,6 +226,14 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`BlobResourceContents`] what the types of its fields do not say.
+fn schema_blob_resource_contents(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"blob": {"contentEncoding": "base64"}, "uri": {"format": "uri"}}),
+    );
 }
 
 wire_object! {

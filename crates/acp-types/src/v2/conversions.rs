@@ -3,6 +3,7 @@
 //!
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
+#[allow(unused_imports)] // With no draft feature, nothing of `unstable` is named.
 use super::*;
 
 impl From<ToolCallPermissionSubject> for RequestPermissionSubject {
@@ -125,6 +126,50 @@ impl From<TextCommandInput> for AvailableCommandInput {
     }
 }
 
+impl From<RunningStateUpdate> for StateUpdate {
+    fn from(value: RunningStateUpdate) -> Self {
+        Self::Running(value)
+    }
+}
+
+impl From<IdleStateUpdate> for StateUpdate {
+    fn from(value: IdleStateUpdate) -> Self {
+        Self::Idle(value)
+    }
+}
+
+impl From<RequiresActionStateUpdate> for StateUpdate {
+    fn from(value: RequiresActionStateUpdate) -> Self {
+        Self::RequiresAction(value)
+    }
+}
+
+#[cfg(feature = "unstable_subagents")]
+impl From<UnknownStateUpdate> for StateUpdate {
+    fn from(value: UnknownStateUpdate) -> Self {
+        Self::UnknownState(value)
+    }
+}
+
+impl From<BackgroundTerminal> for BackgroundWork {
+    fn from(value: BackgroundTerminal) -> Self {
+        Self::Terminal(value)
+    }
+}
+
+impl From<BackgroundToolCall> for BackgroundWork {
+    fn from(value: BackgroundToolCall) -> Self {
+        Self::ToolCall(value)
+    }
+}
+
+#[cfg(feature = "unstable_subagents")]
+impl From<BackgroundSubagent> for BackgroundWork {
+    fn from(value: BackgroundSubagent) -> Self {
+        Self::Subagent(value)
+    }
+}
+
 impl From<UserMessage> for SessionUpdate {
     fn from(value: UserMessage) -> Self {
         Self::UserMessage(value)
@@ -179,6 +224,13 @@ impl From<PlanUpdate> for SessionUpdate {
     }
 }
 
+#[cfg(feature = "unstable")]
+impl From<PlanRemoved> for SessionUpdate {
+    fn from(value: PlanRemoved) -> Self {
+        Self::PlanRemoved(value)
+    }
+}
+
 impl From<AvailableCommandsUpdate> for SessionUpdate {
     fn from(value: AvailableCommandsUpdate) -> Self {
         Self::AvailableCommandsUpdate(value)
@@ -221,33 +273,24 @@ impl From<CompactionSummaryChunk> for SessionUpdate {
     }
 }
 
-impl From<BackgroundTerminal> for BackgroundWork {
-    fn from(value: BackgroundTerminal) -> Self {
-        Self::Terminal(value)
+#[cfg(feature = "unstable_subagents")]
+impl From<SubagentUpdate> for SessionUpdate {
+    fn from(value: SubagentUpdate) -> Self {
+        Self::SubagentUpdate(value)
     }
 }
 
-impl From<BackgroundToolCall> for BackgroundWork {
-    fn from(value: BackgroundToolCall) -> Self {
-        Self::ToolCall(value)
+#[cfg(feature = "unstable_subagents")]
+impl From<SessionMessage> for SessionUpdate {
+    fn from(value: SessionMessage) -> Self {
+        Self::SessionMessage(value)
     }
 }
 
-impl From<RunningStateUpdate> for StateUpdate {
-    fn from(value: RunningStateUpdate) -> Self {
-        Self::Running(value)
-    }
-}
-
-impl From<IdleStateUpdate> for StateUpdate {
-    fn from(value: IdleStateUpdate) -> Self {
-        Self::Idle(value)
-    }
-}
-
-impl From<RequiresActionStateUpdate> for StateUpdate {
-    fn from(value: RequiresActionStateUpdate) -> Self {
-        Self::RequiresAction(value)
+#[cfg(feature = "unstable_subagents")]
+impl From<SessionMessageChunk> for SessionUpdate {
+    fn from(value: SessionMessageChunk) -> Self {
+        Self::SessionMessageChunk(value)
     }
 }
 
@@ -257,9 +300,30 @@ impl From<PlanItems> for PlanUpdateContent {
     }
 }
 
+#[cfg(feature = "unstable")]
+impl From<PlanFile> for PlanUpdateContent {
+    fn from(value: PlanFile) -> Self {
+        Self::File(value)
+    }
+}
+
+#[cfg(feature = "unstable")]
+impl From<PlanMarkdown> for PlanUpdateContent {
+    fn from(value: PlanMarkdown) -> Self {
+        Self::Markdown(value)
+    }
+}
+
 impl From<McpServerHttp> for McpServer {
     fn from(value: McpServerHttp) -> Self {
         Self::Http(value)
+    }
+}
+
+#[cfg(feature = "unstable_mcp_over_acp")]
+impl From<McpServerAcp> for McpServer {
+    fn from(value: McpServerAcp) -> Self {
+        Self::Acp(value)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::check::require;
 use super::prelude::*;
+use super::shape::{only_properties, set_required};
 
 string_enum! {
     /// What a diff change does to its file.
@@ -72,9 +73,12 @@ fn check_diff_change(value: &DiffChange) -> Result<(), String> {
     Ok(())
 }
 
-/// Adds the alternatives of a [`DiffChange`] to its schema.
+/// Gives the schema of a [`DiffChange`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_diff_change(object: &mut serde_json::Map<String, serde_json::Value>) {
-    object.insert("anyOf".into(), serde_json::json!([{"required": ["operation", "path"], "properties": {"operation": {"const": "add"}}}, {"required": ["operation", "path"], "properties": {"operation": {"const": "delete"}}}, {"required": ["operation", "path"], "properties": {"operation": {"const": "modify"}}}, {"required": ["operation", "oldPath", "path"], "properties": {"operation": {"const": "move"}}}, {"required": ["operation", "oldPath", "path"], "properties": {"operation": {"const": "copy"}}}, {"required": ["operation"], "properties": {"operation": {"type": "string"}}, "not": {"properties": {"operation": {"enum": ["add", "delete", "modify", "move", "copy"]}}, "required": ["operation"]}}]));
+    only_properties(object, &["fileType", "mimeType", "_meta"]);
+    set_required(object, &[]);
+    object.insert("anyOf".into(), serde_json::json!([{"type": "object", "properties": {"operation": {"type": "string", "const": "add"}}, "required": ["operation"], "allOf": [{"$ref": "#/$defs/DiffPathChange"}]}, {"type": "object", "properties": {"operation": {"type": "string", "const": "delete"}}, "required": ["operation"], "allOf": [{"$ref": "#/$defs/DiffPathChange"}]}, {"type": "object", "properties": {"operation": {"type": "string", "const": "modify"}}, "required": ["operation"], "allOf": [{"$ref": "#/$defs/DiffPathChange"}]}, {"type": "object", "properties": {"operation": {"type": "string", "const": "move"}}, "required": ["operation"], "allOf": [{"$ref": "#/$defs/DiffPathPairChange"}]}, {"type": "object", "properties": {"operation": {"type": "string", "const": "copy"}}, "required": ["operation"], "allOf": [{"$ref": "#/$defs/DiffPathPairChange"}]}, {"type": "object", "properties": {"operation": {"type": "string"}}, "required": ["operation"], "not": {"anyOf": [{"type": "object", "properties": {"operation": {"type": "string", "const": "add"}}, "required": ["operation"]}, {"type": "object", "properties": {"operation": {"type": "string", "const": "delete"}}, "required": ["operation"]}, {"type": "object", "properties": {"operation": {"type": "string", "const": "modify"}}, "required": ["operation"]}, {"type": "object", "properties": {"operation": {"type": "string", "const": "move"}}, "required": ["operation"]}, {"type": "object", "properties": {"operation": {"type": "string", "const": "copy"}}, "required": ["operation"]}]}, "additionalProperties": true}]));
 }
 
 string_enum! {

@@ -4,6 +4,7 @@
 
 use super::check::{min_items, min_items_opt, one_of, require};
 use super::prelude::*;
+use super::shape::{keywords, only_properties, set_required};
 
 string_enum! {
     /// How the client collects the user's input.
@@ -72,9 +73,12 @@ fn check_create_elicitation_request(value: &CreateElicitationRequest) -> Result<
     Ok(())
 }
 
-/// Adds the alternatives of a [`CreateElicitationRequest`] to its schema.
+/// Gives the schema of a [`CreateElicitationRequest`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_create_elicitation_request(object: &mut serde_json::Map<String, serde_json::Value>) {
-    object.insert("anyOf".into(), serde_json::json!([{"required": ["mode", "requestedSchema"], "properties": {"mode": {"const": "form"}}, "allOf": [{"oneOf": [{"required": ["sessionId"]}, {"required": ["requestId"]}]}]}, {"required": ["mode", "elicitationId", "url"], "properties": {"mode": {"const": "url"}}, "allOf": [{"oneOf": [{"required": ["sessionId"]}, {"required": ["requestId"]}]}]}, {"required": ["mode"], "properties": {"mode": {"type": "string"}}, "not": {"properties": {"mode": {"enum": ["form", "url"]}}, "required": ["mode"]}, "allOf": [{"oneOf": [{"required": ["sessionId"]}, {"required": ["requestId"]}]}]}]));
+    only_properties(object, &["message", "_meta"]);
+    set_required(object, &["message"]);
+    object.insert("anyOf".into(), serde_json::json!([{"type": "object", "properties": {"mode": {"type": "string", "const": "form"}}, "required": ["mode"], "allOf": [{"$ref": "#/$defs/ElicitationFormMode"}]}, {"type": "object", "properties": {"mode": {"type": "string", "const": "url"}}, "required": ["mode"], "allOf": [{"$ref": "#/$defs/ElicitationUrlMode"}]}, {"type": "object", "properties": {"mode": {"type": "string"}}, "required": ["mode"], "oneOf": [{"allOf": [{"$ref": "#/$defs/ElicitationSessionScope"}]}, {"allOf": [{"$ref": "#/$defs/ElicitationRequestScope"}]}], "unevaluatedProperties": true, "not": {"anyOf": [{"type": "object", "properties": {"mode": {"type": "string", "const": "form"}}, "required": ["mode"]}, {"type": "object", "properties": {"mode": {"type": "string", "const": "url"}}, "required": ["mode"]}]}}]));
 }
 
 wire_object! {
@@ -145,6 +149,7 @@ string_enum! {
 
 wire_object! {
     /// A text field of an elicitation form, possibly a choice among values.
+    #[schema_extend(schema_string_property_schema)]
     #[check(check_string_property_schema)]
     #[optional_fields(new)]
     pub struct StringPropertySchema {
@@ -169,6 +174,14 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`StringPropertySchema`] what the types of its fields do not say.
+fn schema_string_property_schema(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"pattern": {"format": "regex"}, "enum": {"minItems": 1}, "oneOf": {"minItems": 1}}),
+    );
 }
 
 /// Checks the bounds the schema sets on the members of a [`StringPropertySchema`].
@@ -196,6 +209,7 @@ tagged_union! {
 
 wire_object! {
     /// Multi-select items given as plain string values.
+    #[schema_extend(schema_string_multi_select_items)]
     #[check(check_string_multi_select_items)]
     #[new(enum_values: impl Into<Vec<String>>)]
     pub struct StringMultiSelectItems {
@@ -206,6 +220,11 @@ wire_object! {
     }
 }
 
+/// Adds to the schema of a [`StringMultiSelectItems`] what the types of its fields do not say.
+fn schema_string_multi_select_items(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"enum": {"minItems": 1}}));
+}
+
 /// Checks the bounds the schema sets on the members of a [`StringMultiSelectItems`].
 fn check_string_multi_select_items(value: &StringMultiSelectItems) -> Result<(), String> {
     min_items("enum", &value.enum_values, 1)?;
@@ -214,6 +233,7 @@ fn check_string_multi_select_items(value: &StringMultiSelectItems) -> Result<(),
 
 wire_object! {
     /// Multi-select items given as values with titles.
+    #[schema_extend(schema_titled_multi_select_items)]
     #[check(check_titled_multi_select_items)]
     #[new(any_of: impl Into<Vec<EnumOption>>)]
     pub struct TitledMultiSelectItems {
@@ -222,6 +242,11 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`TitledMultiSelectItems`] what the types of its fields do not say.
+fn schema_titled_multi_select_items(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"anyOf": {"minItems": 1}}));
 }
 
 /// Checks the bounds the schema sets on the members of a [`TitledMultiSelectItems`].
@@ -277,12 +302,12 @@ fn check_elicitation_form_mode(value: &ElicitationFormMode) -> Result<(), String
     Ok(())
 }
 
-/// Adds the alternatives of a [`ElicitationFormMode`] to its schema.
+/// Gives the schema of a [`ElicitationFormMode`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_elicitation_form_mode(object: &mut serde_json::Map<String, serde_json::Value>) {
-    object.insert(
-        "allOf".into(),
-        serde_json::json!([{"oneOf": [{"required": ["sessionId"]}, {"required": ["requestId"]}]}]),
-    );
+    only_properties(object, &["requestedSchema"]);
+    set_required(object, &["requestedSchema"]);
+    object.insert("oneOf".into(), serde_json::json!([{"allOf": [{"$ref": "#/$defs/ElicitationSessionScope"}]}, {"allOf": [{"$ref": "#/$defs/ElicitationRequestScope"}]}]));
 }
 
 wire_object! {
@@ -313,12 +338,13 @@ fn check_elicitation_url_mode(value: &ElicitationUrlMode) -> Result<(), String> 
     Ok(())
 }
 
-/// Adds the alternatives of a [`ElicitationUrlMode`] to its schema.
+/// Gives the schema of a [`ElicitationUrlMode`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_elicitation_url_mode(object: &mut serde_json::Map<String, serde_json::Value>) {
-    object.insert(
-        "allOf".into(),
-        serde_json::json!([{"oneOf": [{"required": ["sessionId"]}, {"required": ["requestId"]}]}]),
-    );
+    only_properties(object, &["elicitationId", "url"]);
+    set_required(object, &["elicitationId", "url"]);
+    object.insert("oneOf".into(), serde_json::json!([{"allOf": [{"$ref": "#/$defs/ElicitationSessionScope"}]}, {"allOf": [{"$ref": "#/$defs/ElicitationRequestScope"}]}]));
+    keywords(object, serde_json::json!({"url": {"format": "uri"}}));
 }
 
 string_enum! {
@@ -359,9 +385,12 @@ fn check_create_elicitation_response(value: &CreateElicitationResponse) -> Resul
     Ok(())
 }
 
-/// Adds the alternatives of a [`CreateElicitationResponse`] to its schema.
+/// Gives the schema of a [`CreateElicitationResponse`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_create_elicitation_response(object: &mut serde_json::Map<String, serde_json::Value>) {
-    object.insert("anyOf".into(), serde_json::json!([{"required": ["action"], "properties": {"action": {"const": "accept"}}}, {"required": ["action"], "properties": {"action": {"const": "decline"}}}, {"required": ["action"], "properties": {"action": {"const": "cancel"}}}, {"required": ["action"], "properties": {"action": {"type": "string"}}, "not": {"properties": {"action": {"enum": ["accept", "decline", "cancel"]}}, "required": ["action"]}}]));
+    only_properties(object, &["_meta"]);
+    set_required(object, &[]);
+    object.insert("anyOf".into(), serde_json::json!([{"type": "object", "properties": {"action": {"type": "string", "const": "accept"}}, "required": ["action"], "allOf": [{"$ref": "#/$defs/ElicitationAcceptAction"}]}, {"type": "object", "properties": {"action": {"type": "string", "const": "decline"}}, "required": ["action"]}, {"type": "object", "properties": {"action": {"type": "string", "const": "cancel"}}, "required": ["action"]}, {"type": "object", "properties": {"action": {"type": "string"}}, "required": ["action"], "not": {"anyOf": [{"type": "object", "properties": {"action": {"type": "string", "const": "accept"}}, "required": ["action"]}, {"type": "object", "properties": {"action": {"type": "string", "const": "decline"}}, "required": ["action"]}, {"type": "object", "properties": {"action": {"type": "string", "const": "cancel"}}, "required": ["action"]}]}, "additionalProperties": true}]));
 }
 
 wire_object! {

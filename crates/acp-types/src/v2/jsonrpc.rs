@@ -10,6 +10,9 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
+use serde_json::{Map, Value};
+
+use super::methods::Side;
 use super::prelude::*;
 use crate::wire::Parts;
 
@@ -152,9 +155,111 @@ impl schemars::JsonSchema for RequestId {
     }
 }
 
+/// The definitions of the params (or results, `results`) of the methods `side` serves:
+/// `params` of requests (`notifications` false) or of notifications, then the extension
+/// definition `ext` (the official order).
+fn method_definitions(
+    side: Side,
+    notifications: bool,
+    results: bool,
+    ext: Option<&str>,
+) -> Vec<Value> {
+    super::methods::DEFINITIONS
+        .iter()
+        .filter(|d| d.side == side && d.is_notification() == notifications)
+        .filter_map(|d| if results { d.result } else { Some(d.params) })
+        .chain(ext)
+        .map(|name| serde_json::json!({ "allOf": [{ "$ref": format!("#/$defs/{name}") }] }))
+        .collect()
+}
+
+/// Gives an envelope's `params` the official schema: the params of the methods of its
+/// direction, or `null`.
+fn params_schema(
+    object: &mut Map<String, Value>,
+    side: Side,
+    notifications: bool,
+    ext: Option<&str>,
+) {
+    let branches = method_definitions(side, notifications, false, ext);
+    if let Some(params) = object
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("params"))
+        .and_then(Value::as_object_mut)
+    {
+        params.insert(
+            "anyOf".into(),
+            serde_json::json!([{ "anyOf": branches }, { "type": "null" }]),
+        );
+    }
+}
+
+/// The schema of [`AgentRequest`]: params of the methods the client serves.
+fn schema_agent_request(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Client, false, Some("ExtRequest"));
+}
+
+/// The schema of [`ClientRequest`]: params of the methods the agent serves.
+fn schema_client_request(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Agent, false, Some("ExtRequest"));
+}
+
+/// The schema of [`AgentNotification`]: params of the notifications the client receives.
+fn schema_agent_notification(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Client, true, Some("ExtNotification"));
+}
+
+/// The schema of [`ClientNotification`]: params of the notifications the agent receives.
+fn schema_client_notification(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Agent, true, Some("ExtNotification"));
+}
+
+/// The schema of [`ProxyRequest`]: params of the proxy methods.
+#[cfg(feature = "unstable_proxy_chains")]
+fn schema_proxy_request(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Proxy, false, None);
+}
+
+/// The schema of [`ProxyNotification`]: params of the proxy notifications.
+#[cfg(feature = "unstable_proxy_chains")]
+fn schema_proxy_notification(object: &mut Map<String, Value>) {
+    params_schema(object, Side::Proxy, true, None);
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+wire_object! {
+    /// A request between a proxy and its conductor (`proxy/initialize`, `proxy/successor`;
+    /// draft `unstable_proxy_chains`): its id, method and params.
+    #[schema_extend(schema_proxy_request)]
+    #[new(id: impl Into<RequestId>, method: impl Into<String>)]
+    pub struct ProxyRequest {
+        /// The request's id, echoed by its response.
+        req id: RequestId = "id";
+        /// The method name.
+        req method: String = "method";
+        /// The params, as JSON (see [`methods`](super::methods) for their type).
+        raw params = "params";
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+wire_object! {
+    /// A notification between a proxy and its conductor (`proxy/successor` without an id;
+    /// draft `unstable_proxy_chains`): its method and params.
+    #[schema_extend(schema_proxy_notification)]
+    #[new(method: impl Into<String>)]
+    pub struct ProxyNotification {
+        /// The method name.
+        req method: String = "method";
+        /// The params, as JSON (see [`methods`](super::methods) for their type).
+        raw params = "params";
+    }
+}
+
 wire_object! {
     /// A request the agent sends (`session/request_permission`, `elicitation/create`, an
     /// extension method): its id, method and params.
+    #[schema_extend(schema_agent_request)]
     #[new(id: impl Into<RequestId>, method: impl Into<String>)]
     pub struct AgentRequest {
         /// The request's id, echoed by its response.
@@ -169,6 +274,7 @@ wire_object! {
 wire_object! {
     /// A request the client sends (`initialize`, `session/prompt`, ...): its id, method and
     /// params.
+    #[schema_extend(schema_client_request)]
     #[new(id: impl Into<RequestId>, method: impl Into<String>)]
     pub struct ClientRequest {
         /// The request's id, echoed by its response.
@@ -182,6 +288,7 @@ wire_object! {
 
 wire_object! {
     /// A notification the agent sends (`session/update`, ...): its method and params.
+    #[schema_extend(schema_agent_notification)]
     #[new(method: impl Into<String>)]
     pub struct AgentNotification {
         /// The method name.
@@ -193,6 +300,7 @@ wire_object! {
 
 wire_object! {
     /// A notification the client sends (`session/cancel`, ...): its method and params.
+    #[schema_extend(schema_client_notification)]
     #[new(method: impl Into<String>)]
     pub struct ClientNotification {
         /// The method name.
@@ -204,7 +312,7 @@ wire_object! {
 
 /// Declares a response envelope: a result or an error, told apart by which member it has.
 macro_rules! response_envelope {
-    ($(#[doc = $doc:literal])* $name:ident, $results:literal) => {
+    ($(#[doc = $doc:literal])* $name:ident, $results:literal, $side:ident, $ext:expr) => {
         $(#[doc = $doc])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
@@ -315,7 +423,13 @@ macro_rules! response_envelope {
                         {
                             "title": "Result",
                             "type": "object",
-                            "properties": { "id": { "allOf": [id] }, "result": { "description": $results } },
+                            "properties": {
+                                "id": { "allOf": [id] },
+                                "result": {
+                                    "description": $results,
+                                    "anyOf": method_definitions(Side::$side, false, true, $ext),
+                                },
+                            },
                             "required": ["id", "result"],
                         },
                         {
@@ -343,10 +457,23 @@ macro_rules! response_envelope {
 response_envelope!(
     /// The agent's response to a client request: a result or an error.
     AgentResponse,
-    "The result of the method (see the method's result definition)."
+    "The result of the method (see the method's result definition).",
+    Agent,
+    Some("ExtResponse")
 );
 response_envelope!(
     /// The client's response to an agent request: a result or an error.
     ClientResponse,
-    "The result of the method (see the method's result definition)."
+    "The result of the method (see the method's result definition).",
+    Client,
+    Some("ExtResponse")
+);
+#[cfg(feature = "unstable_proxy_chains")]
+response_envelope!(
+    /// The answer to a request between a proxy and its conductor: a result or an error
+    /// (draft `unstable_proxy_chains`).
+    ProxyResponse,
+    "The result of the method (see the method's result definition).",
+    Proxy,
+    None
 );

@@ -3,6 +3,7 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::keywords;
 
 tagged_union! {
     /// An MCP server the agent should connect to for the session.
@@ -15,6 +16,9 @@ tagged_union! {
         variants {
             /// Over streamable HTTP.
             Http(McpServerHttp) = "http",
+            /// Through the ACP connection itself (draft).
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            Acp(McpServerAcp) = "acp",
             /// The `McpServerStdio` of ACP v2.
             Stdio(McpServerStdio) = "stdio",
         }
@@ -23,6 +27,7 @@ tagged_union! {
 
 wire_object! {
     /// An MCP server reached over streamable HTTP.
+    #[schema_extend(schema_mcp_server_http)]
     #[new(name: impl Into<String>, url: impl Into<String>)]
     pub struct McpServerHttp {
         /// A human-readable name.
@@ -30,10 +35,15 @@ wire_object! {
         /// The server's URL.
         req url: String = "url";
         /// HTTP headers to send.
-        opt headers: Vec<HttpHeader> = "headers" [NULLABLE];
+        opt headers: Vec<HttpHeader> = "headers" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`McpServerHttp`] what the types of its fields do not say.
+fn schema_mcp_server_http(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"url": {"format": "uri"}}));
 }
 
 wire_object! {
@@ -45,9 +55,9 @@ wire_object! {
         /// The program to run (an absolute path).
         req command: AbsolutePath = "command";
         /// The program's arguments.
-        opt args: Vec<String> = "args" [NULLABLE];
+        opt args: Vec<String> = "args" [NULL_DEFAULT];
         /// Environment variables for the program.
-        opt env: Vec<EnvVariable> = "env" [NULLABLE];
+        opt env: Vec<EnvVariable> = "env" [NULL_DEFAULT];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

@@ -58,6 +58,8 @@ pub mod methods;
 mod patch;
 mod prelude;
 pub mod schema;
+mod shape;
+mod unstable;
 mod untagged;
 
 mod auth;
@@ -85,7 +87,7 @@ pub use capabilities::*;
 pub use command::*;
 pub use config::*;
 pub use content::*;
-pub use definitions::REEXPORTED;
+pub use definitions::{REEXPORTED, REEXPORTED_DRAFTS};
 pub use diff::*;
 pub use elicitation::*;
 pub use error::*;
@@ -102,6 +104,8 @@ pub use session::*;
 pub use state::*;
 pub use terminal::*;
 pub use tool_call::*;
+#[allow(unused_imports, unreachable_pub)] // With no draft feature on, `unstable` is empty.
+pub use unstable::*;
 pub use untagged::*;
 pub use update::*;
 

@@ -4,9 +4,11 @@
 
 use super::check::min_items;
 use super::prelude::*;
+use super::shape::keywords;
 
 wire_object! {
     /// Asks the user for permission (`session/request_permission`).
+    #[schema_extend(schema_request_permission_request)]
     #[check(check_request_permission_request)]
     #[new(session_id: impl Into<SessionId>, title: impl Into<String>, options: impl Into<Vec<PermissionOption>>)]
     pub struct RequestPermissionRequest {
@@ -23,6 +25,11 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`RequestPermissionRequest`] what the types of its fields do not say.
+fn schema_request_permission_request(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"options": {"minItems": 1}}));
 }
 
 /// Checks the bounds the schema sets on the members of a [`RequestPermissionRequest`].

@@ -3,6 +3,7 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::catch_all_requires;
 
 tagged_union! {
     /// The content of a plan update, told apart by its `type`.
@@ -13,11 +14,27 @@ tagged_union! {
         open = true,
         unknown = Unknown,
         unknown_requires = ["planId"],
+        schema_extend = schema_plan_update_content,
         variants {
             /// A list of entries.
             Items(PlanItems) = "items",
+            /// A file holding the plan.
+            #[cfg(feature = "unstable")]
+            File(PlanFile) = "file",
+            /// The plan as markdown.
+            #[cfg(feature = "unstable")]
+            Markdown(PlanMarkdown) = "markdown",
         }
     }
+}
+
+/// Gives the catch-all branch of a [`PlanUpdateContent`] the members every kind requires.
+fn schema_plan_update_content(object: &mut serde_json::Map<String, serde_json::Value>) {
+    catch_all_requires(
+        object,
+        serde_json::json!({"planId": {"allOf": [{"$ref": "#/$defs/PlanId"}]}}),
+        &["planId"],
+    );
 }
 
 wire_object! {

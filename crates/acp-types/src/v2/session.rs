@@ -4,6 +4,7 @@
 
 use super::check::min_items;
 use super::prelude::*;
+use super::shape::keywords;
 
 wire_object! {
     /// The agent's answer to `session/new`: the new session and its modes and options.
@@ -35,6 +36,7 @@ wire_object! {
 
 wire_object! {
     /// A summary of a session, as listed by `session/list`.
+    #[schema_extend(schema_session_info)]
     #[new(session_id: impl Into<SessionId>, cwd: impl Into<AbsolutePath>)]
     pub struct SessionInfo {
         /// The session this concerns.
@@ -42,14 +44,26 @@ wire_object! {
         /// The session's working directory.
         req cwd: AbsolutePath = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<AbsolutePath> = "additionalDirectories" [NULLABLE];
+        opt additional_directories: Vec<AbsolutePath> = "additionalDirectories" [NULL_DEFAULT];
         /// The session's title.
         opt title: String = "title" [DOE | NULLABLE];
         /// When the session was last updated (an ISO 8601 timestamp).
         opt updated_at: String = "updatedAt" [DOE | NULLABLE];
+        /// Whether the session is archived (draft; agents advertising
+        /// `sessionCapabilities.archive` report it on every listed session).
+        #[cfg(feature = "unstable_session_archive")]
+        opt archived: bool = "archived" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`SessionInfo`] what the types of its fields do not say.
+fn schema_session_info(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"updatedAt": {"format": "date-time"}}),
+    );
 }
 
 wire_object! {
@@ -85,9 +99,13 @@ wire_object! {
         /// The working directory (an absolute path).
         req cwd: AbsolutePath = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<AbsolutePath> = "additionalDirectories" [NULLABLE];
+        opt additional_directories: Vec<AbsolutePath> = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
-        opt mcp_servers: Vec<McpServer> = "mcpServers" [NULLABLE];
+        opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
+        /// Client-provided system instructions for the session (draft; only when the agent
+        /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -101,6 +119,10 @@ wire_object! {
         opt cwd: AbsolutePath = "cwd" [NULLABLE];
         /// Where to continue listing, from a previous `nextCursor`.
         opt cursor: SessionListCursor = "cursor" [NULLABLE];
+        /// Which sessions to list by archive state; absent means `exclude` (draft; only when
+        /// the agent advertises `sessionCapabilities.archive`).
+        #[cfg(feature = "unstable_session_archive")]
+        opt archived: SessionArchiveFilter = "archived" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -116,11 +138,15 @@ wire_object! {
         /// The working directory (an absolute path).
         req cwd: AbsolutePath = "cwd";
         /// Extra workspace directories (absolute paths).
-        opt additional_directories: Vec<AbsolutePath> = "additionalDirectories" [NULLABLE];
+        opt additional_directories: Vec<AbsolutePath> = "additionalDirectories" [NULL_DEFAULT];
         /// The MCP servers the agent should connect to.
-        opt mcp_servers: Vec<McpServer> = "mcpServers" [NULLABLE];
+        opt mcp_servers: Vec<McpServer> = "mcpServers" [NULL_DEFAULT];
         /// Where to start replaying the history; absent or `null` resumes without replay.
         opt replay_from: ReplayFrom = "replayFrom" [NULLABLE];
+        /// Client-provided system instructions for the session (draft; only when the agent
+        /// advertises `sessionCapabilities.systemPrompt`).
+        #[cfg(feature = "unstable_session_options")]
+        opt system_prompt: SystemPrompt = "systemPrompt" [NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -152,6 +178,7 @@ wire_object! {
 
 wire_object! {
     /// Sends the user's prompt to the agent and starts a turn (`session/prompt`).
+    #[schema_extend(schema_prompt_request)]
     #[check(check_prompt_request)]
     #[new(session_id: impl Into<SessionId>, prompt: impl Into<Vec<ContentBlock>>)]
     pub struct PromptRequest {
@@ -162,6 +189,11 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`PromptRequest`] what the types of its fields do not say.
+fn schema_prompt_request(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"prompt": {"minItems": 1}}));
 }
 
 /// Checks the bounds the schema sets on the members of a [`PromptRequest`].

@@ -3,6 +3,31 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::{only_properties, replace_property, set_required};
+
+tagged_union! {
+    /// The state of the session's foreground work, told apart by its `state`.
+    pub enum StateUpdate {
+        tag = "state",
+        combinator = "anyOf",
+        discriminator = false,
+        open = true,
+        nested = true,
+        unknown = Unknown,
+        variants {
+            /// Foreground work started or resumed.
+            Running(RunningStateUpdate) = "running",
+            /// The agent is ready for a new prompt; with a stop reason when this ends
+            /// foreground work.
+            Idle(IdleStateUpdate) = "idle",
+            /// Foreground work waits for the user (for example on a permission request).
+            RequiresAction(RequiresActionStateUpdate) = "requires_action",
+            /// The agent cannot tell the child's state.
+            #[cfg(feature = "unstable_subagents")]
+            UnknownState(UnknownStateUpdate) = "unknown",
+        }
+    }
+}
 
 tagged_union! {
     /// Work that runs independently of the foreground turn, reported with an idle state.
@@ -17,6 +42,9 @@ tagged_union! {
             Terminal(BackgroundTerminal) = "terminal",
             /// A tool call that keeps running in the background.
             ToolCall(BackgroundToolCall) = "tool_call",
+            /// The `BackgroundSubagent` of ACP v2.
+            #[cfg(feature = "unstable_subagents")]
+            Subagent(BackgroundSubagent) = "subagent",
         }
     }
 }
@@ -89,6 +117,9 @@ wire_object! {
     pub struct IdleStateUpdate {
         /// Why foreground work stopped, when this ends it.
         opt stop_reason: StopReason = "stopReason" [DOE | NULLABLE];
+        /// The tokens the completed work used.
+        #[cfg(feature = "unstable_end_turn_token_usage")]
+        opt usage: Usage = "usage" [DOE | NULLABLE];
         /// The work still running in the background, as a complete snapshot.
         opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
@@ -112,9 +143,17 @@ fn check_idle_state_update(value: &IdleStateUpdate) -> Result<(), String> {
     Ok(())
 }
 
-/// Adds the alternatives of a [`IdleStateUpdate`] to its schema.
+/// Gives the schema of a [`IdleStateUpdate`] the official shape: its common members, and its
+/// kinds as references to their definitions.
 fn schema_idle_state_update(object: &mut serde_json::Map<String, serde_json::Value>) {
-    object.insert("anyOf".into(), serde_json::json!([{"required": ["stopReason"], "properties": {"stopReason": {"const": "end_turn"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "max_tokens"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "max_turn_requests"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "refusal"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "cancelled"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"const": "error"}}}, {"required": ["stopReason"], "properties": {"stopReason": {"type": "string"}}, "not": {"properties": {"stopReason": {"enum": ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]}}, "required": ["stopReason"]}}, {"required": ["stopReason"], "properties": {"stopReason": {"type": "string"}}, "not": {"properties": {"stopReason": {"enum": ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]}}, "required": ["stopReason"]}}]));
+    only_properties(object, &["usage", "background", "_meta", "stopReason"]);
+    replace_property(
+        object,
+        "stopReason",
+        serde_json::json!({"type": ["string", "null"], "x-deserialize-default-on-error": true}),
+    );
+    set_required(object, &[]);
+    object.insert("anyOf".into(), serde_json::json!([{"type": "object", "properties": {"stopReason": {"type": "string", "const": "end_turn"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "max_tokens"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "max_turn_requests"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "refusal"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "cancelled"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "error"}}, "required": ["stopReason"], "allOf": [{"$ref": "#/$defs/ErrorStopReason"}]}, {"type": "object", "properties": {"stopReason": {"type": "string"}}, "required": ["stopReason"], "not": {"anyOf": [{"type": "object", "properties": {"stopReason": {"type": "string", "const": "end_turn"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "max_tokens"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "max_turn_requests"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "refusal"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "cancelled"}}, "required": ["stopReason"]}, {"type": "object", "properties": {"stopReason": {"type": "string", "const": "error"}}, "required": ["stopReason"]}]}, "additionalProperties": true}, {"type": "object", "properties": {"stopReason": {"type": "null"}}}]));
 }
 
 wire_object! {
@@ -125,26 +164,5 @@ wire_object! {
         opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
-    }
-}
-
-tagged_union! {
-    /// The state of the session's foreground work, told apart by its `state`.
-    pub enum StateUpdate {
-        tag = "state",
-        combinator = "anyOf",
-        discriminator = false,
-        open = true,
-        nested = true,
-        unknown = Unknown,
-        variants {
-            /// Foreground work started or resumed.
-            Running(RunningStateUpdate) = "running",
-            /// The agent is ready for a new prompt; with a stop reason when this ends
-            /// foreground work.
-            Idle(IdleStateUpdate) = "idle",
-            /// Foreground work waits for the user (for example on a permission request).
-            RequiresAction(RequiresActionStateUpdate) = "requires_action",
-        }
     }
 }

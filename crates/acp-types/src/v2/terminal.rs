@@ -4,6 +4,7 @@
 
 use super::check::in_range;
 use super::prelude::*;
+use super::shape::keywords;
 
 wire_object! {
     /// The agent's answer to `terminal/cancel`.
@@ -17,6 +18,7 @@ wire_object! {
 wire_object! {
     /// An authoritative snapshot of a display terminal's output bytes (base64): it replaces
     /// every byte stored before.
+    #[schema_extend(schema_terminal_output)]
     #[new(data: impl Into<String>)]
     pub struct TerminalOutput {
         /// The bytes, base64-encoded.
@@ -24,6 +26,14 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`TerminalOutput`] what the types of its fields do not say.
+fn schema_terminal_output(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"data": {"contentEncoding": "base64"}}),
+    );
 }
 
 wire_object! {
@@ -41,6 +51,7 @@ wire_object! {
 
 wire_object! {
     /// The size of a terminal, in columns and rows.
+    #[schema_extend(schema_terminal_size)]
     #[check(check_terminal_size)]
     #[new(cols: u16, rows: u16)]
     pub struct TerminalSize {
@@ -51,6 +62,14 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`TerminalSize`] what the types of its fields do not say.
+fn schema_terminal_size(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"cols": {"minimum": 1}, "rows": {"minimum": 1}}),
+    );
 }
 
 /// Checks the bounds the schema sets on the members of a [`TerminalSize`].
@@ -107,6 +126,7 @@ wire_object! {
 wire_object! {
     /// Output bytes (base64, decoded on their own) appended to a display terminal; a chunk may
     /// split UTF-8 code points and escape sequences.
+    #[schema_extend(schema_terminal_output_chunk)]
     #[new(terminal_id: impl Into<TerminalId>, data: impl Into<String>)]
     pub struct TerminalOutputChunk {
         /// The terminal the bytes belong to.
@@ -116,6 +136,14 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`TerminalOutputChunk`] what the types of its fields do not say.
+fn schema_terminal_output_chunk(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"data": {"contentEncoding": "base64"}}),
+    );
 }
 
 wire_object! {

@@ -3,6 +3,7 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::keywords;
 
 wire_object! {
     /// An upsert of a tool call, by its `toolCallId`: the first update creates it, later ones
@@ -113,6 +114,7 @@ wire_object! {
 
 wire_object! {
     /// A file location a tool call reads or changes, so clients can follow along.
+    #[schema_extend(schema_tool_call_location)]
     #[new(path: impl Into<AbsolutePath>)]
     pub struct ToolCallLocation {
         /// An absolute file path.
@@ -122,6 +124,11 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
+}
+
+/// Adds to the schema of a [`ToolCallLocation`] what the types of its fields do not say.
+fn schema_tool_call_location(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(object, serde_json::json!({"line": {"minimum": 1}}));
 }
 
 wire_object! {

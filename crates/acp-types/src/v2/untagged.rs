@@ -121,6 +121,13 @@ impl SessionConfigSelectOptions {
                 &"an array of options or of groups",
             ));
         };
+        // The schema's `minItems: 1`: a select offers at least one value.
+        if items.is_empty() {
+            return Err(serde_json::Error::invalid_length(
+                0,
+                &"at least one option or group",
+            ));
+        }
         // A group names itself with `groupId` and has no `value` of its own.
         let grouped = items
             .first()
@@ -158,8 +165,8 @@ impl schemars::JsonSchema for SessionConfigSelectOptions {
         schemars::json_schema!({
             "description": "The values of a select option, flat or in groups.",
             "anyOf": [
-                { "title": "Ungrouped", "type": "array", "items": option },
-                { "title": "Grouped", "type": "array", "items": group },
+                { "title": "Ungrouped", "type": "array", "items": option, "minItems": 1 },
+                { "title": "Grouped", "type": "array", "items": group, "minItems": 1 },
             ],
         })
     }

@@ -3,6 +3,7 @@
 //! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.
 
 use super::prelude::*;
+use super::shape::keywords;
 
 wire_object! {
     /// An update about a session, sent by the agent (`session/update`).
@@ -56,6 +57,9 @@ tagged_union! {
             TerminalOutputChunk(TerminalOutputChunk) = "terminal_output_chunk",
             /// A plan was created or replaced, by id (draft).
             PlanUpdate(PlanUpdate) = "plan_update",
+            /// A plan was removed (draft).
+            #[cfg(feature = "unstable")]
+            PlanRemoved(PlanRemoved) = "plan_removed",
             /// The slash commands changed.
             AvailableCommandsUpdate(AvailableCommandsUpdate) = "available_commands_update",
             /// The configuration options changed.
@@ -64,18 +68,28 @@ tagged_union! {
             SessionInfoUpdate(SessionInfoUpdate) = "session_info_update",
             /// Context window usage and cost.
             UsageUpdate(UsageUpdate) = "usage_update",
-            /// An advisory notice for the user (draft).
+            /// An advisory notice for the user, not part of the session's history.
             Notice(Notice) = "notice",
-            /// A compaction started or changed state (draft).
+            /// A compaction started or changed state.
             CompactionUpdate(CompactionUpdate) = "compaction_update",
-            /// A piece of a compaction's summary (draft).
+            /// A piece of a compaction's summary.
             CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
+            /// A child session was created or changed (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SubagentUpdate(SubagentUpdate) = "subagent_update",
+            /// A message between sessions was created or updated (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SessionMessage(SessionMessage) = "session_message",
+            /// A streamed block of a message between sessions (draft).
+            #[cfg(feature = "unstable_subagents")]
+            SessionMessageChunk(SessionMessageChunk) = "session_message_chunk",
         }
     }
 }
 
 wire_object! {
     /// The session's title or last-update time changed.
+    #[schema_extend(schema_session_info_update)]
     #[optional_fields(new)]
     pub struct SessionInfoUpdate {
         /// The session's title; `Clear` removes it.
@@ -85,6 +99,14 @@ wire_object! {
         /// Extension data, opaque to the protocol.
         patch meta: Meta = "_meta" [DOE];
     }
+}
+
+/// Adds to the schema of a [`SessionInfoUpdate`] what the types of its fields do not say.
+fn schema_session_info_update(object: &mut serde_json::Map<String, serde_json::Value>) {
+    keywords(
+        object,
+        serde_json::json!({"updatedAt": {"format": "date-time"}}),
+    );
 }
 
 string_enum! {
@@ -102,7 +124,8 @@ string_enum! {
 
 wire_object! {
     /// A fire-and-forget notice for the user (`"sessionUpdate": "notice"`). Not session
-    /// history: not replayed by `session/load`, and clients may ignore it.
+    /// history: not replayed by `session/load`, and clients may ignore it. Only sent to clients
+    /// that advertise `session.notices`.
     #[new(severity: impl Into<NoticeSeverity>, title: impl Into<String>)]
     pub struct Notice {
         /// How prominent the notice is.

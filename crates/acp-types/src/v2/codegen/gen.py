@@ -30,11 +30,13 @@ HAND = {
     "SessionConfigSelectOptions", "EmbeddedResourceResource",
     "AgentRequest", "ClientRequest", "AgentNotification", "ClientNotification",
     "AgentResponse", "ClientResponse",
+    "ProxyRequest", "ProxyResponse", "ProxyNotification",
 }
 # Unions that are the payload of another union's variant (`state_update` carries a StateUpdate).
 NESTED = {"StateUpdate"}
 ENVELOPES = ["AgentRequest", "AgentResponse", "AgentNotification",
-             "ClientRequest", "ClientResponse", "ClientNotification"]
+             "ClientRequest", "ClientResponse", "ClientNotification",
+             "ProxyRequest", "ProxyResponse", "ProxyNotification"]
 
 # Upserts: fields whose omission, `null` and value are three states (schema descriptions).
 PATCH = {
@@ -73,6 +75,9 @@ VARIANT_DOCS = {
     ("DiffFileType", "directory"): "A directory.",
     ("DiffFileType", "symlink"): "A symbolic link.",
     ("DiffPatchFormat", "git_patch"): "`diff --git` sections in Git's patch text format.",
+    ("StateUpdate", "running"): "Foreground work started or resumed.",
+    ("StateUpdate", "idle"): "The agent is ready for a new prompt; with a stop reason when this ends foreground work.",
+    ("StateUpdate", "requires_action"): "Foreground work waits for the user (for example on a permission request).",
     ("IconTheme", "light"): "For light backgrounds.",
     ("IconTheme", "dark"): "For dark backgrounds.",
     ("SessionConfigValueKind", "id"): "The id of one of the option's values.",
@@ -81,6 +86,21 @@ VARIANT_DOCS = {
     ("ElicitationMode", "url"): "A URL the user visits.",
     ("SessionConfigKind", "select"): "A choice among values.",
     ("SessionConfigKind", "boolean"): "An on/off switch.",
+}
+
+# The draft features of v2 definitions that v1 does not have (the others take the feature of
+# v1's module of the same definition, read from `src/unstable/`).
+DRAFT_FEATURES = {
+    "McpAcpCapabilities": "unstable_mcp_over_acp",
+    "BackgroundSubagent": "unstable_subagents",
+    # The envelopes of proxy chains (hand-written in `jsonrpc.rs`).
+    "ProxyRequest": "unstable_proxy_chains",
+    "ProxyResponse": "unstable_proxy_chains",
+    "ProxyNotification": "unstable_proxy_chains",
+}
+# Draft members of stable definitions whose type names no draft definition.
+MEMBER_FEATURES = {
+    ("SessionInfo", "archived"): "unstable_session_archive",
 }
 
 RUST_KEYWORDS = {"type": "kind", "enum": "enum_values", "ref": "reference", "move": "move_to"}
@@ -136,6 +156,24 @@ def strip(x):
     return x
 
 
+def undocumented(schema):
+    """A schema without its documentation (descriptions and titles), for the generated code:
+    unlike `strip`, members named like a documentation keyword stay."""
+    if isinstance(schema, list):
+        return [undocumented(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for k, v in schema.items():
+        if k in ("description", "title", "x-docs-ignore"):
+            continue
+        if k in ("properties", "$defs", "patternProperties") and isinstance(v, dict):
+            out[k] = {name: undocumented(sub) for name, sub in v.items()}
+        else:
+            out[k] = undocumented(v)
+    return out
+
+
 def refs(x, acc):
     if isinstance(x, dict):
         for k, v in x.items():
@@ -164,9 +202,46 @@ def reexports(v2, v1_nov, v1_aug):
     return same
 
 
+def v1_draft_modules():
+    """The module of v1's drafts for each feature, and the feature of each definition those
+    modules declare (read from `src/unstable/`)."""
+    unstable = SRC / "unstable"
+    text = (unstable / "mod.rs").read_text()
+    module_of = {}
+    feature_of = {}
+    for feature, module in re.findall(r'#\[cfg\(feature = "(\w+)"\)\]\n(?:pub\(crate\) )?mod (\w+);', text):
+        module_of[feature] = module
+        body = (unstable / f"{module}.rs").read_text()
+        for name in re.findall(r"pub (?:struct|enum) (\w+)", body):
+            feature_of.setdefault(name, feature)
+    return module_of, feature_of
+
+
+def draft_reexports(v2, features, v1_drafts, stable):
+    """The draft definitions identical (descriptions aside, transitively) to v1's, with the
+    same feature: v1's types, re-exported."""
+    same = {n for n in features
+            if n in v1_drafts and n not in HAND and strip(v2[n]) == strip(v1_drafts[n])}
+    changed = True
+    while changed:
+        changed = False
+        for n in list(same):
+            if any(r not in same and r not in stable for r in refs(v2[n], set())):
+                same.discard(n)
+                changed = True
+    return same
+
+
 def snake(name):
     s = re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
     return s
+
+
+def variant_name(value):
+    """The Rust name of a union variant: `Unknown` is the name of every open union's catch-all,
+    so a kind named `unknown` (a subagent's `"state": "unknown"`) is `UnknownState`."""
+    name = camel(value)
+    return "UnknownState" if name == "Unknown" else name
 
 
 def camel(value):
@@ -242,6 +317,41 @@ def rust_type(s):
 
 NUMBERS = {"u64", "i64", "u32", "u16", "i32", "f64", "bool"}
 
+# Keywords of a property the Rust type of its field does not state (a string's format or
+# encoding, bounds beyond the integer type's own, a list's least length): the generated schema
+# adds them (`shape::keywords`).
+KEYWORDS = ("format", "contentEncoding", "minimum", "maximum", "minItems")
+NUMBER_FORMATS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "float", "double"}
+NATURAL = {"uint8": (0, 255), "uint16": (0, 65535), "uint32": (0, None), "uint64": (0, None)}
+
+
+def overlay(props):
+    """The keywords (KEYWORDS) of each property that its field's type does not give."""
+    out = {}
+    for json_name, ps in props.items():
+        fmt = ps.get("format")
+        lo, hi = NATURAL.get(fmt, (None, None))
+        kw = {}
+        for key in KEYWORDS:
+            if key not in ps:
+                continue
+            value = ps[key]
+            if key == "format" and (not isinstance(value, str) or value in NUMBER_FORMATS):
+                continue
+            if (key == "minimum" and value == lo) or (key == "maximum" and value == hi):
+                if key == "maximum" or value == lo:
+                    continue
+            kw[key] = value
+        if kw:
+            out[json_name] = kw
+    return out
+
+
+def rust_json(value):
+    """A JSON value as the argument of `serde_json::json!`."""
+    return json.dumps(value)
+
 
 class Field:
     def __init__(self, owner, json_name, schema, required, patch):
@@ -263,9 +373,11 @@ class Field:
             self.kind = "patch"
         else:
             self.kind = "opt"
-            # `x-deserialize-default-on-null`: `null` is kept as an explicit null (it means the
-            # default, as the schema says).
-            if nullable or schema.get("x-deserialize-default-on-null"):
+            # `x-deserialize-default-on-null`: `null` takes the default (the field is absent),
+            # any other wrong value is an error, as in v1.
+            if schema.get("x-deserialize-default-on-null"):
+                flags.append("NULL_DEFAULT")
+            elif nullable:
                 flags.append("NULLABLE")
         if self.ty is None:
             if self.kind == "opt":
@@ -275,6 +387,7 @@ class Field:
                 self.ty = "serde_json::Value"
         self.flags = flags
         self.doc = None
+        self.cfg = None
 
     def decl(self):
         flags = f" [{' | '.join(self.flags)}]" if self.flags else ""
@@ -310,12 +423,23 @@ def doc_lines(text, indent):
 
 class Gen:
     def __init__(self, spec_dir):
-        self.v2 = load(spec_dir / "v2" / "schema.json")["$defs"]
-        self.meta = load(spec_dir / "v2" / "meta.json")
+        self.stable = load(spec_dir / "v2" / "schema.json")["$defs"]
+        # Every definition, the drafts' with them: a stable definition's draft members are
+        # compiled with their feature.
+        self.v2 = load(spec_dir / "v2" / "schema.unstable.json")["$defs"]
+        self.meta = load(spec_dir / "v2" / "meta.unstable.json")
         v1_nov = load(spec_dir / "v1" / "schema.json")["$defs"]
         aug_path = spec_dir.parent / "schema.json"
         v1_aug = load(aug_path)["$defs"] if aug_path.is_file() else v1_nov
-        self.reexport = reexports(self.v2, v1_nov, v1_aug)
+        self.reexport = reexports(self.stable, v1_nov, v1_aug)
+        self.modules = v1_draft_modules()
+        self.draft_feature = {}
+        for name in self.v2:
+            if name not in self.stable:
+                self.draft_feature[name] = DRAFT_FEATURES.get(name) or self.modules[1][name]
+        v1_drafts = load(spec_dir / "v1" / "schema.unstable.json")["$defs"]
+        self.reexport_drafts = draft_reexports(self.v2, self.draft_feature, v1_drafts, self.reexport)
+        self.reexport |= self.reexport_drafts
         self.tdocs, self.fdocs, self.vdocs = docs.v1_docs(SRC)
         self.checks = []  # Rust items of the check functions, per file.
 
@@ -342,6 +466,53 @@ class Gen:
             return self.type_doc(ref)
         return f"`{value}`."
 
+    # -- draft features ---------------------------------------------------
+    def is_draft(self, name):
+        return name in self.draft_feature
+
+    def ref_feature(self, schema):
+        """The feature of the first draft definition `schema` names (not through stable
+        definitions, which are always compiled)."""
+        seen = set()
+        todo = sorted(refs(schema, set()))
+        while todo:
+            r = todo.pop(0)
+            if r in seen:
+                continue
+            seen.add(r)
+            if r in self.draft_feature:
+                return self.draft_feature[r]
+            # A stable definition is compiled whatever its draft members need.
+        return None
+
+    def member_feature(self, owner, json_name, schema):
+        """The feature of a draft member of a stable definition, or of a member of a draft
+        definition whose type belongs to another draft feature (None: compiled with its
+        owner)."""
+        if owner in self.draft_feature:
+            feature = self.ref_feature(schema)
+            return feature if feature not in (None, self.draft_feature[owner]) else None
+        if owner not in self.stable:
+            return None
+        if json_name in self.stable[owner].get("properties", {}):
+            return None
+        if json_name not in self.v2[owner].get("properties", {}):
+            return None  # A member of a flattened kind, not of the object itself.
+        feature = MEMBER_FEATURES.get((owner, json_name)) or self.ref_feature(schema)
+        if feature is None:
+            raise ValueError(f"no feature for the draft member {owner}.{json_name}")
+        return feature
+
+    def variant_feature(self, owner, value, branch):
+        """The feature of a draft variant of a stable union (None: a stable variant)."""
+        if owner not in self.stable or owner in self.draft_feature:
+            return None
+        br = self.stable[owner].get("anyOf") or self.stable[owner].get("oneOf") or []
+        for b in br:
+            if b.get("properties", {}).get(next(iter(branch.get("properties", {})), ""), {}).get("const") == value:
+                return None
+        return self.ref_feature(branch)
+
     # -- classification ---------------------------------------------------
     def category(self, name):
         s = self.v2[name]
@@ -349,6 +520,8 @@ class Gen:
             return "hand"
         if name in self.reexport:
             return "reexport"
+        if set(s) - {"description", "x-method", "x-side"} == {"allOf"} and ref_of(s):
+            return "alias"
         if s.get("type") == "string":
             return "id"
         if s.get("type") == "object":
@@ -393,7 +566,7 @@ class Gen:
             consts = [(k, v["const"]) for k, v in props.items() if "const" in v]
             if consts:
                 tag = consts[0][0]
-                variants.append((consts[0][1], ref_of(b)))
+                variants.append((consts[0][1], ref_of(b), b))
             elif b.get("title") == "other":
                 tag = tag or next(iter(props))
                 other_required = [r for r in b.get("required", []) if r != tag]
@@ -408,11 +581,23 @@ class Gen:
         out += "        unknown = Unknown,\n"
         if other_required:
             out += "        unknown_requires = [" + ", ".join(f'"{r}"' for r in other_required) + "],\n"
+            out += f"        schema_extend = schema_{snake(name)},\n"
         out += "        variants {\n"
-        for value, ref in variants:
+        for value, ref, branch in variants:
             out += doc_lines(self.variant_doc(name, value, ref), "            ")
-            out += f'            {camel(value)}({ref}) = "{value}",\n'
+            feature = self.variant_feature(name, value, branch)
+            if feature:
+                out += f'            #[cfg(feature = "{feature}")]\n'
+            out += f'            {variant_name(value)}({ref}) = "{value}",\n'
         out += "        }\n    }\n}\n"
+        if other_required:
+            other = next(b for b in br if b.get("title") == "other")
+            props = {k: undocumented(v) for k, v in other.get("properties", {}).items()}
+            props.pop(tag, None)
+            out += f"\n/// Gives the catch-all branch of a [`{name}`] the members every kind requires.\n"
+            out += f"fn schema_{snake(name)}(object: &mut serde_json::Map<String, serde_json::Value>) {{\n"
+            out += f'    catch_all_requires(object, serde_json::json!({rust_json(props)}), &[{", ".join(chr(34) + r + chr(34) for r in other_required)}]);\n'
+            out += "}\n"
         return out
 
     def fields_of(self, name, props, required):
@@ -423,6 +608,7 @@ class Gen:
             is_patch = patch and json_name not in required and (only is None or json_name in only)
             f = Field(name, json_name, ps, json_name in required, is_patch)
             f.doc = self.field_doc(name, json_name)
+            f.cfg = self.member_feature(name, json_name, ps)
             fields.append(f)
         return fields
 
@@ -437,6 +623,8 @@ class Gen:
         out += f"    pub struct {name} {{\n"
         for f in fields:
             out += doc_lines(f.doc, "        ")
+            if f.cfg:
+                out += f'        #[cfg(feature = "{f.cfg}")]\n'
             out += f"        {f.decl()}\n"
         out += "    }\n}\n"
         return out
@@ -537,6 +725,7 @@ class Gen:
         attrs = f"    #[schema_extend({sch})]\n    #[check({fn})]\n"
         out += self.emit_object(name, fields, attrs)
         out += self.emit_check(name, fn, sch, tag, tag_info, branches, by_json, types, typed)
+        out += self.emit_shape(name, sch, tag, by_json)
         return out
 
     def present(self, by_json, j):
@@ -587,32 +776,29 @@ class Gen:
         out += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
         out += "".join(f"    {l}\n" for l in body)
         out += "}\n"
-        # The schema's alternatives, as the check applies them.
-        alts = []
-        if tag:
-            known = [c for c, *_ in branches if c is not None]
-            for const, req, groups, props in branches:
-                cond_json = {"required": ([tag] + req)}
-                if const is not None:
-                    cond_json["properties"] = {tag: {"const": const}}
-                    for j in typed:
-                        t = types.get(j, {}).get(const)
-                        if t is not None:
-                            cond_json["properties"][j] = {"$ref": f"#/$defs/{t}"} if t[0].isupper() and t not in ("String",) else {"type": {"bool": "boolean", "String": "string"}.get(t, "number")}
-                else:
-                    cond_json["properties"] = {tag: {"type": "string"}}
-                    cond_json["not"] = {"properties": {tag: {"enum": known}}, "required": [tag]}
-                if groups:
-                    cond_json["allOf"] = [{"oneOf": [{"required": alt} for alt in g]} for g in groups]
-                alts.append(cond_json)
-        else:
-            for _, req, groups, _ in branches:
-                for g in groups:
-                    alts.append({"oneOf": [{"required": alt} for alt in g]})
-        key = "anyOf" if tag else "allOf"
-        out += f"\n/// Adds the alternatives of a [`{name}`] to its schema.\n"
+        return out
+
+    def emit_shape(self, name, sch, tag, by_json):
+        """The schema function of an object with a flattened union: the official shape (the
+        common members as properties, the kinds as references to their definitions), which
+        accepts what the check accepts."""
+        s = self.v2[name]
+        props = s.get("properties", {})
+        out = f"\n/// Gives the schema of a [`{name}`] the official shape: its common members, and its\n"
+        out += "/// kinds as references to their definitions.\n"
         out += f"fn {sch}(object: &mut serde_json::Map<String, serde_json::Value>) {{\n"
-        out += f'    object.insert("{key}".into(), serde_json::json!({json.dumps(alts)}));\n'
+        keep = ", ".join(f'"{j}"' for j in props)
+        out += f"    only_properties(object, &[{keep}]);\n"
+        if tag and tag in props:
+            out += f'    replace_property(object, "{tag}", serde_json::json!({rust_json(undocumented(props[tag]))}));\n'
+        req = s.get("required", [])
+        out += f"    set_required(object, &[{', '.join(chr(34) + r + chr(34) for r in req)}]);\n"
+        for key in ("anyOf", "oneOf"):
+            if key in s:
+                out += f'    object.insert("{key}".into(), serde_json::json!({rust_json(undocumented(s[key]))}));\n'
+        kw = overlay({j: p for j, p in props.items() if j != tag})
+        if kw:
+            out += f"    keywords(object, serde_json::json!({rust_json(kw)}));\n"
         out += "}\n"
         return out
 
@@ -632,8 +818,12 @@ class Gen:
             lo, hi = base.get("minimum"), base.get("maximum")
             natural = {"u16": (0, 65535), "u32": (0, 4294967295), "u64": (0, None)}.get(f.ty, (None, None))
             if (lo is not None and lo != natural[0]) or (hi is not None and hi != natural[1]):
+                low = f"Some({lo})" if lo is not None else "None"
+                high = f"Some({hi})" if hi is not None else "None"
                 if f.kind == "req":
-                    checks.append(f'in_range("{f.json}", value.{f.name}, {lo if lo is not None else "None"}, {hi if hi is not None else "None"})?;'.replace(", None", ", None").replace(f'{lo}, ', f'Some({lo}), ' if lo is not None else "None, ").replace(f', {hi})', f', Some({hi}))' if hi is not None else ', None)'))
+                    checks.append(f'in_range("{f.json}", value.{f.name}, {low}, {high})?;')
+                elif f.kind == "opt":
+                    checks.append(f'if let Some(v) = value.{f.name} {{ in_range("{f.json}", v, {low}, {high})?; }}')
         return checks
 
     def emit(self, name):
@@ -641,6 +831,8 @@ class Gen:
         s = self.v2[name]
         if cat == "id":
             return self.emit_id(name)
+        if cat == "alias":
+            return f"same_as! {{\n{doc_lines(self.type_doc(name), '    ')}    pub struct {name}({ref_of(s)});\n}}\n"
         if cat == "enum":
             return self.emit_enum(name, self.enum_values(s))
         if cat == "union":
@@ -648,23 +840,53 @@ class Gen:
         if cat == "object":
             fields = self.fields_of(name, s.get("properties", {}), s.get("required", []))
             checks = self.bounds(s, fields)
-            if not checks:
-                return self.emit_object(name, fields)
-            fn = f"check_{snake(name)}"
-            out = self.emit_object(name, fields, f"    #[check({fn})]\n")
-            out += f"\n/// Checks the bounds the schema sets on the members of a [`{name}`].\n"
-            out += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
-            out += "".join(f"    {c}\n" for c in checks)
-            out += "    Ok(())\n}\n"
-            return out
+            kw = overlay(s.get("properties", {}))
+            attrs = ""
+            tail = ""
+            if kw:
+                sch = f"schema_{snake(name)}"
+                attrs += f"    #[schema_extend({sch})]\n"
+                tail += f"\n/// Adds to the schema of a [`{name}`] what the types of its fields do not say.\n"
+                tail += f"fn {sch}(object: &mut serde_json::Map<String, serde_json::Value>) {{\n"
+                tail += f"    keywords(object, serde_json::json!({rust_json(kw)}));\n}}\n"
+            if checks:
+                fn = f"check_{snake(name)}"
+                attrs += f"    #[check({fn})]\n"
+                tail += f"\n/// Checks the bounds the schema sets on the members of a [`{name}`].\n"
+                tail += f"fn {fn}(value: &{name}) -> Result<(), String> {{\n"
+                tail += "".join(f"    {c}\n" for c in checks)
+                tail += "    Ok(())\n}\n"
+            return self.emit_object(name, fields, attrs) + tail
         if cat == "merged":
             return self.emit_merged(name)
         return ""
 
+    def file_text(self, title, names, prefix):
+        """The text of a generated file of types: its docs, imports and definitions."""
+        text = f"//! {title}\n//!\n//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
+        body = "".join("\n" + self.emit(n) for n in names)
+        if body:
+            text += f"use {prefix}prelude::*;\n"
+        if "same_as! {" in body:
+            text += "use crate::unstable::proxy::same_as;\n"
+        used = [f for f in ("in_range", "min_items", "min_items_opt", "one_of", "require", "typed")
+                if f"{f}(" in body or f"{f}::<" in body]
+        if used:
+            text += f"use {prefix}check::{{" + ", ".join(used) + "};\n"
+        shaped = [f for f in ("catch_all_requires", "keywords", "only_properties", "replace_property", "set_required")
+                  if f"{f}(" in body]
+        if shaped:
+            text += f"use {prefix}shape::{{" + ", ".join(shaped) + "};\n"
+        return text + body
+
     def run(self):
         files = {}
+        drafts = {}
         for name in self.v2:
             cat = self.category(name)
+            if self.is_draft(name) and cat != "hand":
+                drafts.setdefault(self.draft_feature[name], []).append(name)
+                continue
             if cat in ("hand", "reexport"):
                 continue
             files.setdefault(self.file_of(name), []).append(name)
@@ -672,23 +894,44 @@ class Gen:
             names = files.get(file)
             if not names:
                 continue
-            text = f"//! {title}\n//!\n//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
-            text += "use super::prelude::*;\n"
-            body = "".join("\n" + self.emit(n) for n in names)
-            used = [f for f in ("in_range", "min_items", "min_items_opt", "one_of", "require", "typed")
-                    if f"{f}(" in body or f"{f}::<" in body]
-            if used:
-                text += "use super::check::{" + ", ".join(used) + "};\n"
-            text += body
-            (V2 / f"{file}.rs").write_text(text)
+            (V2 / f"{file}.rs").write_text(self.file_text(title, names, "super::"))
+        self.write_drafts(drafts)
         self.write_lists(files)
         self.write_methods()
         self.write_conversions()
 
+    def write_drafts(self, drafts):
+        """`unstable/`: the definitions of each draft feature, one module per feature (named as
+        v1's), each compiled with its feature."""
+        folder = V2 / "unstable"
+        folder.mkdir(exist_ok=True)
+        mods = []
+        for feature in sorted(drafts, key=lambda f: self.modules[0][f]):
+            module = self.modules[0][feature]
+            names = drafts[feature]
+            own = [n for n in names if n not in self.reexport]
+            shared = sorted(n for n in names if n in self.reexport)
+            title = f"The v2 definitions of the draft feature `{feature}`."
+            text = self.file_text(title, own, "crate::v2::")
+            if shared:
+                text += "\n// The definitions of this draft v2 shares with v1: v1's types.\n"
+                text += "pub use crate::{" + ", ".join(shared) + "};\n"
+            (folder / f"{module}.rs").write_text(text)
+            mods.append((feature, module))
+        text = "//! The v2 definitions of the draft features, each compiled with its feature (the names\n"
+        text += "//! of v1's drafts); with them, stable v2 definitions gain their draft members.\n//!\n"
+        text += "//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
+        for feature, module in mods:
+            text += f'#[cfg(feature = "{feature}")]\nmod {module};\n'
+        text += "\n"
+        for feature, module in mods:
+            text += f'#[cfg(feature = "{feature}")]\npub use {module}::*;\n'
+        (folder / "mod.rs").write_text(text)
+
     def write_conversions(self):
         text = "//! `From` each variant's payload for the v2 unions, where the payload belongs to one\n"
         text += "//! variant only.\n//!\n//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
-        text += "use super::*;\n"
+        text += "#[allow(unused_imports)] // With no draft feature, nothing of `unstable` is named.\nuse super::*;\n"
         for name in self.v2:
             if self.category(name) != "union":
                 continue
@@ -698,77 +941,117 @@ class Gen:
             for b in br:
                 consts = [(k, v["const"]) for k, v in b.get("properties", {}).items() if "const" in v]
                 if consts and ref_of(b):
-                    variants.append((camel(consts[0][1]), ref_of(b)))
+                    feature = self.draft_feature.get(name) or self.variant_feature(name, consts[0][1], b)
+                    variants.append((variant_name(consts[0][1]), ref_of(b), feature))
             counts = {}
-            for _, ref in variants:
+            for _, ref, _ in variants:
                 counts[ref] = counts.get(ref, 0) + 1
-            for var, ref in variants:
+            for var, ref, feature in variants:
                 if counts[ref] == 1:
-                    text += f"\nimpl From<{ref}> for {name} {{\n    fn from(value: {ref}) -> Self {{\n        Self::{var}(value)\n    }}\n}}\n"
+                    cfg = f'\n#[cfg(feature = "{feature}")]' if feature else ""
+                    text += f"{cfg}\nimpl From<{ref}> for {name} {{\n    fn from(value: {ref}) -> Self {{\n        Self::{var}(value)\n    }}\n}}\n"
         (V2 / "conversions.rs").write_text(text)
 
     def write_methods(self):
+        # (method, side, notification) -> {"params", "result", "feature"}
         methods = {}
         for name, s in self.v2.items():
-            if "x-method" in s:
-                m = methods.setdefault(s["x-method"], {"side": s["x-side"]})
-                m["result" if name.endswith("Response") else "params"] = name
+            if "x-method" not in s:
+                continue
+            notification = name.endswith("Notification")
+            m = methods.setdefault((s["x-method"], s["x-side"], notification), {})
+            m["result" if name.endswith("Response") else "params"] = name
+            if name in self.draft_feature:
+                m["feature"] = self.draft_feature[name]
+        cfg = lambda feature, indent: f'{indent}#[cfg(feature = "{feature}")]\n' if feature else ""
         groups = {"agent": "agentMethods", "client": "clientMethods", "protocol": "protocolMethods"}
         text = "//! The methods of v2: their names, by the side that serves them, and typed markers.\n//!\n"
         text += "//! Generated from the official v2 schema by `codegen/gen.py`: edit the generator.\n\n"
         text += "pub use crate::methods::{MethodDefinition, Notification, Request, Side};\n\n"
         text += "use super::*;\n"
         consts = {}
-        for side, key in groups.items():
+        listed = {side: sorted(self.meta[key].items(), key=lambda kv: kv[1]) for side, key in groups.items()}
+        proxy = sorted({(k[0].split("/")[-1].upper(), k[0]) for k in methods if k[1] == "proxy"}, key=lambda kv: kv[1])
+        proxy_feature = next((m.get("feature") for k, m in methods.items() if k[1] == "proxy"), None)
+        for side in ("agent", "client", "protocol", "proxy"):
             doc = {"agent": "Methods the agent serves (the client calls them).",
                    "client": "Methods the client serves (the agent calls them).",
-                   "protocol": "Protocol-level methods either side may send."}[side]
-            text += f"\n/// {doc}\npub mod {side} {{\n"
+                   "protocol": "Protocol-level methods either side may send.",
+                   "proxy": "Methods of proxy chains, between a proxy and its conductor (draft)."}[side]
+            entries = [("PROXY_" + c, mth) for c, mth in proxy] if side == "proxy" else [(k.upper(), mth) for k, mth in listed[side]]
+            text += f"\n/// {doc}\n" + cfg(proxy_feature if side == "proxy" else None, "") + f"pub mod {side} {{\n"
             names = []
-            for k, method in sorted(self.meta[key].items(), key=lambda kv: kv[1]):
-                const = k.upper()
-                consts[method] = f"{side}::{const}"
-                kind = " (a notification)" if "result" not in methods.get(method, {}) else ""
-                text += f"    /// `{method}`{kind}.\n    pub const {const}: &str = \"{method}\";\n"
-                names.append(const)
-            text += f"\n    /// Every method the {side} side serves.\n" if side != "protocol" else "\n    /// Every protocol-level method.\n"
+            for const, method in entries:
+                consts[(method, side)] = f"{side}::{const}"
+                kinds = [m for k, m in methods.items() if k[0] == method and k[1] == side]
+                every = [m for k, m in methods.items() if k[0] == method]
+                feature = next((m.get("feature") for m in every if m.get("feature")), None)
+                kind = " (a notification)" if kinds and all("result" not in m for m in kinds) else ""
+                if side == "proxy":
+                    # The module is gated; its methods are the agent's constants (the official
+                    # method table lists them on both sides).
+                    text += f"    pub use super::agent::{const};\n"
+                    names.append(const)
+                    continue
+                text += f"    /// `{method}`{kind}.\n" + cfg(feature, "    ") + f"    pub const {const}: &str = \"{method}\";\n"
+                names.append(cfg(feature, "").replace("\n", " ") + const)
+            text += f"\n    /// Every method the {side} side serves.\n" if side in ("agent", "client") else (
+                "\n    /// Every protocol-level method.\n" if side == "protocol" else "\n    /// Every proxy method.\n")
             text += "    pub const ALL: &[&str] = &[" + ", ".join(names) + "];\n}\n"
         defs = []
-        for method, m in sorted(methods.items(), key=lambda kv: ("result" not in kv[1], kv[0])):
+        order = sorted(methods.items(), key=lambda kv: ("result" not in kv[1], kv[0][0], kv[0][1]))
+        for (method, xside, notification), m in order:
             marker = camel(method.replace("$/", ""))
-            side = {"agent": "Agent", "client": "Client", "protocol": "Protocol"}[m["side"]]
+            if notification and any(k[0] == method and not k[2] for k in methods):
+                marker += "Notification"
+                if marker in self.v2:
+                    marker = marker[: -len("Notification")] + "Notify"
+            side = {"agent": "Agent", "client": "Client", "protocol": "Protocol", "proxy": "Proxy"}[xside]
             params = m["params"]
+            feature = m.get("feature")
             doc = self.type_doc(params).split(". ")[0].rstrip(".")
             text += f"\n/// `{method}`: {doc[0].lower() + doc[1:]}.\n"
+            text += cfg(feature, "")
             text += "#[derive(Debug)]\n#[allow(clippy::exhaustive_enums)] // Uninhabited: a type-level name only.\n"
-            text += f"pub enum {marker} {{}}\n\n"
+            text += f"pub enum {marker} {{}}\n\n" + cfg(feature, "")
+            const = consts[(method, xside)]
             if "result" in m:
-                text += f"impl Request for {marker} {{\n    const METHOD: &'static str = {consts[method]};\n    const SIDE: Side = Side::{side};\n    type Params = {params};\n    type Result = {m['result']};\n}}\n"
+                text += f"impl Request for {marker} {{\n    const METHOD: &'static str = {const};\n    const SIDE: Side = Side::{side};\n    type Params = {params};\n    type Result = {m['result']};\n}}\n"
                 res = f"Some(\"{m['result']}\")"
             else:
-                text += f"impl Notification for {marker} {{\n    const METHOD: &'static str = {consts[method]};\n    const SIDE: Side = Side::{side};\n    type Params = {params};\n}}\n"
+                text += f"impl Notification for {marker} {{\n    const METHOD: &'static str = {const};\n    const SIDE: Side = Side::{side};\n    type Params = {params};\n}}\n"
                 res = "None"
-            defs.append(f"    MethodDefinition {{\n        method: {consts[method]},\n        side: Side::{side},\n        params: \"{params}\",\n        result: {res},\n    }},\n")
-        text += "\n/// Every method of v2, requests first: name, side, params and result definitions.\n"
+            defs.append(cfg(feature, "    ") + f"    MethodDefinition {{\n        method: {const},\n        side: Side::{side},\n        params: \"{params}\",\n        result: {res},\n    }},\n")
+        text += "\n/// Every method of v2 compiled in (the drafts with their features), requests first: name,\n"
+        text += "/// side, params and result definitions. `mcp/message` and `proxy/successor` (drafts) have two\n/// entries each, a request and a notification.\n"
         text += "pub const DEFINITIONS: &[MethodDefinition] = &[\n" + "".join(defs) + "];\n"
-        text += "\n/// The entry of [`DEFINITIONS`] for `method`, if v2 has it.\n"
+        text += "\n/// The entry of [`DEFINITIONS`] for `method`, if v2 has it (the request, for a method that is\n/// also a notification).\n"
         text += "pub fn definition(method: &str) -> Option<&'static MethodDefinition> {\n    DEFINITIONS.iter().find(|d| d.method == method)\n}\n"
         (V2 / "methods.rs").write_text(text)
 
     def write_lists(self, files):
-        order = list(self.v2)
-        re_list = sorted(self.reexport)
+        stable = [n for n in self.stable if n not in ENVELOPES]
+        drafts = [n for n in self.v2 if n in self.draft_feature and n not in ENVELOPES]
+        re_list = sorted(n for n in self.reexport if n not in self.draft_feature)
         text = "// Generated by `codegen/gen.py`: the definitions of the v2 schema, in its order.\n\n"
         text += "/// The definitions of the v2 schema that are v1's (re-exported from the crate root).\n"
         text += "pub const REEXPORTED: &[&str] = &[\n" + "".join(f'    "{n}",\n' for n in re_list) + "];\n\n"
+        text += "/// The draft definitions of v2 that are v1's (re-exported from the crate root, with the\n/// same features).\n"
+        text += "pub const REEXPORTED_DRAFTS: &[&str] = &[\n" + "".join(f'    "{n}",\n' for n in sorted(self.reexport_drafts)) + "];\n\n"
         text += "/// Calls `$m!` with every definition of the v2 schema but the six envelopes, in the official\n/// order.\n"
         text += "#[macro_export]\nmacro_rules! for_each_v2_value_definition {\n    ($m:ident) => {\n        $m!(\n"
-        text += "".join(f"            {n},\n" for n in order if n not in ENVELOPES)
+        text += "".join(f"            {n},\n" for n in stable)
+        text += "        )\n    };\n}\n\n"
+        text += "/// Calls `$m!` with every definition the drafts add to the v2 schema, in the official order\n"
+        text += "/// (with `unstable`: every draft feature on).\n"
+        text += '#[cfg(feature = "unstable")]\n#[macro_export]\nmacro_rules! for_each_v2_draft_definition {\n    ($m:ident) => {\n        $m!(\n'
+        text += "".join(f"            {n},\n" for n in drafts)
         text += "        )\n    };\n}\n"
         (V2 / "definitions.rs").write_text(text)
         mods = sorted(f for f, _, _ in FILES if f in files)
         print("modules:", " ".join(mods))
         print("reexported:", ", ".join(re_list))
+        print("reexported drafts:", ", ".join(sorted(self.reexport_drafts)))
 
 
 def main():

@@ -1,7 +1,9 @@
 //! Every fixture of `fixtures.json` (written by `generator.py` from the official v2 schema):
 //! the schema's verdict on each document is the one recorded, and our v2 types agree with it:
 //! a valid document decodes and encodes back to the same JSON through every decoding API, an
-//! invalid one is refused.
+//! invalid one is refused. With every draft feature on, the same of `fixtures.unstable.json`
+//! (`generator.py --drafts`: the definitions the drafts add or change, labelled by the
+//! official `schema.unstable.json`).
 
 #![allow(clippy::print_stdout)] // The counts are part of the test's report.
 
@@ -29,6 +31,20 @@ pub(crate) fn decode_v2(def: &str, doc: &Value) -> Result<Outcome, String> {
     acp_types::for_each_v2_value_definition!(dispatch)
 }
 
+/// Decodes `doc` as the v2 definition `def`, a draft one or a stable one.
+#[cfg(feature = "unstable")]
+fn decode_v2_draft(def: &str, doc: &Value) -> Result<Outcome, String> {
+    macro_rules! dispatch {
+        ($($name:ident),* $(,)?) => {
+            match def {
+                $( stringify!($name) => decode_value::<acp_types::v2::$name>(doc), )*
+                _ => decode_v2(def, doc),
+            }
+        };
+    }
+    acp_types::for_each_v2_draft_definition!(dispatch)
+}
+
 struct Fixture {
     def: String,
     name: String,
@@ -37,7 +53,10 @@ struct Fixture {
 }
 
 fn load() -> Vec<Fixture> {
-    let text = include_str!("fixtures.json");
+    parse(include_str!("fixtures.json"))
+}
+
+fn parse(text: &str) -> Vec<Fixture> {
     let all: Vec<Value> = serde_json::from_str(text).expect("fixtures.json is JSON");
     all.into_iter()
         .map(|f| Fixture {
@@ -66,12 +85,25 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
 
 #[test]
 fn every_fixture_has_the_schemas_verdict_and_our_types_agree() {
-    let spec = V2Spec::load();
     let fixtures = load();
     assert!(fixtures.len() > 900, "only {} fixtures", fixtures.len());
+    check(&fixtures, decode_v2, "v2");
+}
+
+#[cfg(feature = "unstable")]
+#[test]
+fn every_draft_fixture_has_the_schemas_verdict_and_our_types_agree() {
+    let fixtures = parse(include_str!("fixtures.unstable.json"));
+    assert!(fixtures.len() > 1000, "only {} fixtures", fixtures.len());
+    check(&fixtures, decode_v2_draft, "v2 draft");
+}
+
+/// Checks each fixture: the schema's verdict (when the schema is the official one) and ours.
+fn check(fixtures: &[Fixture], decode: fn(&str, &Value) -> Result<Outcome, String>, what: &str) {
+    let spec = V2Spec::load();
     let mut failures = Vec::new();
     let (mut valid, mut invalid) = (0, 0);
-    for f in &fixtures {
+    for f in fixtures {
         let id = format!("{} \"{}\"", f.def, f.name);
         if spec.official {
             let verdict = spec.is_valid(&f.def, &f.doc);
@@ -89,7 +121,7 @@ fn every_fixture_has_the_schemas_verdict_and_our_types_agree() {
         {
             continue;
         }
-        match (decode_v2(&f.def, &f.doc), f.valid) {
+        match (decode(&f.def, &f.doc), f.valid) {
             (Err(disagreement), _) => failures.push(format!("{id}: {disagreement}")),
             (Ok(Outcome::Decoded(again)), true) => {
                 valid += 1;
@@ -110,7 +142,7 @@ fn every_fixture_has_the_schemas_verdict_and_our_types_agree() {
             )),
         }
     }
-    println!("v2 fixtures: {valid} valid decoded and round-tripped, {invalid} invalid refused");
+    println!("{what} fixtures: {valid} valid decoded and round-tripped, {invalid} invalid refused");
     assert!(
         failures.is_empty(),
         "{} of {} fixtures failed:\n{}",
@@ -127,6 +159,27 @@ fn every_definition_has_fixtures() {
         assert!(
             fixtures.iter().any(|f| f.def == *def && f.valid),
             "no valid fixture of {def}"
+        );
+    }
+}
+
+#[cfg(feature = "unstable")]
+#[test]
+fn every_draft_definition_has_fixtures() {
+    let fixtures = parse(include_str!("fixtures.unstable.json"));
+    let spec = V2Spec::load();
+    for def in acp_types::v2::schema::DRAFT_DEFINITIONS {
+        assert!(
+            fixtures.iter().any(|f| f.def == *def && f.valid),
+            "no valid fixture of {def}"
+        );
+        // A definition that accepts any JSON (a forwarded result) has no invalid document.
+        let any_json = spec.schema["$defs"][*def]
+            .as_object()
+            .is_some_and(|d| d.keys().all(|k| k == "description" || k.starts_with("x-")));
+        assert!(
+            any_json || fixtures.iter().any(|f| f.def == *def && !f.valid),
+            "no invalid fixture of {def}"
         );
     }
 }

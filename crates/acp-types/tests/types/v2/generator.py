@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Writes `fixtures.json` beside this file: documents for every definition of the official v2
 schema, each labelled with the official schema's verdict (computed here with the Python
-`jsonschema` package and checked again by the Rust test against the schema it loads).
+`jsonschema` package and checked again by the Rust test against the schema it loads); with
+`--drafts`, `fixtures.unstable.json`: the same for every definition the drafts add or change
+(`v2/schema.unstable.json`).
 
-    python3 crates/acp-types/tests/types/v2/generator.py [SPEC_DIR]
+    python3 crates/acp-types/tests/types/v2/generator.py [--drafts] [SPEC_DIR]
 
 Per definition: a minimal document (required members only), a full one (every member), one
 with `null` in every nullable member, one without each required member, a document of the
 wrong JSON type, for each open enum and tagged union an `_`-prefixed extension value, and for
 each known tag of a union its variant without a required member (a malformed payload of a
-known kind, which must be refused rather than taken as unknown).
+known kind, which must be refused rather than taken as unknown), a member below its
+`minimum` or above its `maximum`, and a list member with fewer items than its `minItems`.
 """
 
 import json
@@ -24,12 +27,17 @@ ROOT = HERE.parents[4]
 
 
 def main():
-    spec = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(
+    args = [a for a in sys.argv[1:] if a != "--drafts"]
+    drafts = "--drafts" in sys.argv[1:]
+    spec = Path(args[0]) if args else Path(
         os.environ.get("ACP_SPEC_DIR") or ROOT / "../shared/spec/2026-11")
     if not (spec / "v2").is_dir():
         spec = spec / "2026-11"
-    schema = json.load(open(spec / "v2" / "schema.json"))
+    stable = json.load(open(spec / "v2" / "schema.json"))
+    schema = json.load(open(spec / "v2" / ("schema.unstable.json" if drafts else "schema.json")))
     defs = schema["$defs"]
+    # With --drafts: only the definitions the drafts add or change.
+    wanted = {n for n, d in defs.items() if stable["$defs"].get(n) != d} if drafts else set(defs)
 
     def resolve(s):
         if "$ref" in s:
@@ -132,9 +140,10 @@ def main():
                          "schema": "valid" if valid(defname, doc) else "invalid"})
 
     envelopes = {"AgentRequest", "AgentResponse", "AgentNotification",
-                 "ClientRequest", "ClientResponse", "ClientNotification"}
+                 "ClientRequest", "ClientResponse", "ClientNotification",
+                 "ProxyRequest", "ProxyResponse", "ProxyNotification"}
     for defname, s in defs.items():
-        if defname in envelopes:
+        if defname in envelopes or defname not in wanted:
             continue
         minimal = build(s, defname)
         add(defname, "minimal", minimal)
@@ -154,9 +163,20 @@ def main():
                 doc = {k: v for k, v in minimal.items() if k != r}
                 add(defname, f"without {r}", doc)
             add(defname, "not an object", 42)
+            for p, ps in props.items():
+                if ps.get("x-deserialize-default-on-error"):
+                    continue  # Out of bounds takes the default there.
+                if "minimum" in ps and not str(ps.get("format", "")).startswith("uint") or ps.get("minimum", 0) > 0:
+                    add(defname, f"{p} below its minimum", {**minimal, p: ps["minimum"] - 1})
+                if "maximum" in ps and ps.get("format") != "uint16" or ps.get("maximum", 65535) < 65535:
+                    add(defname, f"{p} above its maximum", {**minimal, p: ps["maximum"] + 1})
+                if ps.get("minItems", 0) > 0:
+                    add(defname, f"{p} with too few items", {**minimal, p: []})
             extended = dict(minimal)
             extended["x-future-field"] = {"nested": [1, 2.5, None]}
             add(defname, "unknown member", extended)
+        if isinstance(minimal, str) and s.get("type") == "string":
+            add(defname, "not a string", 7)
         br = s.get("anyOf") or s.get("oneOf") or []
         if br and all(b.get("type") == "string" for b in br):
             add(defname, "extension value", "_vendor_value")
@@ -187,7 +207,7 @@ def main():
                 for r in (ref or {}).get("required", []):
                     bad = {k: v for k, v in doc.items() if k != r}
                     add(defname, f"{tag} {value} without {r}", bad)
-    out = HERE / "fixtures.json"
+    out = HERE / ("fixtures.unstable.json" if drafts else "fixtures.json")
     out.write_text(json.dumps(fixtures, indent=1) + "\n")
     print(f"{len(fixtures)} fixtures, {sum(f['schema'] == 'valid' for f in fixtures)} valid")
 

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-fn round_trip<T>(value: &T) -> Result<(), TestCaseError>
+pub(super) fn round_trip<T>(value: &T) -> Result<(), TestCaseError>
 where
     T: Serialize + DeserializeOwned + PartialEq + Debug,
 {
@@ -36,12 +36,14 @@ where
     Ok(())
 }
 
-fn text() -> impl Strategy<Value = String> {
+pub(super) fn text() -> impl Strategy<Value = String> {
     "[a-zA-Z0-9 _./:-]{0,10}|[\"\\\\\n\tüé✓\u{1F600}]{1,4}"
 }
 
 /// A patch of `T`: omitted, cleared or set.
-fn patch<T: Debug + Clone>(value: impl Strategy<Value = T>) -> impl Strategy<Value = Patch<T>> {
+pub(super) fn patch<T: Debug + Clone>(
+    value: impl Strategy<Value = T>,
+) -> impl Strategy<Value = Patch<T>> {
     prop_oneof![
         Just(Patch::Unchanged),
         Just(Patch::Clear),
@@ -49,7 +51,7 @@ fn patch<T: Debug + Clone>(value: impl Strategy<Value = T>) -> impl Strategy<Val
     ]
 }
 
-fn open_enum<T: for<'a> From<&'a str> + Debug>(
+pub(super) fn open_enum<T: for<'a> From<&'a str> + Debug>(
     known: &'static [&'static str],
 ) -> impl Strategy<Value = T> {
     prop_oneof![
@@ -58,7 +60,7 @@ fn open_enum<T: for<'a> From<&'a str> + Debug>(
     ]
 }
 
-fn json_value() -> impl Strategy<Value = Value> {
+pub(super) fn json_value() -> impl Strategy<Value = Value> {
     prop_oneof![
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
@@ -67,7 +69,7 @@ fn json_value() -> impl Strategy<Value = Value> {
     ]
 }
 
-fn meta() -> impl Strategy<Value = Map<String, Value>> {
+pub(super) fn meta() -> impl Strategy<Value = Map<String, Value>> {
     proptest::collection::btree_map("[a-z]{1,5}", json_value(), 0..3)
         .prop_map(|m| m.into_iter().collect())
 }
@@ -186,7 +188,7 @@ proptest! {
     }
 }
 
-fn state_of<T>(patch: &Patch<T>) -> u8 {
+pub(super) fn state_of<T>(patch: &Patch<T>) -> u8 {
     match patch {
         Patch::Unchanged => 0,
         Patch::Clear => 1,

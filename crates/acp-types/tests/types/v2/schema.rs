@@ -2,8 +2,12 @@
 //! types generate, and they agree with the official v2 files: the same definition names, the
 //! same `x-method` / `x-side` / `x-docs-ignore` annotations, the same method table.
 //!
+//! With every draft feature on (`unstable`), the same holds of
+//! `schema/acp.v2.unstable.schema.json` and `schema/meta.v2.unstable.json`.
+//!
 //! After changing a v2 type, regenerate them with
-//! `ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --features unstable_protocol_v2 --test types -- v2::schema`.
+//! `ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --features unstable_protocol_v2 --test types -- v2::schema`
+//! and the same with `--features unstable,unstable_protocol_v2`.
 
 use std::path::PathBuf;
 
@@ -27,7 +31,7 @@ fn check_snapshot(file: &str, generated: &Value) {
         return;
     }
     let hint = "regenerate it with `ACP_UPDATE_SCHEMA=1 cargo test -p acp-types --features \
-                unstable_protocol_v2 --test types -- v2::schema`";
+                unstable_protocol_v2 --test types -- v2::schema` (with `unstable` for the drafts' files)";
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}; {hint}", path.display()));
     let committed: Value = serde_json::from_str(&text)
@@ -42,42 +46,64 @@ fn check_snapshot(file: &str, generated: &Value) {
 /// True when only the draft-free v2 surface is compiled in (the committed files describe it).
 const STABLE_V2: bool = acp_types::schema::UNSTABLE_FEATURES.is_empty();
 
+/// True when every draft feature is on (the committed drafts' files describe that surface).
+const ALL_DRAFTS: bool = cfg!(feature = "unstable");
+
+/// The number of definitions of the official v2 files: stable, and with the drafts.
+const OFFICIAL_COUNT: usize = if ALL_DRAFTS { 262 } else { 197 };
+
+/// Every definition name of the bundle compiled in: values, drafts and envelopes.
+fn our_definitions() -> Vec<&'static str> {
+    #[allow(unused_mut)]
+    let mut names: Vec<&str> = VALUE_DEFINITIONS.iter().chain(ENVELOPES).copied().collect();
+    #[cfg(feature = "unstable")]
+    names.extend(
+        acp_types::v2::schema::DRAFT_DEFINITIONS
+            .iter()
+            .chain(acp_types::v2::schema::PROXY_ENVELOPES),
+    );
+    names
+}
+
 #[test]
 fn committed_v2_schema_and_meta_are_what_the_types_generate() {
-    if !STABLE_V2 {
-        // With v1 draft features on, the bundle is not the one the committed files describe.
-        return;
+    if STABLE_V2 {
+        check_snapshot("acp.v2.schema.json", &bundle());
+        check_snapshot("meta.v2.json", &meta());
+    } else if ALL_DRAFTS {
+        check_snapshot("acp.v2.unstable.schema.json", &bundle());
+        check_snapshot("meta.v2.unstable.json", &meta());
     }
-    check_snapshot("acp.v2.schema.json", &bundle());
-    check_snapshot("meta.v2.json", &meta());
+    // With only some draft features on, no committed file describes the bundle.
 }
 
 #[test]
 fn the_v2_bundle_has_every_definition_once_and_every_reference_resolves() {
     let bundle = bundle();
     let defs = bundle["$defs"].as_object().expect("$defs");
-    assert_eq!(VALUE_DEFINITIONS.len() + ENVELOPES.len(), 197);
-    for name in VALUE_DEFINITIONS.iter().chain(ENVELOPES) {
+    let ours = our_definitions();
+    if STABLE_V2 || ALL_DRAFTS {
+        assert_eq!(ours.len(), OFFICIAL_COUNT);
+    }
+    for name in &ours {
         assert!(
             defs.contains_key(*name),
             "{name} is missing from the bundle"
         );
     }
-    assert_eq!(
-        defs.len(),
-        197,
-        "definitions beyond the official ones: {:?}",
-        {
-            let mut extra: Vec<&String> = defs
-                .keys()
-                .filter(|k| {
-                    !VALUE_DEFINITIONS.contains(&k.as_str()) && !ENVELOPES.contains(&k.as_str())
-                })
-                .collect();
-            extra.sort();
-            extra
-        }
-    );
+    let mut extra: Vec<&String> = defs
+        .keys()
+        .filter(|k| !ours.contains(&k.as_str()))
+        .collect();
+    extra.sort();
+    // With some draft features on, definitions of those features join the bundle beyond the
+    // lists (which name all or none of the drafts).
+    if STABLE_V2 || ALL_DRAFTS {
+        assert!(
+            extra.is_empty(),
+            "definitions beyond the official ones: {extra:?}"
+        );
+    }
     let text = bundle.to_string();
     for target in text.split("\"$ref\":\"").skip(1) {
         let target = &target[..target.find('"').expect("a closing quote")];
@@ -93,8 +119,11 @@ fn the_v2_bundle_has_every_definition_once_and_every_reference_resolves() {
 #[test]
 #[ignore = "needs the official ACP specification (../shared/spec/2026-11/v2, or ACP_SPEC_DIR); CI runs it"]
 fn v2_definition_names_are_the_official_ones() {
+    if !(STABLE_V2 || ALL_DRAFTS) {
+        return; // Some draft features only: no official file lists that surface.
+    }
     let official = V2Spec::official();
-    let mut ours: Vec<&str> = VALUE_DEFINITIONS.iter().chain(ENVELOPES).copied().collect();
+    let mut ours = our_definitions();
     ours.sort_unstable();
     let mut theirs: Vec<&str> = official.schema["$defs"]
         .as_object()
@@ -119,8 +148,9 @@ fn v2_method_annotations_and_names_are_the_official_ones() {
             annotated += usize::from(ours.is_some());
         }
     }
-    // Two on each of the 32 params and result definitions, one on each envelope.
-    assert_eq!(annotated, 70);
+    // Two on each of the 32 params and result definitions, one on each envelope (stable); with
+    // the drafts, two on each of their 27 and one on each of the three proxy envelopes.
+    assert_eq!(annotated, if ALL_DRAFTS { 127 } else { 70 });
     assert_eq!(
         meta(),
         official.meta,

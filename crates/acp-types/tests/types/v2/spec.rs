@@ -1,6 +1,7 @@
 //! The v2 schema the tests validate against: the official `v2/schema.json` (beside v1 in the
 //! directory of `acp_testkit::spec_dir()`), or, outside CI and with a notice, the repository's
-//! generated `schema/acp.v2.schema.json`.
+//! generated `schema/acp.v2.schema.json`. With every draft feature on (`unstable`), the
+//! drafts' files: `v2/schema.unstable.json` and `schema/acp.v2.unstable.schema.json`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -29,6 +30,20 @@ fn official_dir() -> PathBuf {
     }
 }
 
+/// The official files of the surface compiled in: with `unstable`, the drafts'.
+const OFFICIAL: (&str, &str) = if cfg!(feature = "unstable") {
+    ("schema.unstable.json", "meta.unstable.json")
+} else {
+    ("schema.json", "meta.json")
+};
+
+/// Our generated files of the surface compiled in.
+const GENERATED: (&str, &str) = if cfg!(feature = "unstable") {
+    ("acp.v2.unstable.schema.json", "meta.v2.unstable.json")
+} else {
+    ("acp.v2.schema.json", "meta.v2.json")
+};
+
 fn read(path: PathBuf) -> Value {
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
@@ -50,17 +65,17 @@ impl V2Spec {
         static SPEC: OnceLock<Option<V2Spec>> = OnceLock::new();
         SPEC.get_or_init(|| {
             let dir = official_dir();
-            if !dir.join("schema.json").is_file() {
+            if !dir.join(OFFICIAL.0).is_file() {
                 assert!(
                     !in_ci(),
                     "the official v2 schema is required under CI but {} is missing",
-                    dir.join("schema.json").display()
+                    dir.join(OFFICIAL.0).display()
                 );
                 return None;
             }
             Some(Self::new(
-                read(dir.join("schema.json")),
-                read(dir.join("meta.json")),
+                read(dir.join(OFFICIAL.0)),
+                read(dir.join(OFFICIAL.1)),
                 true,
             ))
         })
@@ -88,11 +103,11 @@ impl V2Spec {
             let dir = workspace_root().join("schema");
             eprintln!(
                 "notice: the official v2 schema was not found: validating against {}",
-                dir.join("acp.v2.schema.json").display()
+                dir.join(GENERATED.0).display()
             );
             Self::new(
-                read(dir.join("acp.v2.schema.json")),
-                read(dir.join("meta.v2.json")),
+                read(dir.join(GENERATED.0)),
+                read(dir.join(GENERATED.1)),
                 false,
             )
         })
