@@ -187,11 +187,30 @@ def refs(x, acc):
     return acc
 
 
-def reexports(v2, v1_nov, v1_aug):
-    """The v2 definitions identical (descriptions aside, transitively) to v1's, in November
-    and in what our v1 types implement today."""
-    same = {n for n in v2 if n in v1_nov and n in v1_aug
-            and strip(v2[n]) == strip(v1_nov[n]) == strip(v1_aug[n])}
+# The stable v2 definitions that are v1's types, re-exported. Fixed, so that a regeneration
+# never turns a public v2 type into another: each must still be identical (descriptions aside,
+# transitively) to v1's definition of the same name, or the generator stops. A definition that
+# becomes identical later (the stable compaction and notice types of November are) stays a v2
+# type of its own until someone decides otherwise here.
+STABLE_REEXPORTS = {
+    "AuthMethodId", "BooleanPropertySchema", "CloseSessionRequest", "CloseSessionResponse",
+    "CompleteElicitationNotification", "Cost", "DeleteSessionRequest", "DeleteSessionResponse",
+    "ElicitationCapabilities", "ElicitationFormCapabilities", "ElicitationId",
+    "ElicitationSchemaType", "ElicitationSessionScope", "ElicitationUrlCapabilities",
+    "EnumOption", "EnvVariable", "ExtNotification", "ExtRequest", "ExtResponse", "HttpHeader",
+    "Implementation", "IntegerPropertySchema", "MessageId", "NumberPropertySchema",
+    "PermissionOptionId", "ProtocolVersion", "SelectedPermissionOutcome",
+    "SessionAdditionalDirectoriesCapabilities", "SessionConfigBoolean", "SessionConfigGroupId",
+    "SessionConfigId", "SessionConfigOptionCategory", "SessionConfigSelectOption",
+    "SessionConfigValueId", "SessionDeleteCapabilities", "SessionId", "Terminal", "TerminalId",
+    "ToolCallId", "UsageUpdate",
+}
+
+
+def reexports(v2, v1):
+    """The v2 definitions of [`STABLE_REEXPORTS`], each checked to be identical (descriptions
+    aside, transitively) to v1's."""
+    same = {n for n in v2 if n in v1 and strip(v2[n]) == strip(v1[n])}
     changed = True
     while changed:
         changed = False
@@ -199,7 +218,10 @@ def reexports(v2, v1_nov, v1_aug):
             if any(r not in same for r in refs(v2[n], set())):
                 same.discard(n)
                 changed = True
-    return same
+    differ = sorted(STABLE_REEXPORTS - same)
+    if differ:
+        sys.exit(f"re-exported from v1 but no longer identical to v1's definition: {differ}")
+    return set(STABLE_REEXPORTS)
 
 
 def v1_draft_modules():
@@ -428,10 +450,7 @@ class Gen:
         # compiled with their feature.
         self.v2 = load(spec_dir / "v2" / "schema.unstable.json")["$defs"]
         self.meta = load(spec_dir / "v2" / "meta.unstable.json")
-        v1_nov = load(spec_dir / "v1" / "schema.json")["$defs"]
-        aug_path = spec_dir.parent / "schema.json"
-        v1_aug = load(aug_path)["$defs"] if aug_path.is_file() else v1_nov
-        self.reexport = reexports(self.stable, v1_nov, v1_aug)
+        self.reexport = reexports(self.stable, load(spec_dir / "v1" / "schema.json")["$defs"])
         self.modules = v1_draft_modules()
         self.draft_feature = {}
         for name in self.v2:
