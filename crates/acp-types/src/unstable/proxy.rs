@@ -81,6 +81,7 @@ macro_rules! same_as {
         $crate::wire::lenient_no_default!($name);
     };
 }
+#[cfg(feature = "unstable_protocol_v2")]
 pub(crate) use same_as;
 
 same_as! {
