@@ -16,8 +16,9 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Mutex, oneshot};
 use tokio::time::Instant;
 
-/// The requests and the notifications the peer sends before closing its side.
-const N: usize = 300;
+/// The requests and the notifications the peer sends before closing its side (the requests,
+/// all running at once, stay under the default cap on requests in flight).
+const N: usize = 200;
 
 /// A `session/update` notification with `text`, as a value.
 fn update(text: &str) -> Value {
@@ -85,7 +86,11 @@ async fn everything_queued_before_and_after_the_end_of_input_is_written() {
 
     // A call of ours that the peer will never answer: it fails as soon as the input ends.
     let to_peer = end.peer.clone();
-    let call = tokio::spawn(async move { to_peer.request_raw("fs/read_text_file", &json!({})).await });
+    let call = tokio::spawn(async move {
+        to_peer
+            .request_raw("fs/read_text_file", &read_params())
+            .await
+    });
     let unanswered = raw.recv().await;
     assert_eq!(unanswered["method"], "fs/read_text_file");
 
@@ -115,12 +120,17 @@ async fn everything_queued_before_and_after_the_end_of_input_is_written() {
     );
     assert!(!end.driver.is_finished(), "the slow handler still runs");
     // Calls made after the end of input fail at once too.
-    let late = guard("a call after the end of input", end.peer.request_raw("x/y", &json!({})))
-        .await;
+    let late = guard(
+        "a call after the end of input",
+        end.peer.request_raw("fs/read_text_file", &read_params()),
+    )
+    .await;
     assert!(matches!(late, Err(Error::ConnectionClosed)), "{late:?}");
     release_tx.send(()).unwrap();
 
-    let messages = guard("reading the output to its end", read_all).await.unwrap();
+    let messages = guard("reading the output to its end", read_all)
+        .await
+        .unwrap();
     end.join().await.expect("a clean end of input");
     wire.finish().await;
 
@@ -147,7 +157,16 @@ async fn everything_queued_before_and_after_the_end_of_input_is_written() {
         .collect();
     assert_eq!(answers, expected, "every request answered");
     assert_eq!(from_requests, N + 1, "every request's notification written");
-    assert_eq!(echoes, (0..N).collect(), "every notification's echo written");
+    assert_eq!(
+        echoes,
+        (0..N).collect(),
+        "every notification's echo written"
+    );
+}
+
+/// The params of the call the peer never answers.
+fn read_params() -> Value {
+    json!({"sessionId": "s", "path": "/tmp/never-read.txt"})
 }
 
 /// The slow request: a prompt.
@@ -173,7 +192,11 @@ async fn output_nobody_reads_is_given_up_after_the_drain_timeout() {
                     // Far more than the pipe and the outgoing buffer hold.
                     for _ in 0..2_000 {
                         let text = format!("{:0>100}", chunk_text(&update));
-                        if peer.notify::<SessionUpdate>(&chunk("s", text)).await.is_err() {
+                        if peer
+                            .notify::<SessionUpdate>(&chunk("s", text))
+                            .await
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -194,8 +217,14 @@ async fn output_nobody_reads_is_given_up_after_the_drain_timeout() {
     let start = Instant::now();
     let result = guard("the driver", driver).await.unwrap();
     let took = start.elapsed();
-    assert!(result.is_ok(), "the peer ended its input cleanly: {result:?}");
-    assert!(took >= DRAIN, "gave up after {took:?}, before the drain timeout");
+    assert!(
+        result.is_ok(),
+        "the peer ended its input cleanly: {result:?}"
+    );
+    assert!(
+        took >= DRAIN,
+        "gave up after {took:?}, before the drain timeout"
+    );
     assert!(
         took < DRAIN + Duration::from_secs(1),
         "gave up after {took:?}, long after the drain timeout"
@@ -216,7 +245,11 @@ async fn a_peer_gone_for_good_ends_the_drain_at_once() {
                 async move {
                     loop {
                         let text = format!("{:0>100}", chunk_text(&update));
-                        if peer.notify::<SessionUpdate>(&chunk("s", text)).await.is_err() {
+                        if peer
+                            .notify::<SessionUpdate>(&chunk("s", text))
+                            .await
+                            .is_err()
+                        {
                             return;
                         }
                     }
