@@ -14,6 +14,7 @@ use common::{RawEnd, RawWire, chunk, chunk_text, guard, notification, ping};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{Mutex, oneshot};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 /// The requests and the notifications the peer sends before closing its side (the requests,
@@ -178,10 +179,10 @@ fn slow_request(id: &str) -> Value {
     )
 }
 
-#[tokio::test(flavor = "current_thread", start_paused = true)]
-async fn output_nobody_reads_is_given_up_after_the_drain_timeout() {
-    const DRAIN: Duration = Duration::from_secs(3);
-    // The peer writes, closes its side, and never reads: the output fills the pipe and waits.
+/// A connection whose handler answers one notification with output until sending fails (far
+/// more than the pipe and the outgoing buffer hold), and the test's raw end of it, after sending
+/// that notification.
+async fn flooded(config: Config) -> (JoinHandle<Result<(), Error>>, RawEnd) {
     let (ours, theirs) = tokio::io::duplex(common::PIPE);
     let (read, write) = tokio::io::split(ours);
     let (_peer, driver) = connect(
@@ -189,29 +190,35 @@ async fn output_nobody_reads_is_given_up_after_the_drain_timeout() {
             Router::new().notification::<SessionUpdate, _, _>(move |update| {
                 let peer = peer.clone();
                 async move {
-                    // Far more than the pipe and the outgoing buffer hold.
-                    for _ in 0..2_000 {
-                        let text = format!("{:0>100}", chunk_text(&update));
-                        if peer
-                            .notify::<SessionUpdate>(&chunk("s", text))
-                            .await
-                            .is_err()
-                        {
-                            return;
-                        }
-                    }
+                    let text = format!("{:0>100}", chunk_text(&update));
+                    while peer
+                        .notify::<SessionUpdate>(&chunk("s", text.clone()))
+                        .await
+                        .is_ok()
+                    {}
                 }
             })
         },
         read,
         write,
-        Config::default()
-            .max_outgoing_bytes(8 * 1024)
-            .drain_timeout(DRAIN),
+        config,
     );
     let driver = tokio::spawn(driver);
     let mut raw = RawEnd::new(theirs);
     raw.send(update("1")).await;
+    (driver, raw)
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn output_nobody_reads_is_given_up_after_the_drain_timeout() {
+    const DRAIN: Duration = Duration::from_secs(3);
+    // The peer writes, closes its side, and never reads: the output fills the pipe and waits.
+    let (driver, raw) = flooded(
+        Config::default()
+            .max_outgoing_bytes(8 * 1024)
+            .drain_timeout(DRAIN),
+    )
+    .await;
     let (reader, mut writer) = raw.into_parts();
     writer.shutdown().await.unwrap();
     let start = Instant::now();
@@ -236,33 +243,7 @@ async fn output_nobody_reads_is_given_up_after_the_drain_timeout() {
 async fn a_peer_gone_for_good_ends_the_drain_at_once() {
     // The peer writes and goes away entirely: writing fails, and the driver ends without waiting
     // for its (long) drain timeout.
-    let (ours, theirs) = tokio::io::duplex(common::PIPE);
-    let (read, write) = tokio::io::split(ours);
-    let (_peer, driver) = connect(
-        |peer: acp_rpc::Peer| {
-            Router::new().notification::<SessionUpdate, _, _>(move |update| {
-                let peer = peer.clone();
-                async move {
-                    loop {
-                        let text = format!("{:0>100}", chunk_text(&update));
-                        if peer
-                            .notify::<SessionUpdate>(&chunk("s", text))
-                            .await
-                            .is_err()
-                        {
-                            return;
-                        }
-                    }
-                }
-            })
-        },
-        read,
-        write,
-        Config::default().drain_timeout(Duration::from_secs(600)),
-    );
-    let driver = tokio::spawn(driver);
-    let mut raw = RawEnd::new(theirs);
-    raw.send(update("1")).await;
+    let (driver, raw) = flooded(Config::default().drain_timeout(Duration::from_secs(600))).await;
     drop(raw);
     let start = Instant::now();
     let result = guard("the driver", driver).await.unwrap();
