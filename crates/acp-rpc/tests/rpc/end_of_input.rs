@@ -179,6 +179,59 @@ fn slow_request(id: &str) -> Value {
     )
 }
 
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_relay_of_a_long_stream_loses_nothing_at_its_end() {
+    // A pass-through: each notification is sent back. The peer writes them all and closes its
+    // side while reading: at the end of its input, many wait in the lane and in the small
+    // outgoing buffer, and every one of them must still arrive, in order.
+    const COUNT: usize = 5_000;
+    let t = RawWire::new(
+        |peer| {
+            Router::new().notification::<SessionUpdate, _, _>(move |update| {
+                let peer = peer.clone();
+                async move {
+                    peer.notify::<SessionUpdate>(&update)
+                        .await
+                        .expect("sending is allowed until the output is written");
+                }
+            })
+        },
+        Config::default().max_outgoing_bytes(4 * 1024),
+    );
+    let RawWire { raw, end, wire } = t;
+    let (mut reader, mut writer) = raw.into_parts();
+    let mut stream = Vec::new();
+    for i in 0..COUNT {
+        let message = update(&i.to_string());
+        common::assert_valid(&message);
+        stream.extend(serde_json::to_vec(&message).unwrap());
+        stream.push(b'\n');
+    }
+    let write_all = tokio::spawn(async move {
+        writer.write_all(&stream).await.unwrap();
+        writer.shutdown().await.unwrap();
+    });
+    let mut relayed = Vec::with_capacity(COUNT);
+    let read_all = async {
+        while let Some(frame) = futures::StreamExt::next(&mut reader).await {
+            let acp_codec::Frame::Message(body) = frame.expect("readable output") else {
+                panic!("unexpected frame");
+            };
+            let message = serde_json::from_slice::<Value>(&body).expect("whole messages");
+            relayed.push(update_text(&message).parse::<usize>().unwrap());
+        }
+    };
+    common::guard_for(Duration::from_secs(60), "relaying the stream", read_all).await;
+    guard("writing the stream", write_all).await.unwrap();
+    end.join().await.expect("a clean end of input");
+    wire.finish().await;
+    assert_eq!(relayed.len(), COUNT, "every notification relayed");
+    assert!(
+        relayed.iter().enumerate().all(|(i, n)| i == *n),
+        "relayed in order"
+    );
+}
+
 /// A connection whose handler answers one notification with output until sending fails (far
 /// more than the pipe and the outgoing buffer hold), and the test's raw end of it, after sending
 /// that notification.
