@@ -7,12 +7,15 @@
 //! [`PromptContext`](crate::PromptContext) toolkit, in v1's types. The library negotiates the
 //! version in `initialize` (the highest it supports at or below the client's: 2 for a client
 //! asking 2 or more, 1 for a client asking 1, and `-32022` with the supported versions for a
-//! client asking 0) and adapts each v2 connection:
+//! client asking 0; an agent capped at 1 by
+//! [`AgentOptions::max_protocol_version`](crate::AgentOptions::max_protocol_version) answers 1
+//! to every client) and adapts each v2 connection:
 //!
 //! - **Requests** of a v2 client that mean what a v1 method means are converted and handed to
 //!   the same trait method: `initialize` (`info`/`capabilities` as `clientInfo` and
-//!   `clientCapabilities`; the answer's `agentInfo` becomes the required `info`, so a v2
-//!   client is refused with `-32603` if the agent gives none), `session/new`, `session/list`,
+//!   `clientCapabilities`; the answer's `agentInfo` becomes the required `info`, or, when the
+//!   agent gives none, [`AgentOptions::agent_info`](crate::AgentOptions::agent_info)),
+//!   `session/new`, `session/list`,
 //!   `session/close`, `session/delete`, `session/set_config_option`, `session/cancel`,
 //!   `auth/login` ([`Agent::authenticate`](crate::Agent::authenticate)), `auth/logout`
 //!   ([`Agent::logout`](crate::Agent::logout)). `session/resume` goes to

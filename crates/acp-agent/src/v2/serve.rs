@@ -126,7 +126,9 @@ pub(crate) fn decode_request<A: Agent>(
         }
         return match requested_version(raw) {
             Some(0) => Err(unsupported_version(0)),
-            Some(v) if v >= V2.0 => Ok(Some(Call::Initialize(params(method, raw)?))),
+            Some(v) if v >= V2.0 && handler.options.max_protocol_version >= V2 => {
+                Ok(Some(Call::Initialize(params(method, raw)?)))
+            }
             _ => Ok(None),
         };
     }
@@ -380,7 +382,8 @@ pub(crate) fn handle<A: Agent>(
             Call::Initialize(request) => {
                 let v1 = convert::initialize_to_v1(&request);
                 let response = agent.initialize(v1.clone()).await?;
-                let answer = convert::initialize_to_v2(&response, V2)
+                let info = this.options.default_agent_info();
+                let answer = convert::initialize_to_v2(&response, V2, &info)
                     .map_err(|e| ErrorObject::internal_error(&e))?;
                 if this.state.initialized.set(v1).is_ok() {
                     let _ = this.state.advertised.set(response);
