@@ -47,7 +47,9 @@
 //!   category `mode` (config id `mode`) among the session's `configOptions`;
 //!   `session/set_config_option` on it switches the mode through
 //!   [`Agent::set_session_mode`](crate::Agent::set_session_mode), and a `current_mode_update`
-//!   is sent as a `config_option_update` with the whole list.
+//!   is sent as a `config_option_update` with the whole list. While `session/resume` replays
+//!   a history, the session's modes are not known yet (the answer brings them, with the
+//!   current mode): a replayed `current_mode_update` is left out, as the answer supersedes it.
 //! - **v1-only features fail on a v2 connection** with
 //!   [`Error::NotInProtocolVersion`](crate::Error::NotInProtocolVersion): the client's `fs/*`
 //!   and `terminal/*` methods; a `current_mode_update` for a session that offered no modes is

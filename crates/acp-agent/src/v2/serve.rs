@@ -647,8 +647,12 @@ async fn resume<A: Agent>(
             }
             let v1: LoadSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
             let v1 = admitted!(this, LoadSession, v1);
-            let response = this.agent.load_session(v1).await?;
-            this.client.cursors().close(&request.session_id);
+            let cursors = this.client.cursors();
+            cursors.set_replaying(&request.session_id, true);
+            let response = this.agent.load_session(v1).await;
+            cursors.set_replaying(&request.session_id, false);
+            let response = response?;
+            cursors.close(&request.session_id);
             session_response(
                 &response,
                 "session/resume answer",
