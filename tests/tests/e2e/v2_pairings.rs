@@ -50,7 +50,7 @@ fn checker(version: u16, negotiating: bool) -> Checker {
         {
             if method == "initialize"
                 && let Some(result) = message.get("result")
-                && result["protocolVersion"] != Value::from(version)
+                && result["protocolVersion"].as_u64() != Some(u64::from(version))
             {
                 return Err(format!(
                     "the agent negotiated {}, the test expects {version}",
