@@ -238,6 +238,25 @@ impl Pair {
         (v2, session)
     }
 
+    /// Opens a session through the v1 surface and runs a prompt of `text` in it to its end.
+    async fn v1_turn(&self, text: &str) -> PromptResponse {
+        let session = within(
+            "session/new",
+            self.agent
+                .new_session(NewSessionRequest::new("/work", Vec::<McpServer>::new())),
+        )
+        .await
+        .expect("session/new succeeds")
+        .session_id;
+        within(
+            "the prompt",
+            self.agent
+                .prompt(PromptRequest::new(session, vec![text.into()])),
+        )
+        .await
+        .expect("the turn ends")
+    }
+
     /// The agent-to-client `state_update` states, in order.
     fn states(&self) -> Vec<String> {
         self.wire
@@ -567,23 +586,7 @@ async fn a_v1_client_of_the_v1_v2_agent_speaks_v1_unchanged() {
         .expect("initialize succeeds");
     assert_eq!(response.protocol_version, ProtocolVersion::V1);
     assert!(pair.agent.v2().is_none());
-    let session = within(
-        "session/new",
-        pair.agent
-            .new_session(NewSessionRequest::new("/work", Vec::<McpServer>::new())),
-    )
-    .await
-    .expect("session/new succeeds")
-    .session_id;
-    let done = within(
-        "the prompt",
-        pair.agent.prompt(PromptRequest::new(
-            session,
-            vec![script::STREAM_ALL_UPDATES.into()],
-        )),
-    )
-    .await
-    .expect("the turn ends");
+    let done = pair.v1_turn(script::STREAM_ALL_UPDATES).await;
     assert_eq!(done.stop_reason, StopReason::EndTurn);
     // v1 shapes: `tool_call` and `plan`, no `state_update`, no message ids added.
     let kinds: Vec<String> = pair
@@ -613,21 +616,7 @@ async fn a_v2_client_falls_back_to_v1_against_an_agent_capped_at_v1() {
     );
     assert_eq!(pair.agent.protocol_version(), Some(ProtocolVersion::V1));
     assert!(pair.agent.v2().is_none(), "no v2 calls on a v1 connection");
-    let session = within(
-        "session/new",
-        pair.agent
-            .new_session(NewSessionRequest::new("/work", Vec::<McpServer>::new())),
-    )
-    .await
-    .expect("session/new succeeds")
-    .session_id;
-    let done = within(
-        "the prompt",
-        pair.agent
-            .prompt(PromptRequest::new(session, vec!["hello".into()])),
-    )
-    .await
-    .expect("the turn ends");
+    let done = pair.v1_turn("hello").await;
     assert_eq!(done.stop_reason, StopReason::EndTurn);
     assert!(
         pair.editor
