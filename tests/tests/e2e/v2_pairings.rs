@@ -10,6 +10,8 @@
 //! - a v2 client and an agent capped at v1 (`AgentOptions::max_protocol_version`): the client
 //!   falls back to v1 and the whole session is v1;
 //! - a v2 client and an agent giving no `agentInfo`: v2 with the library's default `info`.
+//! - a v2 client and the `e2e_agent` program as a child process over stdio: a whole v2 turn,
+//!   checked from the relay's record of both directions.
 //!
 //! Where the official specification is absent outside CI, `acp-testkit` validates against the
 //! repository's generated schemas instead (with a notice), as the other end-to-end tests do.
@@ -547,6 +549,10 @@ async fn a_v2_resume_with_replay_rebuilds_the_same_model() {
             .expect("the turn ends");
     }
     let live = rendered(&first.editor.model());
+    assert!(
+        live.0.len() >= 4 && !live.1.is_empty() && !live.2.is_empty(),
+        "both turns are in the live model: {live:?}"
+    );
     first.shutdown(8).await;
 
     // A second connection resumes the session with the whole history replayed.
@@ -677,4 +683,61 @@ async fn a_v2_client_of_an_agent_without_agent_info_gets_the_default_info() {
     let (v2, _) = pair.v2_session().await;
     assert_eq!(v2.initialize_response().info.name, "my-agent");
     pair.shutdown(4).await;
+}
+
+#[tokio::test]
+async fn a_v2_client_and_the_agent_as_a_child_process_speak_v2_over_stdio() {
+    let c = acp_e2e::ChildAgent::spawn(crate::common::child(
+        acp_e2e::Wiring::NDJSON,
+        &[],
+        acp_e2e::PermissionPolicy::Allow,
+    ));
+    let mut v2_request = v2::InitializeRequest::new(2u16, Implementation::new("e2e", "0.1.0"));
+    v2_request.capabilities = Some(v2::ClientCapabilities::new());
+    let negotiated = within(
+        "negotiate",
+        c.agent.negotiate(
+            v2_request,
+            InitializeRequest::new(ProtocolVersion::V1)
+                .client_info(Implementation::new("e2e", "0.1.0")),
+        ),
+    )
+    .await
+    .expect("initialize succeeds");
+    assert_eq!(negotiated.protocol_version(), ProtocolVersion(2));
+    let v2 = c.agent.v2().expect("a v2 connection");
+    let session = within(
+        "session/new",
+        v2.new_session(v2::NewSessionRequest::new("/work")),
+    )
+    .await
+    .expect("session/new succeeds")
+    .session_id;
+    let mut updates = v2.session_updates(session.clone());
+    let end = within(
+        "the prompt",
+        v2.prompt(v2_prompt(&session, script::STREAM_ALL_UPDATES)),
+    )
+    .await
+    .expect("the turn ends");
+    assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn));
+    // Every update of the turn is in the stream once `prompt` returned: fold them.
+    let mut model = SessionModel::new();
+    while let Some(update) = updates.try_next() {
+        model.apply_v2(update.update).expect("a valid update");
+    }
+    drop(updates);
+    assert_eq!(
+        model.state(),
+        &TurnState::Idle(Some(v2::StopReason::EndTurn))
+    );
+    assert_eq!(
+        model.message(&end.message_id).map(|m| m.text()),
+        Some(script::STREAM_ALL_UPDATES.to_owned())
+    );
+    assert!(!model.tool_calls().is_empty() && !model.plans().is_empty());
+    c.drop_client();
+    let ended = c.ended(checker(2, true)).await;
+    assert!(ended.status.success(), "{:?}", ended.status);
+    ended.wire.assert_clean(8);
 }
