@@ -741,3 +741,98 @@ async fn a_v2_client_and_the_agent_as_a_child_process_speak_v2_over_stdio() {
     assert!(ended.status.success(), "{:?}", ended.status);
     ended.wire.assert_clean(8);
 }
+
+/// An agent keeping its sessions in a [`SessionStore`](acp_agent::SessionStore) shared by its
+/// connections, recording every turn: what an author writes for `session/load`.
+struct Storing {
+    client: ClientHandle,
+    store: acp_agent::SessionStore<()>,
+}
+
+#[acp_agent::async_trait]
+impl acp_agent::Agent for Storing {
+    async fn initialize(&self, _: InitializeRequest) -> Result<InitializeResponse, ErrorObject> {
+        Ok(InitializeResponse::new(ProtocolVersion::V1)
+            .agent_capabilities(AgentCapabilities::new().load_session(true))
+            .agent_info(Implementation::new("storing", "0.1.0")))
+    }
+
+    async fn new_session(&self, _: NewSessionRequest) -> Result<NewSessionResponse, ErrorObject> {
+        Ok(NewSessionResponse::new(self.store.create(())?))
+    }
+
+    async fn load_session(
+        &self,
+        request: LoadSessionRequest,
+    ) -> Result<LoadSessionResponse, ErrorObject> {
+        self.store
+            .load(&self.client, &request.session_id, |_| ())
+            .await?;
+        Ok(LoadSessionResponse::new())
+    }
+
+    async fn prompt(
+        &self,
+        request: PromptRequest,
+        cx: PromptContext,
+    ) -> Result<PromptResponse, ErrorObject> {
+        let _turn = self.store.begin_turn(&request.session_id)?;
+        let cx = self.store.recording(cx);
+        cx.record_prompt(&request.prompt);
+        cx.thought("thinking").await.map_err(ErrorObject::from)?;
+        cx.message("Hello ").await.map_err(ErrorObject::from)?;
+        cx.message("there").await.map_err(ErrorObject::from)?;
+        Ok(PromptResponse::new(StopReason::EndTurn))
+    }
+}
+
+#[tokio::test]
+async fn a_v2_resume_of_a_stored_session_replays_the_same_message_ids() {
+    let store = acp_agent::SessionStore::<()>::new();
+    let storing = |store: &acp_agent::SessionStore<()>| {
+        let store = store.clone();
+        move |client| Storing { client, store }
+    };
+    let first = Pair::start(
+        storing(&store),
+        AgentOptions::default(),
+        Editor::default(),
+        checker(2, true),
+    );
+    let (v2, session) = first.v2_session().await;
+    for text in ["one", "two"] {
+        within("a turn", v2.prompt(v2_prompt(&session, text)))
+            .await
+            .expect("the turn ends");
+    }
+    let ids = |model: &SessionModel| -> Vec<(Option<String>, MessageRole, String)> {
+        model
+            .messages()
+            .iter()
+            .map(|m| (m.id.as_ref().map(ToString::to_string), m.role, m.text()))
+            .collect()
+    };
+    let live = ids(&first.editor.model());
+    assert_eq!(live.len(), 6, "two turns of three messages: {live:?}");
+    first.shutdown(8).await;
+
+    let second = Pair::start(
+        storing(&store),
+        AgentOptions::default(),
+        Editor::default(),
+        checker(2, true),
+    );
+    second.negotiate().await;
+    let v2 = second.agent.v2().expect("a v2 connection");
+    let mut request = v2::ResumeSessionRequest::new(session, "/work");
+    request.replay_from = Some(v2::ReplayFrom::from(v2::ReplayFromStart::new()));
+    within("session/resume", v2.resume_session(request))
+        .await
+        .expect("resumed");
+    assert_eq!(
+        ids(&second.editor.model()),
+        live,
+        "the replay keeps every message and its id"
+    );
+    second.shutdown(4).await;
+}
