@@ -214,30 +214,25 @@ impl Pair {
         )
     }
 
-    /// Negotiates as a v2 client does (v2 asked, v1 as the fallback).
+    /// Negotiates as a v2 client does (see [`negotiate`]).
     async fn negotiate(&self) -> acp_client::v2::Negotiated {
-        let mut v2_request = v2::InitializeRequest::new(2u16, Implementation::new("e2e", "0.1.0"));
-        v2_request.capabilities = Some(v2::ClientCapabilities::new());
-        let v1_fallback = InitializeRequest::new(ProtocolVersion::V1)
-            .client_info(Implementation::new("e2e", "0.1.0"));
-        within("negotiate", self.agent.negotiate(v2_request, v1_fallback))
-            .await
-            .expect("initialize succeeds")
+        negotiate(&self.agent).await
     }
 
-    /// Negotiates v2 and opens a session: the v2 handle and the session.
+    /// Negotiates v2 and opens a session (see [`v2_session`]).
     async fn v2_session(&self) -> (acp_client::v2::AgentHandle, SessionId) {
-        let negotiated = self.negotiate().await;
-        assert_eq!(negotiated.protocol_version(), ProtocolVersion(2));
+        v2_session(&self.agent).await
+    }
+
+    /// Negotiates v2 and resumes `session` with its whole history replayed.
+    async fn resume_with_replay(&self, session: SessionId) {
+        self.negotiate().await;
         let v2 = self.agent.v2().expect("a v2 connection");
-        let session = within(
-            "session/new",
-            v2.new_session(v2::NewSessionRequest::new("/work")),
-        )
-        .await
-        .expect("session/new succeeds")
-        .session_id;
-        (v2, session)
+        let mut request = v2::ResumeSessionRequest::new(session, "/work");
+        request.replay_from = Some(v2::ReplayFrom::from(v2::ReplayFromStart::new()));
+        within("session/resume", v2.resume_session(request))
+            .await
+            .expect("resumed");
     }
 
     /// Opens a session through the v1 surface and runs a prompt of `text` in it to its end.
@@ -291,6 +286,33 @@ impl Pair {
         self.wire.assert_clean(min);
         self.wire
     }
+}
+
+/// Negotiates as a v2 client does: v2 asked, v1 as the fallback.
+async fn negotiate(agent: &AgentHandle) -> acp_client::v2::Negotiated {
+    let mut v2_request = v2::InitializeRequest::new(2u16, Implementation::new("e2e", "0.1.0"));
+    v2_request.capabilities = Some(v2::ClientCapabilities::new());
+    let v1_fallback = InitializeRequest::new(ProtocolVersion::V1)
+        .client_info(Implementation::new("e2e", "0.1.0"));
+    within("negotiate", agent.negotiate(v2_request, v1_fallback))
+        .await
+        .expect("initialize succeeds")
+}
+
+/// Negotiates v2 (which the agent must take) and opens a session: the v2 handle and the
+/// session.
+async fn v2_session(agent: &AgentHandle) -> (acp_client::v2::AgentHandle, SessionId) {
+    let negotiated = negotiate(agent).await;
+    assert_eq!(negotiated.protocol_version(), ProtocolVersion(2));
+    let v2 = agent.v2().expect("a v2 connection");
+    let session = within(
+        "session/new",
+        v2.new_session(v2::NewSessionRequest::new("/work")),
+    )
+    .await
+    .expect("session/new succeeds")
+    .session_id;
+    (v2, session)
 }
 
 /// A v2 text prompt.
@@ -562,13 +584,7 @@ async fn a_v2_resume_with_replay_rebuilds_the_same_model() {
         Editor::default(),
         checker(2, true),
     );
-    second.negotiate().await;
-    let v2 = second.agent.v2().expect("a v2 connection");
-    let mut request = v2::ResumeSessionRequest::new(session.clone(), "/work");
-    request.replay_from = Some(v2::ReplayFrom::from(v2::ReplayFromStart::new()));
-    within("session/resume", v2.resume_session(request))
-        .await
-        .expect("resumed");
+    second.resume_with_replay(session.clone()).await;
     let replayed = rendered(&second.editor.model());
     assert_eq!(replayed, live, "the replay rebuilds what the editor showed");
     let resume = second
@@ -692,27 +708,7 @@ async fn a_v2_client_and_the_agent_as_a_child_process_speak_v2_over_stdio() {
         &[],
         acp_e2e::PermissionPolicy::Allow,
     ));
-    let mut v2_request = v2::InitializeRequest::new(2u16, Implementation::new("e2e", "0.1.0"));
-    v2_request.capabilities = Some(v2::ClientCapabilities::new());
-    let negotiated = within(
-        "negotiate",
-        c.agent.negotiate(
-            v2_request,
-            InitializeRequest::new(ProtocolVersion::V1)
-                .client_info(Implementation::new("e2e", "0.1.0")),
-        ),
-    )
-    .await
-    .expect("initialize succeeds");
-    assert_eq!(negotiated.protocol_version(), ProtocolVersion(2));
-    let v2 = c.agent.v2().expect("a v2 connection");
-    let session = within(
-        "session/new",
-        v2.new_session(v2::NewSessionRequest::new("/work")),
-    )
-    .await
-    .expect("session/new succeeds")
-    .session_id;
+    let (v2, session) = v2_session(&c.agent).await;
     let mut updates = v2.session_updates(session.clone());
     let end = within(
         "the prompt",
@@ -822,13 +818,7 @@ async fn a_v2_resume_of_a_stored_session_replays_the_same_message_ids() {
         Editor::default(),
         checker(2, true),
     );
-    second.negotiate().await;
-    let v2 = second.agent.v2().expect("a v2 connection");
-    let mut request = v2::ResumeSessionRequest::new(session, "/work");
-    request.replay_from = Some(v2::ReplayFrom::from(v2::ReplayFromStart::new()));
-    within("session/resume", v2.resume_session(request))
-        .await
-        .expect("resumed");
+    second.resume_with_replay(session).await;
     assert_eq!(
         ids(&second.editor.model()),
         live,
