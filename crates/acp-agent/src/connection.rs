@@ -51,6 +51,19 @@ pub struct AgentOptions {
     /// whose `cwd` or `additionalDirectories` holds a relative path, as the spec requires
     /// absolute ones, with `-32602` naming the field, before they reach the [`Agent`].
     pub require_absolute_cwd: bool,
+    /// The highest protocol version offered to clients (feature `unstable_protocol_v2`):
+    /// [`ProtocolVersion(2)`](ProtocolVersion) by default. With
+    /// [`ProtocolVersion::V1`] every connection stays on v1, a client asking for 2 included
+    /// (it is answered 1, as a v1-only agent answers): for an agent whose author is not ready
+    /// for v2 yet. Values above 2 mean 2, below 1 mean 1.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub max_protocol_version: ProtocolVersion,
+    /// What a v2 client is told about the agent when the agent's `initialize` answer has no
+    /// `agentInfo`, which v2 requires as `info` (feature `unstable_protocol_v2`). `None`, the
+    /// default: `acp-rs agent` with the version of the `acp-agent` crate. An agent that sets
+    /// `agentInfo` itself never needs this.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub agent_info: Option<Implementation>,
 }
 
 impl Default for AgentOptions {
@@ -64,6 +77,10 @@ impl Default for AgentOptions {
             gate_client_capabilities: true,
             refuse_unadvertised: true,
             require_absolute_cwd: true,
+            #[cfg(feature = "unstable_protocol_v2")]
+            max_protocol_version: ProtocolVersion(2),
+            #[cfg(feature = "unstable_protocol_v2")]
+            agent_info: None,
         }
     }
 }
@@ -91,6 +108,32 @@ impl AgentOptions {
     pub fn request_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.rpc = self.rpc.request_timeout(Some(timeout));
         self
+    }
+
+    /// Caps the protocol version offered to clients (see
+    /// [`max_protocol_version`](Self::max_protocol_version)).
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[must_use]
+    pub fn max_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.max_protocol_version = version;
+        self
+    }
+
+    /// Sets what v2 clients are told about an agent that gives no `agentInfo` (see
+    /// [`agent_info`](Self::agent_info)).
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[must_use]
+    pub fn agent_info(mut self, info: Implementation) -> Self {
+        self.agent_info = Some(info);
+        self
+    }
+
+    /// The `info` of a v2 `initialize` answer whose agent gave no `agentInfo`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn default_agent_info(&self) -> Implementation {
+        self.agent_info
+            .clone()
+            .unwrap_or_else(|| Implementation::new("acp-rs agent", env!("CARGO_PKG_VERSION")))
     }
 
     /// Gives every message exchanged with the client to `f` (its direction and JSON body), to

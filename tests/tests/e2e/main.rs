@@ -20,3 +20,4 @@ mod remote;
 mod rules;
 mod spec_update;
 mod toolkit;
+mod v2_pairings;

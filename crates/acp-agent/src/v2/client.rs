@@ -96,6 +96,15 @@ impl ClientHandle {
             meta,
             ..
         } = notification;
+        if matches!(update, SessionUpdate::CurrentModeUpdate(_))
+            && self.cursors().replaying_without_modes(&session_id)
+        {
+            // A replayed mode change of a resumed session: its modes (the config option `mode`)
+            // are known only from the agent's answer, which carries the current mode, the
+            // state this replayed change led to. Nothing the client would show is lost.
+            tracing::debug!(session = %session_id, "replayed current_mode_update superseded by the resume answer");
+            return Ok(());
+        }
         let update = match self.modes_update(&session_id, &update) {
             Some(options) => {
                 let json = serde_json::json!({

@@ -247,17 +247,20 @@ pub(crate) fn initialize_to_v1(request: &v2::InitializeRequest) -> InitializeReq
     v1
 }
 
-/// The v2 form of the agent's `initialize` answer: `agentInfo` as the required `info`, the
+/// The v2 form of the agent's `initialize` answer: `agentInfo` as the required `info` (else
+/// `default_info`, see [`AgentOptions::agent_info`](crate::AgentOptions::agent_info)), the
 /// capabilities nested under `session` as objects, auth methods with their `type` and
 /// `methodId`. The v2 baseline (`list`, `resume`, `close`) is served by the library whatever
 /// the agent advertised (see the crate docs).
 pub(crate) fn initialize_to_v2(
     response: &InitializeResponse,
     version: ProtocolVersion,
+    default_info: &Implementation,
 ) -> Result<v2::InitializeResponse, String> {
-    let info = response.agent_info.clone().ok_or(
-        "the agent's initialize response has no agentInfo, which protocol version 2 requires",
-    )?;
+    let info = response
+        .agent_info
+        .clone()
+        .unwrap_or_else(|| default_info.clone());
     let mut session = v2::SessionCapabilities::default();
     let caps = response.agent_capabilities.clone().unwrap_or_default();
     let prompt = caps.prompt_capabilities.unwrap_or_default();
@@ -393,11 +396,12 @@ mod tests {
         let v1 = InitializeResponse::new(ProtocolVersion::V1)
             .agent_capabilities(caps)
             .auth_methods(vec![method]);
-        let missing = initialize_to_v2(&v1, ProtocolVersion(2)).unwrap_err();
-        assert!(missing.contains("agentInfo"), "{missing}");
+        let default = Implementation::new("fallback", "0.1");
+        let filled = initialize_to_v2(&v1, ProtocolVersion(2), &default).expect("a v2 answer");
+        assert_eq!(filled.info.name, "fallback", "no agentInfo: the default");
 
         let v1 = v1.agent_info(Implementation::new("a", "1"));
-        let v2 = initialize_to_v2(&v1, ProtocolVersion(2)).expect("a v2 answer");
+        let v2 = initialize_to_v2(&v1, ProtocolVersion(2), &default).expect("a v2 answer");
         let json = serde_json::to_value(&v2).expect("serializable");
         assert_eq!(json["protocolVersion"], 2);
         assert_eq!(json["info"]["name"], "a");

@@ -42,6 +42,9 @@ struct Cursor {
     cancellable_terminals: HashSet<TerminalId>,
     /// The session's modes, offered as a config option (see [`Modes`]).
     modes: Option<Modes>,
+    /// A `session/resume` with replay is replaying the session's history: its modes are not
+    /// known before the agent's answer.
+    replaying: bool,
 }
 
 impl Default for Cursors {
@@ -207,6 +210,22 @@ impl Cursors {
     /// Keeps the modes of `session` (its `session/new` or resume answer had some).
     pub(crate) fn set_modes(&self, session: &SessionId, modes: Modes) {
         self.sessions().entry(session.clone()).or_default().modes = Some(modes);
+    }
+
+    /// Marks `session` as replaying its history for a `session/resume` (or done replaying).
+    pub(crate) fn set_replaying(&self, session: &SessionId, replaying: bool) {
+        self.sessions()
+            .entry(session.clone())
+            .or_default()
+            .replaying = replaying;
+    }
+
+    /// True while `session` replays its history for a `session/resume` and its modes are not
+    /// known yet (the agent's answer brings them).
+    pub(crate) fn replaying_without_modes(&self, session: &SessionId) -> bool {
+        self.sessions()
+            .get(session)
+            .is_some_and(|c| c.replaying && c.modes.is_none())
     }
 
     /// Runs `f` on the modes of `session`; `None` when it has none.

@@ -7,12 +7,15 @@
 //! [`PromptContext`](crate::PromptContext) toolkit, in v1's types. The library negotiates the
 //! version in `initialize` (the highest it supports at or below the client's: 2 for a client
 //! asking 2 or more, 1 for a client asking 1, and `-32022` with the supported versions for a
-//! client asking 0) and adapts each v2 connection:
+//! client asking 0; an agent capped at 1 by
+//! [`AgentOptions::max_protocol_version`](crate::AgentOptions::max_protocol_version) answers 1
+//! to every client) and adapts each v2 connection:
 //!
 //! - **Requests** of a v2 client that mean what a v1 method means are converted and handed to
 //!   the same trait method: `initialize` (`info`/`capabilities` as `clientInfo` and
-//!   `clientCapabilities`; the answer's `agentInfo` becomes the required `info`, so a v2
-//!   client is refused with `-32603` if the agent gives none), `session/new`, `session/list`,
+//!   `clientCapabilities`; the answer's `agentInfo` becomes the required `info`, or, when the
+//!   agent gives none, [`AgentOptions::agent_info`](crate::AgentOptions::agent_info)),
+//!   `session/new`, `session/list`,
 //!   `session/close`, `session/delete`, `session/set_config_option`, `session/cancel`,
 //!   `auth/login` ([`Agent::authenticate`](crate::Agent::authenticate)), `auth/logout`
 //!   ([`Agent::logout`](crate::Agent::logout)). `session/resume` goes to
@@ -44,7 +47,9 @@
 //!   category `mode` (config id `mode`) among the session's `configOptions`;
 //!   `session/set_config_option` on it switches the mode through
 //!   [`Agent::set_session_mode`](crate::Agent::set_session_mode), and a `current_mode_update`
-//!   is sent as a `config_option_update` with the whole list.
+//!   is sent as a `config_option_update` with the whole list. While `session/resume` replays
+//!   a history, the session's modes are not known yet (the answer brings them, with the
+//!   current mode): a replayed `current_mode_update` is left out, as the answer supersedes it.
 //! - **v1-only features fail on a v2 connection** with
 //!   [`Error::NotInProtocolVersion`](crate::Error::NotInProtocolVersion): the client's `fs/*`
 //!   and `terminal/*` methods; a `current_mode_update` for a session that offered no modes is

@@ -126,7 +126,9 @@ pub(crate) fn decode_request<A: Agent>(
         }
         return match requested_version(raw) {
             Some(0) => Err(unsupported_version(0)),
-            Some(v) if v >= V2.0 => Ok(Some(Call::Initialize(params(method, raw)?))),
+            Some(v) if v >= V2.0 && handler.options.max_protocol_version >= V2 => {
+                Ok(Some(Call::Initialize(params(method, raw)?)))
+            }
             _ => Ok(None),
         };
     }
@@ -380,7 +382,8 @@ pub(crate) fn handle<A: Agent>(
             Call::Initialize(request) => {
                 let v1 = convert::initialize_to_v1(&request);
                 let response = agent.initialize(v1.clone()).await?;
-                let answer = convert::initialize_to_v2(&response, V2)
+                let info = this.options.default_agent_info();
+                let answer = convert::initialize_to_v2(&response, V2, &info)
                     .map_err(|e| ErrorObject::internal_error(&e))?;
                 if this.state.initialized.set(v1).is_ok() {
                     let _ = this.state.advertised.set(response);
@@ -644,8 +647,12 @@ async fn resume<A: Agent>(
             }
             let v1: LoadSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
             let v1 = admitted!(this, LoadSession, v1);
-            let response = this.agent.load_session(v1).await?;
-            this.client.cursors().close(&request.session_id);
+            let cursors = this.client.cursors();
+            cursors.set_replaying(&request.session_id, true);
+            let response = this.agent.load_session(v1).await;
+            cursors.set_replaying(&request.session_id, false);
+            let response = response?;
+            cursors.close(&request.session_id);
             session_response(
                 &response,
                 "session/resume answer",
