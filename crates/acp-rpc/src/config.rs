@@ -41,13 +41,6 @@ pub const DEFAULT_MAX_QUEUED_NOTIFICATIONS: usize = 1024;
 /// make us hold [`DEFAULT_MAX_IN_FLIGHT`] frames of 32 MiB at once.
 pub const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
 
-/// The default time a connection whose input ended may take to finish its output: 5 seconds.
-///
-/// When the peer closes its side, the request handlers still running finish and everything
-/// queued is written before the driver resolves; this bounds how long that may take when the
-/// peer no longer reads (or a handler never finishes), so that the driver never hangs.
-pub const DEFAULT_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
-
 /// Settings of a connection.
 ///
 /// ```
@@ -87,11 +80,6 @@ pub struct Config {
     /// (the default): no limit. [`Peer::request_with_timeout`](crate::Peer::request_with_timeout)
     /// sets one per call.
     pub request_timeout: Option<std::time::Duration>,
-    /// How long the connection may take, once its input ended, to let the request handlers
-    /// still running finish and to write everything queued (see [`Driver`](crate::Driver)).
-    /// Past it, the handlers still running are cancelled, what is still unwritten is dropped
-    /// with a warning in the log, and the driver resolves. Default: [`DEFAULT_DRAIN_TIMEOUT`].
-    pub drain_timeout: std::time::Duration,
     /// Sees every message received and sent (see [`Observer`]); `None` (the default): none.
     pub observer: Option<Observer>,
 }
@@ -107,7 +95,6 @@ impl Default for Config {
             max_burst_bytes: DEFAULT_MAX_BURST_BYTES,
             max_queued_notifications: DEFAULT_MAX_QUEUED_NOTIFICATIONS,
             request_timeout: None,
-            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             observer: None,
         }
     }
@@ -160,13 +147,6 @@ impl Config {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
         self.request_timeout = timeout;
-        self
-    }
-
-    /// Sets how long the output may take to finish once the input ended.
-    #[must_use]
-    pub fn drain_timeout(mut self, drain_timeout: std::time::Duration) -> Self {
-        self.drain_timeout = drain_timeout;
         self
     }
 

@@ -28,20 +28,9 @@ const READ_CHUNK: usize = 64 * 1024;
 /// The future that runs a connection; see [`connect`].
 ///
 /// It resolves when the connection ends: `Ok(())` when the peer closed its side cleanly, an
-/// error when the transport failed.
-///
-/// The end of input is not the end of output: a peer may send its last messages and close its
-/// side while still reading (a shell pipeline, `echo ... | agent`). Then reading stops, every
-/// pending call fails at once with [`Error::ConnectionClosed`] (no answer can arrive), and the
-/// driver lets the request handlers still running finish and answer, handles the notifications
-/// received before the end (in order), writes and flushes everything queued, and shuts its
-/// output down before resolving. Handlers may still send meanwhile (their calls fail at once).
-/// All of this is bounded by [`Config::drain_timeout`]: past it, the handlers still running
-/// are cancelled and what is unwritten is dropped, with a warning in the log (`tracing`), and
-/// the driver resolves as it would have (`Ok(())` for a clean end of input). When writing fails
-/// meanwhile (the peer is gone for good), the handlers are cancelled at once, also with a
-/// warning. A writer that fails before the end of input ends the connection with its error,
-/// and the request handlers are cancelled.
+/// error when the transport failed. Either way, every pending call has failed with
+/// [`Error::ConnectionClosed`], every running request handler was cancelled, and the
+/// notifications received before the end were handled, by then.
 ///
 /// Dropping it closes the connection at once: pending calls fail with
 /// [`Error::ConnectionClosed`], handlers are cancelled, and the transport is dropped (for a
@@ -221,8 +210,7 @@ fn write_bytes<W: AsyncWrite + Send + Unpin + 'static>(
                 writer.flush().await.map_err(Error::Io)?;
                 shared.outbox.recycle(bytes);
             }
-            // Finished after the end of input, all written: the peer sees the end of ours.
-            writer.shutdown().await.map_err(Error::Io)
+            Ok(())
         })
     }
 }
@@ -326,7 +314,10 @@ where
 
             // 1. Finished requests: their answers are queued; forget their cancel handles.
             Some((id, serial, len)) = d.in_flight.next(), if !d.in_flight.is_empty() => {
-                d.finished(&id, serial, len);
+                d.held_bytes -= len;
+                if d.cancels.get(&id).is_some_and(|(s, _)| *s == serial) {
+                    d.cancels.remove(&id);
+                }
             }
 
             // 2. The notification being handled.
@@ -385,12 +376,14 @@ where
         }
     };
     drop(incoming);
-    // No answer can arrive any more: pending calls fail now, and new ones at once.
+    // No answer can arrive any more: pending calls fail now, and running request handlers are
+    // cancelled by dropping them.
     shared.close_calls();
-    // What arrived before the end is still handled and answered, and what is queued written,
-    // within the drain timeout.
-    d.finish(&mut write, config.drain_timeout).await;
-    // Handlers still running (past the deadline) are cancelled by dropping them.
+    d.in_flight = FuturesUnordered::new();
+    d.cancels.clear();
+    // What arrived before the end is still handled, in order: the queued notifications, and
+    // the answers held back behind them.
+    d.drain_lane(&mut write).await;
     drop(d);
     shared.close();
     result
@@ -406,95 +399,25 @@ impl Drop for CloseOnDrop {
 }
 
 impl<H: Handler> Dispatcher<H> {
-    /// Ends the connection once reading has ended: the running request handlers finish and
-    /// their answers are queued, the notifications left in the lane are handled (releasing the
-    /// responses held back behind them), then everything queued is written and flushed and the
-    /// output is shut down. All of it within `timeout`; past it, what is left is given up with a
-    /// warning. When the writer fails (the peer is gone), the handlers are cancelled at once.
-    async fn finish(
-        &mut self,
-        write: &mut Fuse<BoxFuture<'static, Result<(), Error>>>,
-        timeout: std::time::Duration,
-    ) {
-        let deadline = tokio::time::sleep(timeout);
-        tokio::pin!(deadline);
-        if write.is_terminated() {
-            self.writer_gone();
-        }
-        // Wait for the handlers, with the writer running: what they send goes out meanwhile.
+    /// Handles what is left in the lane once reading has ended, with the writer still running
+    /// (a notification handler may still send).
+    async fn drain_lane(&mut self, write: &mut Fuse<BoxFuture<'static, Result<(), Error>>>) {
         loop {
             self.advance_lane();
-            if self.in_flight.is_empty() && self.current.is_none() {
-                break;
+            if self.current.is_none() {
+                return;
             }
             tokio::select! {
                 biased;
-                Some((id, serial, len)) = self.in_flight.next(), if !self.in_flight.is_empty() => {
-                    self.finished(&id, serial, len);
-                }
-                Some(()) = OptionFuture::from(self.current.as_mut()), if self.current.is_some() => {
-                    self.current = None;
-                }
+                // The writer failed: nothing can be sent any more.
                 result = &mut *write, if !write.is_terminated() => {
                     if let Err(error) = result {
-                        tracing::warn!(
-                            error = %with_source(&error),
-                            "writing failed after the end of input: the peer is gone"
-                        );
+                        tracing::debug!(%error, "the writer failed after the end of input");
                     }
-                    self.writer_gone();
+                    self.shared.outbox.close();
                 }
-                () = &mut deadline => {
-                    self.give_up(timeout);
-                    return;
-                }
+                Some(()) = OptionFuture::from(self.current.as_mut()) => self.current = None,
             }
-        }
-        if write.is_terminated() {
-            return;
-        }
-        // Nothing more will be sent: the writer writes the rest and ends.
-        self.shared.outbox.finish();
-        tokio::select! {
-            biased;
-            result = &mut *write => {
-                if let Err(error) = result {
-                    tracing::warn!(
-                        error = %with_source(&error),
-                        "the output could not be finished after the end of input"
-                    );
-                }
-            }
-            () = &mut deadline => self.give_up(timeout),
-        }
-    }
-
-    /// Nothing can be written any more: senders fail from now on, and the request handlers are
-    /// cancelled (their answers could not go anywhere). Notifications still get handled.
-    fn writer_gone(&mut self) {
-        self.shared.outbox.close();
-        self.in_flight = FuturesUnordered::new();
-        self.cancels.clear();
-        self.held_bytes = 0;
-    }
-
-    /// The drain timeout passed: says what is given up (the caller drops it).
-    fn give_up(&self, timeout: std::time::Duration) {
-        tracing::warn!(
-            ?timeout,
-            running_requests = self.in_flight.len(),
-            queued_notifications = self.lane.len() + usize::from(self.current.is_some()),
-            unwritten_bytes = self.shared.outbox.buffered(),
-            "the output did not finish within the drain timeout after the end of input: \
-             giving up the rest"
-        );
-    }
-
-    /// A request handler finished (its answer is queued): forget its cancel handle.
-    fn finished(&mut self, id: &RequestId, serial: u64, len: usize) {
-        self.held_bytes -= len;
-        if self.cancels.get(id).is_some_and(|(s, _)| *s == serial) {
-            self.cancels.remove(id);
         }
     }
 

@@ -6,7 +6,6 @@
 mod common;
 
 mod answers;
-mod end_of_input;
 mod ext;
 mod fairness;
 mod loopback;
