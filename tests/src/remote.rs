@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use acp_client::{AgentHandle, ClientOptions};
 use acp_http::client::{ConnectOptions, Connection};
-use acp_http::server::{AcpServer, Direction as Way, ServerOptions};
+use acp_http::server::{AcpServer, BridgeOptions, Direction as Way, ServerOptions};
 use acp_types::*;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -111,13 +111,65 @@ impl RemoteServer {
             let _ = events_tx.send(event);
         });
         let shared = SharedState::default();
+        Self::serve(
+            |options| {
+                AcpServer::new(
+                    move |client| ScriptedAgent::with_state(client, config.clone(), shared.clone()),
+                    options,
+                )
+            },
+            options,
+            check,
+            agent_events,
+        )
+        .await
+    }
+
+    /// Starts a server of the agents `factory` makes, one per connection, with `options`; the
+    /// tap checks every message with `check`. The agents report no [`AgentEvent`]s.
+    pub async fn serve_agents<A: acp_agent::Agent>(
+        factory: impl Fn(acp_agent::ClientHandle) -> A + Send + Sync + 'static,
+        options: ServerOptions,
+        check: Checker,
+    ) -> Self {
+        let (_, agent_events) = mpsc::unbounded_channel();
+        Self::serve(
+            |options| AcpServer::new(factory, options),
+            options,
+            check,
+            agent_events,
+        )
+        .await
+    }
+
+    /// Starts a server relaying each connection to a new agent program made by `command`
+    /// (`AcpServer::bridge`), with `options`; the tap checks every message with `check`. The
+    /// programs report no [`AgentEvent`]s.
+    pub async fn bridge(
+        command: impl Fn() -> tokio::process::Command + Send + Sync + 'static,
+        options: ServerOptions,
+        check: Checker,
+    ) -> Self {
+        let (_, agent_events) = mpsc::unbounded_channel();
+        Self::serve(
+            |options| AcpServer::bridge(command, options, BridgeOptions::default()),
+            options,
+            check,
+            agent_events,
+        )
+        .await
+    }
+
+    /// Serves the server `make` builds from `options` (with the tap added) on 127.0.0.1.
+    async fn serve(
+        make: impl FnOnce(ServerOptions) -> AcpServer,
+        options: ServerOptions,
+        check: Checker,
+        agent_events: mpsc::UnboundedReceiver<AgentEvent>,
+    ) -> Self {
         let log = Arc::new(Mutex::new(TapLog::default()));
         let tapped = log.clone();
-        let options = options.observe(move |way, bytes| tap(&tapped, &check, way, bytes));
-        let server = AcpServer::new(
-            move |client| ScriptedAgent::with_state(client, config.clone(), shared.clone()),
-            options,
-        );
+        let server = make(options.observe(move |way, bytes| tap(&tapped, &check, way, bytes)));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a port on 127.0.0.1");

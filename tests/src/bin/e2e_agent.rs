@@ -2,10 +2,13 @@
 //!
 //! ```text
 //! e2e_agent [--framing ndjson|content-length|auto] [--events FILE] [--bare] [--require-auth]
+//!           [--max-protocol-version N]
 //! ```
 //!
 //! `--events` appends each agent event to FILE, one `Debug` line each; `--bare` advertises no
-//! capability. The crash script aborts the process.
+//! capability; `--max-protocol-version 1` makes a v1-only agent of a build with
+//! `unstable_protocol_v2` (`AgentOptions::max_protocol_version`). The crash script aborts the
+//! process.
 
 // A program, not a library: exiting (and, for the crash script, aborting) is how it ends.
 #![allow(clippy::disallowed_methods)]
@@ -20,7 +23,7 @@ fn usage(problem: &str) -> ! {
     let _ = writeln!(
         std::io::stderr(),
         "e2e_agent: {problem}\nusage: e2e_agent [--framing ndjson|content-length|auto] \
-         [--events FILE] [--bare] [--require-auth]"
+         [--events FILE] [--bare] [--require-auth] [--max-protocol-version N]"
     );
     std::process::exit(2)
 }
@@ -28,6 +31,7 @@ fn usage(problem: &str) -> ! {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut framing = FramingMode::Ndjson;
+    let mut max_version: Option<u16> = None;
     let mut config = AgentConfig::full();
     let mut events_file = None;
     let mut args = std::env::args().skip(1);
@@ -56,6 +60,12 @@ async fn main() {
                 config.events = events;
             }
             "--require-auth" => config.require_auth = true,
+            "--max-protocol-version" => {
+                let value = args
+                    .next()
+                    .unwrap_or_else(|| usage("--max-protocol-version needs a number"));
+                max_version = Some(value.parse().unwrap_or_else(|_| usage("not a version")));
+            }
             other => usage(&format!("unknown argument {other}")),
         }
     }
@@ -80,7 +90,7 @@ async fn main() {
             agent = Some(scripted.clone());
             scripted
         },
-        AgentOptions::default().framing(framing),
+        options(framing, max_version),
     );
     let result = driver.await;
     // Calls the agent made from tasks of its own see the end of the connection too.
@@ -96,4 +106,19 @@ async fn main() {
     };
     // Exit at once: the runtime would otherwise wait for the thread blocked reading stdin.
     std::process::exit(code)
+}
+
+/// The agent's options: `framing`, and the highest protocol version offered when given.
+fn options(framing: FramingMode, max_version: Option<u16>) -> AgentOptions {
+    let options = AgentOptions::default().framing(framing);
+    match max_version {
+        #[cfg(feature = "unstable_protocol_v2")]
+        Some(version) => options.max_protocol_version(acp_types::ProtocolVersion(version)),
+        // Without v2 the agent speaks v1 only: any cap at or above 1 changes nothing.
+        #[cfg(not(feature = "unstable_protocol_v2"))]
+        Some(version) if version >= 1 => options,
+        #[cfg(not(feature = "unstable_protocol_v2"))]
+        Some(_) => usage("this build speaks protocol version 1 only"),
+        None => options,
+    }
 }

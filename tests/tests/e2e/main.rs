@@ -21,3 +21,4 @@ mod rules;
 mod spec_update;
 mod toolkit;
 mod v2_pairings;
+mod v2_remote;

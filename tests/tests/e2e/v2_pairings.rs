@@ -33,7 +33,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 /// The specification of protocol `version` (1 or 2).
-fn spec(version: u16) -> &'static Spec {
+pub(crate) fn spec(version: u16) -> &'static Spec {
     if version == 2 {
         Spec::load_v2()
     } else {
@@ -45,7 +45,7 @@ fn spec(version: u16) -> &'static Spec {
 /// connection to negotiate; the `initialize` answer must say that version. A client that
 /// negotiates (`negotiating`) sends an `initialize` a v1 agent reads too: that request is
 /// checked against both schemas.
-fn checker(version: u16, negotiating: bool) -> Checker {
+pub(crate) fn checker(version: u16, negotiating: bool) -> Checker {
     Arc::new(move |message: &Value, answers: Option<&str>| {
         if message.get("method").is_none()
             && let Some(method) = answers
@@ -78,7 +78,7 @@ type AskedV2 = (
 /// the updates of either version; permission requests answered `allow` at once, or handed to
 /// the test.
 #[derive(Default)]
-struct Editor {
+pub(crate) struct Editor {
     model: Mutex<SessionModel>,
     errors: Mutex<Vec<String>>,
     /// The model's turn state when each v2 permission request arrived.
@@ -88,7 +88,7 @@ struct Editor {
 }
 
 impl Editor {
-    fn model(&self) -> std::sync::MutexGuard<'_, SessionModel> {
+    pub(crate) fn model(&self) -> std::sync::MutexGuard<'_, SessionModel> {
         self.model.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -101,7 +101,7 @@ impl Editor {
         }
     }
 
-    fn assert_no_model_errors(&self) {
+    pub(crate) fn assert_no_model_errors(&self) {
         let errors = self.errors.lock().unwrap_or_else(PoisonError::into_inner);
         assert!(errors.is_empty(), "updates the model refused: {errors:?}");
     }
@@ -289,7 +289,7 @@ impl Pair {
 }
 
 /// Negotiates as a v2 client does: v2 asked, v1 as the fallback.
-async fn negotiate(agent: &AgentHandle) -> acp_client::v2::Negotiated {
+pub(crate) async fn negotiate(agent: &AgentHandle) -> acp_client::v2::Negotiated {
     let mut v2_request = v2::InitializeRequest::new(2u16, Implementation::new("e2e", "0.1.0"));
     v2_request.capabilities = Some(v2::ClientCapabilities::new());
     let v1_fallback = InitializeRequest::new(ProtocolVersion::V1)
@@ -301,7 +301,7 @@ async fn negotiate(agent: &AgentHandle) -> acp_client::v2::Negotiated {
 
 /// Negotiates v2 (which the agent must take) and opens a session: the v2 handle and the
 /// session.
-async fn v2_session(agent: &AgentHandle) -> (acp_client::v2::AgentHandle, SessionId) {
+pub(crate) async fn v2_session(agent: &AgentHandle) -> (acp_client::v2::AgentHandle, SessionId) {
     let negotiated = negotiate(agent).await;
     assert_eq!(negotiated.protocol_version(), ProtocolVersion(2));
     let v2 = agent.v2().expect("a v2 connection");
@@ -316,13 +316,15 @@ async fn v2_session(agent: &AgentHandle) -> (acp_client::v2::AgentHandle, Sessio
 }
 
 /// A v2 text prompt.
-fn v2_prompt(session: &SessionId, text: &str) -> v2::PromptRequest {
+pub(crate) fn v2_prompt(session: &SessionId, text: &str) -> v2::PromptRequest {
     v2::PromptRequest::new(session.clone(), vec![v2::ContentBlock::from(text)])
 }
 
 /// What an editor renders of a model, ids left out: who said what, each tool call's title,
 /// kind and status, each plan's entries.
-fn rendered(model: &SessionModel) -> (Vec<(MessageRole, String)>, Vec<String>, Vec<usize>) {
+pub(crate) fn rendered(
+    model: &SessionModel,
+) -> (Vec<(MessageRole, String)>, Vec<String>, Vec<usize>) {
     let messages = model
         .messages()
         .iter()
