@@ -18,7 +18,18 @@ pub async fn within<F: Future>(what: &str, fut: F) -> F::Output {
 /// Checks a JSON-RPC message against the specification (the official one, or outside CI the
 /// repository's generated schema).
 pub fn check(message: &Value) {
-    if let Err(e) = acp_testkit::Spec::load().check_message(message) {
-        panic!("message rejected by the schema: {e}\n{message}");
+    check_version(message, 1);
+}
+
+/// Checks a JSON-RPC message against the specification of protocol `version`: 1, or 2 (the
+/// v2 draft, feature `unstable_protocol_v2`).
+pub fn check_version(message: &Value, version: u16) {
+    let spec = match version {
+        1 => acp_testkit::Spec::load(),
+        2 => acp_testkit::Spec::load_v2(),
+        other => panic!("no specification of protocol version {other}"),
+    };
+    if let Err(e) = spec.check_message(message) {
+        panic!("message rejected by the v{version} schema: {e}\n{message}");
     }
 }

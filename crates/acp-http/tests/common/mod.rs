@@ -15,7 +15,7 @@ pub mod echo;
 #[path = "guard.rs"]
 pub mod guard;
 pub use echo::EchoAgent;
-pub use guard::{check, within};
+pub use guard::{check, check_version, within};
 
 /// A plain reqwest client. With the `client-tls` feature reqwest has no crypto provider of its own:
 /// the process gets ring's.
@@ -88,6 +88,10 @@ pub struct Raw {
     pub http: reqwest::Client,
     pub url: String,
     pub connection: Option<String>,
+    /// The protocol version whose schema checks every message both ways: 1 unless set.
+    pub version: u16,
+    /// Headers sent with every request (a principal's credentials).
+    pub headers: Vec<(String, String)>,
 }
 
 impl Raw {
@@ -96,6 +100,17 @@ impl Raw {
             http: http_client(),
             url: url.to_owned(),
             connection: None,
+            version: 1,
+            headers: Vec::new(),
+        }
+    }
+
+    /// A raw client whose messages, both ways, are checked against the schema of protocol
+    /// `version`.
+    pub fn with_version(url: &str, version: u16) -> Self {
+        Self {
+            version,
+            ..Self::new(url)
         }
     }
 
@@ -108,6 +123,9 @@ impl Raw {
             .body(body.into());
         if let Some(id) = &self.connection {
             request = request.header("acp-connection-id", id);
+        }
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
         }
         for (name, value) in extra {
             request = request.header(*name, *value);
@@ -125,7 +143,7 @@ impl Raw {
 
     /// POSTs a valid JSON-RPC message.
     pub async fn post(&self, message: Value, extra: &[(&str, &str)]) -> Answer {
-        check(&message);
+        check_version(&message, self.version);
         self.post_raw(message.to_string(), extra).await
     }
 
@@ -157,6 +175,9 @@ impl Raw {
     /// Opens a stream at `url`.
     pub async fn stream_at(&self, url: &str, session: Option<&str>) -> Result<Sse, Answer> {
         let mut request = self.http.get(url).header("accept", "text/event-stream");
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
         if let Some(id) = &self.connection {
             request = request.header("acp-connection-id", id);
         }
@@ -182,6 +203,7 @@ impl Raw {
             body: Box::pin(response.bytes_stream()),
             buf: Vec::new(),
             comments: 0,
+            version: self.version,
         })
     }
 
@@ -189,6 +211,9 @@ impl Raw {
         let mut request = self.http.delete(&self.url);
         if let Some(id) = &self.connection {
             request = request.header("acp-connection-id", id);
+        }
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
         }
         within("a DELETE", request.send())
             .await
@@ -206,6 +231,8 @@ pub struct Sse {
     buf: Vec<u8>,
     /// Comment lines seen (keep-alives).
     pub comments: usize,
+    /// The protocol version whose schema checks every message.
+    version: u16,
 }
 
 impl Sse {
@@ -227,7 +254,7 @@ impl Sse {
                     continue;
                 }
                 let message: Value = serde_json::from_str(&data.join("\n")).unwrap();
-                check(&message);
+                check_version(&message, self.version);
                 return Some(message);
             }
             match within("an SSE event", self.body.next()).await {

@@ -21,5 +21,7 @@ mod server_browser_guard;
 mod server_client_id;
 mod server_http;
 mod server_limits;
+#[cfg(all(feature = "server", feature = "unstable_protocol_v2"))]
+mod server_v2;
 mod server_ws;
 mod server_ws_abuse;
