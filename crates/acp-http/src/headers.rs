@@ -8,6 +8,14 @@ pub const CONNECTION_ID: &str = "acp-connection-id";
 /// `Acp-Session-Id`: names the session a POST or a GET stream belongs to.
 pub const SESSION_ID: &str = "acp-session-id";
 
+/// `Acp-Protocol-Version`: the protocol version the connection negotiated in `initialize`, as
+/// its decimal number (`1`, `2`). The transport draft says clients should send it on every
+/// request after `initialize` and leaves its form open; the number is what `initialize`
+/// negotiates. Our client sends it on every Streamable HTTP request of an initialized
+/// connection; our server refuses a request whose value is not that connection's version
+/// (`400`), and takes requests without it (older clients, other SDKs).
+pub const PROTOCOL_VERSION: &str = "acp-protocol-version";
+
 /// What is wrong with a bearer token for `Authorization: Bearer <token>`, if anything: the
 /// same rule for the server that expects it and the client that sends it. A token must be
 /// sent as it is, so it is visible ASCII (spaces only inside): HTTP drops the spaces around a

@@ -115,4 +115,4 @@ pub mod server;
 #[cfg(feature = "client")]
 pub mod client;
 
-pub use headers::{CONNECTION_ID, SESSION_ID};
+pub use headers::{CONNECTION_ID, PROTOCOL_VERSION, SESSION_ID};

@@ -171,6 +171,24 @@ fn leading_session(value: &[u8]) -> Option<Option<String>> {
     }
 }
 
+/// The protocol version an `initialize` answer negotiated (`result.protocolVersion`), when it
+/// is a successful answer with a version that fits in 16 bits (as the schema's `uint16`).
+pub(crate) fn negotiated_version(answer: &[u8]) -> Option<u16> {
+    #[derive(Deserialize)]
+    struct Answer {
+        result: Option<Negotiated>,
+    }
+    #[derive(Deserialize)]
+    struct Negotiated {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: Option<u16>,
+    }
+    serde_json::from_slice::<Answer>(answer)
+        .ok()?
+        .result?
+        .protocol_version
+}
+
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
@@ -357,6 +375,29 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#,
         ] {
             assert!(prefix_shape(message.as_bytes()).is_some(), "{message}");
+        }
+    }
+
+    #[test]
+    fn reads_the_negotiated_version_of_an_initialize_answer() {
+        let answer = br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2,"info":{"name":"a","version":"1"}}}"#;
+        assert_eq!(negotiated_version(answer), Some(2));
+        let answer =
+            br#"{"jsonrpc":"2.0","id":0,"result":{"agentCapabilities":{},"protocolVersion":1}}"#;
+        assert_eq!(negotiated_version(answer), Some(1));
+        for answer in [
+            &br#"{"jsonrpc":"2.0","id":0,"error":{"code":-32603,"message":"m"}}"#[..],
+            br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":70000}}"#,
+            br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2"}}"#,
+            br#"{"jsonrpc":"2.0","id":0,"result":{}}"#,
+            b"not json",
+        ] {
+            assert_eq!(
+                negotiated_version(answer),
+                None,
+                "{}",
+                String::from_utf8_lossy(answer)
+            );
         }
     }
 

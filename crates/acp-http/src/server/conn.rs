@@ -148,6 +148,8 @@ pub(crate) struct Connection {
     single_stream: bool,
     /// The agent's messages come from `acp-rpc`'s writer (see [`Link::ours`]).
     ours: bool,
+    /// The protocol version `initialize` negotiated (Streamable HTTP), once answered.
+    protocol_version: OnceLock<u16>,
 }
 
 impl fmt::Debug for Connection {
@@ -267,6 +269,7 @@ impl Connection {
             limits,
             single_stream,
             ours: link.ours,
+            protocol_version: OnceLock::new(),
         });
         (conn, link.from_agent, link.task)
     }
@@ -300,6 +303,16 @@ impl Connection {
         drop(state);
         self.limits.output.release(buffered);
         self.changed.notify_waiters();
+    }
+
+    /// Records the protocol version the connection's `initialize` negotiated (the first wins).
+    pub(crate) fn negotiated(&self, version: u16) {
+        let _ = self.protocol_version.set(version);
+    }
+
+    /// The protocol version the connection's `initialize` negotiated, once answered.
+    pub(crate) fn protocol_version(&self) -> Option<u16> {
+        self.protocol_version.get().copied()
     }
 
     /// The principal who opened the connection, if any: only it may use the connection.

@@ -13,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tower_http::cors::{AllowCredentials, AllowOrigin, AllowPrivateNetwork, CorsLayer};
 
-use crate::headers::{CONNECTION_ID, SESSION_ID};
+use crate::headers::{CONNECTION_ID, PROTOCOL_VERSION, SESSION_ID};
 use crate::server::peer::Principal;
 use crate::server::reply::text;
 use crate::server::validate::{HostRule, OriginRule, host_rule, origin_rule};
@@ -204,6 +204,7 @@ impl Guard {
                     header::AUTHORIZATION,
                     acp_headers[0].clone(),
                     acp_headers[1].clone(),
+                    HeaderName::from_static(PROTOCOL_VERSION),
                     HeaderName::from_static("last-event-id"),
                 ])
                 .expose_headers(acp_headers)

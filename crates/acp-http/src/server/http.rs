@@ -15,7 +15,7 @@ use axum::routing::{get, post};
 use bytes::BytesMut;
 use serde_json::json;
 
-use crate::headers::{CONNECTION_ID, SESSION_ID};
+use crate::headers::{CONNECTION_ID, PROTOCOL_VERSION, SESSION_ID};
 use crate::message::{self, NotAMessage};
 use crate::server::budget::BodyShare;
 use crate::server::conn::{Connection, Ended, Refusal};
@@ -55,6 +55,7 @@ impl AcpServer {
     /// | other POST, GET or DELETE without `Acp-Connection-Id` | `400` |
     /// | an unknown or ended `Acp-Connection-Id`, or one opened by another principal ([`AuthDecision::AllowAs`](crate::server::AuthDecision::AllowAs)) | `404` |
     /// | `Acp-Session-Id` that differs from `params.sessionId`, or from the session of the request a response answers | `400` |
+    /// | POST or GET whose `Acp-Protocol-Version` is not the number of the version the connection's `initialize` negotiated (without the header: accepted) | `400` |
     /// | accepted POST (also a session the server does not know: the agent decides) | `202`, empty body |
     /// | GET without `Accept: text/event-stream` (or `*/*`) | `406` |
     /// | GET of a stream that has a reader | `409` |
@@ -260,12 +261,39 @@ async fn post_message(State(inner): State<Arc<Inner>>, request: Request) -> Resp
     let Some(conn) = inner.get(connection, &caller) else {
         return refusal(Refusal::Gone);
     };
+    if let Some(refused) = other_version(&headers, &conn) {
+        return refused;
+    }
     match conn
         .accept(body, Some(share), &shape, header_str(&headers, SESSION_ID))
         .await
     {
         Ok(()) => StatusCode::ACCEPTED.into_response(),
         Err(why) => refusal(why),
+    }
+}
+
+/// The refusal (`400`) of a request whose `Acp-Protocol-Version` is not a version number, or
+/// not the one its connection negotiated; `None` for a request without the header (it is a
+/// "should" of the transport draft) or with the right one.
+fn other_version(headers: &HeaderMap, conn: &Connection) -> Option<Response> {
+    let sent = headers.get(PROTOCOL_VERSION)?;
+    let number = sent
+        .to_str()
+        .ok()
+        .and_then(|v| v.trim().parse::<u16>().ok());
+    match (number, conn.protocol_version()) {
+        (None, _) => Some(text(
+            StatusCode::BAD_REQUEST,
+            "Acp-Protocol-Version must be the number of the protocol version initialize negotiated",
+        )),
+        (Some(sent), Some(negotiated)) if sent != negotiated => Some(text(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "Acp-Protocol-Version {sent} is not the version this connection negotiated ({negotiated})"
+            ),
+        )),
+        _ => None,
     }
 }
 
@@ -311,6 +339,9 @@ async fn initialize(
     match tokio::time::timeout(inner.options.initialize_timeout, answer).await {
         Ok(Ok(answer)) => {
             guard.done = true;
+            if let Some(version) = message::negotiated_version(&answer) {
+                conn.negotiated(version);
+            }
             let mut response = json_body(StatusCode::OK, answer);
             response
                 .headers_mut()
@@ -377,6 +408,9 @@ async fn get_stream(State(inner): State<Arc<Inner>>, request: Request) -> Respon
     let Some(conn) = inner.get(connection, &caller) else {
         return refusal(Refusal::Gone);
     };
+    if let Some(refused) = other_version(headers, &conn) {
+        return refused;
+    }
     let session = header_str(headers, SESSION_ID);
     let lease = match conn.lease(session) {
         Ok(lease) => lease,

@@ -57,7 +57,7 @@
 //!    `Access-Control-Allow-Credentials: true` (browser clients, the official TypeScript SDK
 //!    among them, fetch with `credentials: "include"`, and a load balancer's sticky cookie
 //!    needs it), the request headers `Content-Type`, `Accept`, `Authorization`,
-//!    `Acp-Connection-Id`, `Acp-Session-Id` and `Last-Event-ID`, the response headers
+//!    `Acp-Connection-Id`, `Acp-Session-Id`, `Acp-Protocol-Version` and `Last-Event-ID`, the response headers
 //!    `Acp-Connection-Id` and `Acp-Session-Id` exposed, preflights cached for 10 minutes. With
 //!    `*`, other origins get CORS without credentials unless
 //!    [`ServerOptions::any_origin_credentials`] is set.

@@ -16,6 +16,7 @@ mod client_failures;
 mod client_http;
 mod client_tls;
 mod client_ws;
+mod protocol_version;
 mod server_bridge;
 mod server_browser_guard;
 mod server_client_id;

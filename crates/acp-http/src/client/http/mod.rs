@@ -36,7 +36,7 @@ use tokio::sync::oneshot;
 use super::error::{Error, MAX_BODY_EXCERPT, excerpt};
 use super::link::Link;
 use crate::message::{Shape, shape};
-use crate::{CONNECTION_ID, SESSION_ID};
+use crate::{CONNECTION_ID, PROTOCOL_VERSION, SESSION_ID};
 
 /// The most session streams open (or failed) at once.
 const MAX_SESSION_STREAMS: usize = 1024;
@@ -90,6 +90,9 @@ pub(crate) struct Http {
 struct State {
     /// `Acp-Connection-Id`, once `initialize` was answered (Streamable HTTP).
     connection_id: Option<HeaderValue>,
+    /// `Acp-Protocol-Version`: the version that `initialize` negotiated, sent with the
+    /// connection's id.
+    protocol_version: Option<HeaderValue>,
     sessions: HashMap<String, SessionStream>,
     /// The agent's requests that came on a session stream, by id: our answer carries that
     /// session's header.
@@ -266,6 +269,17 @@ impl Http {
         self.goodbye().await;
     }
 
+    /// The headers naming the connection `id`: `Acp-Connection-Id`, and `Acp-Protocol-Version`
+    /// once `initialize` negotiated a version.
+    pub(crate) fn connection_headers(&self, id: HeaderValue) -> HeaderMap {
+        let mut headers = HeaderMap::with_capacity(2);
+        headers.insert(CONNECTION_ID, id);
+        if let Some(version) = self.lock().protocol_version.clone() {
+            headers.insert(PROTOCOL_VERSION, version);
+        }
+        headers
+    }
+
     /// Sends `DELETE` for the connection, once, ignoring failures.
     async fn goodbye(&self) {
         let Mode::Streamable { endpoint } = &self.mode else {
@@ -281,7 +295,7 @@ impl Http {
             .client
             .delete(endpoint.clone())
             .headers(self.settings.headers.clone())
-            .header(CONNECTION_ID, connection_id)
+            .headers(self.connection_headers(connection_id))
             .send();
         match tokio::time::timeout(self.settings.close_timeout, request).await {
             Ok(Ok(response)) => {
@@ -404,7 +418,12 @@ impl Http {
         };
         self.link
             .set_connection_id(String::from_utf8_lossy(connection_id.as_bytes()).into_owned());
-        self.lock().connection_id = Some(connection_id);
+        {
+            let mut state = self.lock();
+            state.connection_id = Some(connection_id);
+            state.protocol_version =
+                crate::message::negotiated_version(&answer.body).map(HeaderValue::from);
+        }
         let stream = match self.open(None).await {
             Ok(stream) => stream,
             Err(error) => {
@@ -434,7 +453,7 @@ impl Http {
             .header(ACCEPT, "application/json")
             .body(message);
         if let Some(id) = connection_id {
-            request = request.header(CONNECTION_ID, id.clone());
+            request = request.headers(self.connection_headers(id.clone()));
         }
         if let Some(session) = session {
             request = request.header(SESSION_ID, session.clone());

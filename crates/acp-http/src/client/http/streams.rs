@@ -12,9 +12,9 @@ use super::{
     Error, Http, MAX_BODY_EXCERPT, MAX_ROUTES, MAX_SESSION_STREAMS, Mode, Refusal, SessionStream,
     excerpt, is_fatal, transport_error, within,
 };
+use crate::SESSION_ID;
 use crate::message::{Shape, shape};
 use crate::sse::{Event, SseParser};
-use crate::{CONNECTION_ID, SESSION_ID};
 
 impl Http {
     /// What routing learns from a message of the agent: answered requests, the session stream
@@ -225,8 +225,9 @@ impl Http {
             .get(url.clone())
             .headers(self.settings.headers.clone())
             .header(ACCEPT, "text/event-stream");
-        if let Some(id) = self.lock().connection_id.clone() {
-            request = request.header(CONNECTION_ID, id);
+        let connection_id = self.lock().connection_id.clone();
+        if let Some(id) = connection_id {
+            request = request.headers(self.connection_headers(id));
         }
         if let Some(session) = session {
             let value = HeaderValue::from_str(session).map_err(|_| {
