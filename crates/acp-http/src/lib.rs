@@ -100,6 +100,14 @@
 //! client. Without them the client refuses those URLs with a clear error, and the server
 //! speaks plain HTTP (behind a
 //! TLS-terminating proxy, or through a TLS listener of your own).
+//!
+//! ACP v2 (draft), feature `unstable_protocol_v2` (with acp-agent's and acp-client's): the
+//! transport is version-agnostic (it routes by a message's id, method and `sessionId`, which
+//! both versions share), so each connection's agent negotiates v1 or v2 by its own
+//! `initialize`, the bridge relays either as is, and the client's
+//! [`acp_client::AgentHandle`] `negotiate`s over a remote connection as over stdio. After
+//! `initialize` the client sends [`PROTOCOL_VERSION`] with the negotiated version's number; the
+//! server refuses a request naming another one.
 
 #![doc(test(attr(deny(warnings))))]
 

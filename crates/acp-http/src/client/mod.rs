@@ -50,7 +50,9 @@
 //! sent one at a time, in order. The first must be `initialize`: its `POST` carries no
 //! `Acp-Connection-Id`, and its answer must be a `2xx` with an `Acp-Connection-Id` header and
 //! the JSON-RPC response as its body; then the connection's event stream opens (`GET`,
-//! `Accept: text/event-stream`). Later `POST`s carry `Acp-Connection-Id`, and `Acp-Session-Id`
+//! `Accept: text/event-stream`). Later requests carry `Acp-Connection-Id` and
+//! `Acp-Protocol-Version` (the number of the version the `initialize` answer named, when it
+//! named one), `POST`s `Acp-Session-Id`
 //! when the message belongs to a session (its `params.sessionId`, or, for our answer to an
 //! agent request, the session stream the request came on). Before the first `POST` for a
 //! session, that session's stream opens; so it does whenever a result names a new

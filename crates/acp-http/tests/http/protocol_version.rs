@@ -47,10 +47,13 @@ async fn the_server_refuses_a_request_naming_another_protocol_version() {
     server.stop().await;
 }
 
+/// The requests a server saw: each one's HTTP method and `Acp-Protocol-Version` (if any).
+type Seen = Vec<(String, Option<String>)>;
+
 /// A server of echo agents whose every message is checked against the schema of `version`,
 /// recording each request's `Acp-Protocol-Version` (`None` without one) by its HTTP method.
-async fn recording(version: u16) -> (String, Arc<Mutex<Vec<(String, Option<String>)>>>) {
-    let seen: Arc<Mutex<Vec<(String, Option<String>)>>> = Arc::default();
+async fn recording(version: u16) -> (String, Arc<Mutex<Seen>>) {
+    let seen: Arc<Mutex<Seen>> = Arc::default();
     let record = seen.clone();
     let options = ServerOptions::default()
         .observe(move |_, bytes| {
@@ -83,9 +86,9 @@ async fn recording(version: u16) -> (String, Arc<Mutex<Vec<(String, Option<Strin
 /// recorded.
 async fn with_client<F: Future<Output = ()>>(
     url: &str,
-    seen: &Mutex<Vec<(String, Option<String>)>>,
+    seen: &Mutex<Seen>,
     turn: impl FnOnce(acp_client::AgentHandle) -> F,
-) -> Vec<(String, Option<String>)> {
+) -> Seen {
     let editor = client_support::Editor::default();
     let (agent, driver) = within(
         "connect",
