@@ -276,6 +276,8 @@ async fn a_v2_client_falls_back_to_v1_against_a_remote_agent_capped_at_v1() {
 /// turn ended, while the session is idle (a `running` state, a message, `idle` again).
 struct Background {
     client: ClientHandle,
+    /// Why a background update could not be sent, for the test to report.
+    failures: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 /// What the background work says.
@@ -302,6 +304,7 @@ impl acp_agent::Agent for Background {
     ) -> Result<PromptResponse, ErrorObject> {
         cx.message("started").await.map_err(ErrorObject::from)?;
         let client = self.client.clone();
+        let failures = self.failures.clone();
         let session = request.session_id;
         tokio::spawn(async move {
             // After the turn's `idle`.
@@ -314,9 +317,11 @@ impl acp_agent::Agent for Background {
                 v2::SessionUpdate::from(v2::StateUpdate::from(v2::IdleStateUpdate::new())),
             ];
             for update in updates {
-                // A failed send fails the test: the client waits for these updates.
                 if let Err(error) = client.session_update_v2(&session, update).await {
-                    eprintln!("a background update was not sent: {error}");
+                    failures
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(error.to_string());
                     return;
                 }
             }
@@ -328,8 +333,13 @@ impl acp_agent::Agent for Background {
 #[tokio::test]
 async fn updates_of_an_idle_session_reach_a_remote_v2_client_between_turns() {
     for transport in Transport::ALL {
+        let failures = Arc::<std::sync::Mutex<Vec<String>>>::default();
+        let failed = failures.clone();
         let server = RemoteServer::serve_agents(
-            |client| Background { client },
+            move |client| Background {
+                client,
+                failures: failed.clone(),
+            },
             ServerOptions::default(),
             checker(2, true),
         )
@@ -346,6 +356,11 @@ async fn updates_of_an_idle_session_reach_a_remote_v2_client_between_turns() {
         while kinds.last().map(String::as_str) != Some("idle")
             || !kinds.iter().any(|k| k == "agent_message")
         {
+            let failed = failures
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            assert!(failed.is_empty(), "{transport}: {failed:?}");
             let update = within("a background update", updates.next())
                 .await
                 .expect("the session's updates go on");
