@@ -2,7 +2,11 @@
 //!
 //! Each remote connection gets an agent of its own, made by the factory exactly as
 //! [`acp_agent::serve`] makes one for a stdio connection, with the same [`AgentOptions`], the
-//! same protocol rules and the same [`ClientHandle`].
+//! same protocol rules and the same [`ClientHandle`]; with `unstable_protocol_v2` it
+//! negotiates v1 or v2 per connection, as over stdio. The server reads only what both
+//! versions share (a message's id, method and `sessionId`), so everything below holds for
+//! either version; a v2 session's updates while it is idle (background work) go where its
+//! other messages go.
 //!
 //! | request on the endpoint | answer |
 //! | --- | --- |
@@ -13,9 +17,9 @@
 //! | `DELETE` with `Acp-Connection-Id` | `202`: the connection, its streams and its agent end |
 //!
 //! Where the agent's messages go: those of a session (its `session/update`s and requests, and
-//! the answers to the client's requests for it, `session/load` included) on the session's
-//! stream once the client has read it, so that a load's replay comes before its answer on one
-//! stream; until then, and for everything else, on the connection stream, which every client
+//! the answers to the client's requests for it, `session/load` and v2's `session/resume`
+//! included) on the session's stream once the client has read it, so that a replay comes
+//! before its answer on one stream; until then, and for everything else, on the connection stream, which every client
 //! reads. A stream whose reader went away keeps what comes for it until a reader is back
 //! (bounded by the output budget and the stall timeout).
 //!
