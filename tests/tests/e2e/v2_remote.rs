@@ -353,17 +353,25 @@ async fn updates_of_an_idle_session_reach_a_remote_v2_client_between_turns() {
         assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn));
         // The turn's updates, then the background work's, with no request pending.
         let mut kinds = Vec::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         while kinds.last().map(String::as_str) != Some("idle")
             || !kinds.iter().any(|k| k == "agent_message")
         {
+            // Waits in short steps, so that a failed send is reported as such, not as a hang.
             let failed = failures
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clone();
             assert!(failed.is_empty(), "{transport}: {failed:?}");
-            let update = within("a background update", updates.next())
-                .await
-                .expect("the session's updates go on");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{transport}: the background updates did not come: {kinds:?}"
+            );
+            let Ok(update) = tokio::time::timeout(Duration::from_millis(100), updates.next()).await
+            else {
+                continue;
+            };
+            let update = update.expect("the session's updates go on");
             let json = serde_json::to_value(&update.update).expect("an update");
             let kind = json["sessionUpdate"].as_str().unwrap_or("?");
             kinds.push(match kind {
