@@ -12,8 +12,8 @@ use acp_types::methods::{agent, client};
 use acp_validate::{Conversation, Open, Part};
 use serde_json::{Value, json};
 
-use crate::conn::quote;
-use crate::schema::{Kind, Role, Schema, diagnose};
+use crate::conn::{PROTOCOL_VERSION, quote};
+use crate::schema::{Kind, Role, Schema, diagnose, name_v1_only};
 
 /// One protocol problem in a transcript.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,11 @@ pub struct Validator {
     cancelled: HashMap<String, usize>,
     /// Whether both directions are seen (a one-direction file cannot match ids).
     both_sides: bool,
+    /// The protocol version the transcript is checked as, when given rather than detected.
+    version: Option<u64>,
+    /// v2: the prompts acknowledged whose `user_message` has not come yet, by session: the
+    /// acknowledged `messageId` and the line of the acknowledgement.
+    unplaced: HashMap<String, (String, usize)>,
     /// The `clientCapabilities` of the client's `initialize`, once seen: the session updates
     /// they do not advertise are problems after it.
     client_capabilities: Option<Value>,
@@ -73,19 +78,48 @@ pub struct Validator {
 }
 
 impl Validator {
-    /// A validator; `both_sides` when the transcript holds both directions.
+    /// A validator; `both_sides` when the transcript holds both directions. It checks the
+    /// messages as version 1 until an answer to `initialize` names another version this
+    /// build knows (v2 with the feature `unstable_protocol_v2`), and as that version after.
     pub fn new(both_sides: bool) -> Self {
+        let conversation = Conversation::new(Schema::embedded().validator().clone());
+        Self::with(both_sides, conversation.follow_version(), None)
+    }
+
+    /// A validator that checks every message as protocol `version`, whatever `initialize`
+    /// says; `None` when this build does not know the version.
+    pub fn for_version(both_sides: bool, version: u64) -> Option<Self> {
+        let schema = Schema::for_version(version)?;
+        let conversation = Conversation::new(schema.validator().clone());
+        Some(Self::with(both_sides, conversation, Some(version)))
+    }
+
+    fn with(both_sides: bool, conversation: Conversation<Request>, version: Option<u64>) -> Self {
         Self {
-            conversation: Conversation::new(Schema::embedded().validator().clone()),
+            conversation,
             answered: HashMap::new(),
             answered_order: VecDeque::new(),
             turn_over: HashMap::new(),
             cancelled: HashMap::new(),
             both_sides,
+            version,
+            unplaced: HashMap::new(),
             client_capabilities: None,
             problems: Vec::new(),
             counts: HashMap::new(),
         }
+    }
+
+    /// The protocol version the messages are checked as now: the one given, else the one
+    /// `initialize` negotiated when this build knows it, else 1.
+    pub fn version(&self) -> u64 {
+        self.version
+            .or_else(|| {
+                self.conversation
+                    .negotiated_version()
+                    .filter(|v| Schema::for_version(*v).is_some())
+            })
+            .unwrap_or(PROTOCOL_VERSION)
     }
 
     fn problem(&mut self, line: usize, reason: String) -> Problem {
@@ -129,6 +163,13 @@ impl Validator {
                         }
                     }
                 }
+            }
+            Some(Kind::Notification)
+                if method == client::SESSION_UPDATE
+                    && from == Role::Agent
+                    && self.version() != PROTOCOL_VERSION =>
+            {
+                self.v2_update(line, session.as_deref(), message);
             }
             Some(Kind::Notification) if method == client::SESSION_UPDATE && from == Role::Agent => {
                 let update_kind = message["params"]["update"]["sessionUpdate"]
@@ -191,7 +232,11 @@ impl Validator {
             self.check_answer(line, &open, message);
         }
         for mut violation in schema {
-            diagnose(&mut violation, message);
+            if self.version() == PROTOCOL_VERSION {
+                diagnose(&mut violation, message);
+            } else {
+                name_v1_only(&mut violation);
+            }
             let reason = format!(
                 "from the {}: {}: {}",
                 from.as_str(),
@@ -214,10 +259,60 @@ impl Validator {
         }
     }
 
-    /// The rules about the answer to `open`: a cancelled turn ends `cancelled`, a permission
-    /// request pending at the cancel is answered `cancelled`.
+    /// The rules of v2 about an update of the agent's: no version 1 shapes; the `idle` that
+    /// ends a turn comes after the `user_message` of the prompt it acknowledged, and with the
+    /// stop reason `cancelled` after a `session/cancel`.
+    fn v2_update(&mut self, line: usize, session: Option<&str>, message: &Value) {
+        if let Some(reason) = crate::protocol::v1_update_on_v2(message) {
+            self.problem(line, format!("from the agent: {reason}"));
+        }
+        let Some(session) = session else {
+            return;
+        };
+        let update = &message["params"]["update"];
+        match update["sessionUpdate"].as_str().unwrap_or_default() {
+            "user_message" | "user_message_chunk"
+                if self
+                    .unplaced
+                    .get(session)
+                    .is_some_and(|(id, _)| update["messageId"] == id.as_str()) =>
+            {
+                self.unplaced.remove(session);
+            }
+            "state_update" if update["state"] == "idle" => {
+                if let Some((id, acked)) = self.unplaced.remove(session) {
+                    self.problem(line, format!(
+                        "session {session} went idle without the `user_message` {id:?} of the prompt acknowledged on line {acked}"
+                    ));
+                }
+                if let Some(cancel_line) = self.cancelled.remove(session) {
+                    let stop = &update["stopReason"];
+                    if stop != "cancelled" {
+                        self.problem(line, format!(
+                            "the turn of session {session} was cancelled (line {cancel_line}) but went idle with {stop}, not \"cancelled\""
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The rules about the answer to `open`: a cancelled turn ends `cancelled` (in version 1,
+    /// where the answer ends the turn), a permission request pending at the cancel is
+    /// answered `cancelled`.
     fn check_answer(&mut self, line: usize, open: &Open<Request>, response: &Value) {
         let session = &open.data.session;
+        if self.version() != PROTOCOL_VERSION {
+            // v2: the answer acknowledges the prompt; the turn ends with an `idle` update.
+            if open.method == agent::SESSION_PROMPT
+                && let (Some(s), Some(id)) = (session, response["result"]["messageId"].as_str())
+            {
+                self.unplaced.insert(s.clone(), (id.to_owned(), line));
+            }
+            self.check_permission_answer(line, open, response);
+            return;
+        }
         // A refused prompt (an error) started no turn; a turn is over when no other prompt of
         // its session is still open.
         let turn_ended = open.method == agent::SESSION_PROMPT
@@ -240,6 +335,11 @@ impl Validator {
                 }
             }
         }
+        self.check_permission_answer(line, open, response);
+    }
+
+    /// A permission request pending when its turn was cancelled is answered `cancelled`.
+    fn check_permission_answer(&mut self, line: usize, open: &Open<Request>, response: &Value) {
         if open.method == client::SESSION_REQUEST_PERMISSION && open.data.cancelled {
             let outcome = &response["result"]["outcome"]["outcome"];
             if outcome != &json!("cancelled") {
