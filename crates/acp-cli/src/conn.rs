@@ -662,7 +662,7 @@ impl Conn {
                 format!("`{other}` is not an extension the checker knows"),
             )),
             other => {
-                let known = self.schema.validator().method(other).is_some();
+                let known = self.knows_method(other);
                 if known {
                     self.finding(
                         Category::Capability,
@@ -780,6 +780,24 @@ impl Conn {
             "capabilities": {},
             "info": {"name": "acp-cli", "title": "acp check", "version": env!("CARGO_PKG_VERSION")}
         })
+    }
+
+    /// Checks the peer's messages as protocol `version` from now on; false (and nothing
+    /// changed) when this build does not know it. (Playing the client, the answer to
+    /// `initialize` switches the version by itself.)
+    pub fn set_protocol(&mut self, version: u64) -> bool {
+        match Schema::for_version(version) {
+            Some(schema) => {
+                self.schema = schema;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether `method` is a method of the protocol version the connection speaks.
+    pub fn knows_method(&self, method: &str) -> bool {
+        self.schema.validator().method(method).is_some()
     }
 
     /// The protocol version of the schema the agent's messages are checked against: the

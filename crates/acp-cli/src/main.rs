@@ -86,8 +86,9 @@ struct CheckArgs {
 struct ClientArgs {
     #[command(flatten)]
     check: CheckArgs,
-    /// The protocol version to play: `1`, or `2` for the ACP v2 draft (needs a build with the
-    /// feature `unstable_protocol_v2`).
+    /// The protocol versions to play: `1`; `2`, an agent of the ACP v2 draft; or `both`, v1
+    /// then v2, each with clients of its own, in one report (`2` and `both` need a build with
+    /// the feature `unstable_protocol_v2`).
     #[arg(long, value_enum, default_value_t = ProtocolArg::V1)]
     protocol: ProtocolArg,
     /// Seconds the long turn of the cancellation case lasts (the client is to cancel it).
@@ -252,6 +253,7 @@ async fn check_client_command(args: ClientArgs) -> ExitCode {
         timeout,
         long_turn,
         progress: !args.check.quiet,
+        protocol: args.protocol.protocol(),
     };
     let report = check_client(opts).await;
     finish(&report, args.check.json.as_deref())

@@ -153,8 +153,14 @@ async fn initialize_unknown_fields(c: &mut Conn) -> Verdict {
 }
 
 async fn version_negotiation(c: &mut Conn) -> Verdict {
+    // An agent that speaks a later version than 1 reads a request for 65535 as one of its
+    // latest: the params carry the fields of v2's `initialize` too (`info`, `capabilities`),
+    // which version 1 takes as unknown fields.
     let mut params = Conn::initialize_params();
     params["protocolVersion"] = json!(65535);
+    let v2 = Conn::initialize_params_v2();
+    params["info"] = v2["info"].clone();
+    params["capabilities"] = v2["capabilities"].clone();
     let result = c.call_ok(agent::INITIALIZE, params).await.map_err(fail)?;
     match result["protocolVersion"].as_u64() {
         Some(65535) => Err(fail_with(
