@@ -68,6 +68,9 @@ pub struct Validator {
     /// v2: the prompts acknowledged whose `user_message` has not come yet, by session: the
     /// acknowledged `messageId` and the line of the acknowledgement.
     unplaced: HashMap<String, (String, usize)>,
+    /// v2: the sessions whose turn runs (a prompt acknowledged, no `idle` since), with the
+    /// line of the acknowledgement.
+    turns: HashMap<String, usize>,
     /// The `clientCapabilities` of the client's `initialize`, once seen: the session updates
     /// they do not advertise are problems after it.
     client_capabilities: Option<Value>,
@@ -104,6 +107,7 @@ impl Validator {
             both_sides,
             version,
             unplaced: HashMap::new(),
+            turns: HashMap::new(),
             client_capabilities: None,
             problems: Vec::new(),
             counts: HashMap::new(),
@@ -280,6 +284,7 @@ impl Validator {
                 self.unplaced.remove(session);
             }
             "state_update" if update["state"] == "idle" => {
+                self.turns.remove(session);
                 if let Some((id, acked)) = self.unplaced.remove(session) {
                     self.problem(line, format!(
                         "session {session} went idle without the `user_message` {id:?} of the prompt acknowledged on line {acked}"
@@ -309,6 +314,7 @@ impl Validator {
                 && let (Some(s), Some(id)) = (session, response["result"]["messageId"].as_str())
             {
                 self.unplaced.insert(s.clone(), (id.to_owned(), line));
+                self.turns.entry(s.clone()).or_insert(line);
             }
             self.check_permission_answer(line, open, response);
             return;
@@ -351,8 +357,16 @@ impl Validator {
         }
     }
 
-    /// The end of the transcript: requests never answered.
+    /// The end of the transcript: requests never answered, v2 turns that never went idle.
     pub fn finish(&mut self) {
+        let mut turns: Vec<_> = self.turns.drain().collect();
+        turns.sort_by_key(|(_, line)| *line);
+        for (session, line) in turns {
+            self.problem(
+                line,
+                format!("the turn of session {session} acknowledged here never went idle"),
+            );
+        }
         for (role, id, open) in self.conversation.take_open() {
             self.problem(
                 open.data.line,
@@ -600,5 +614,122 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
         assert_eq!(civil_from_days(20_782), (2026, 11, 25));
+    }
+
+    /// A v2 conversation up to an acknowledged prompt in session `s` (lines 1 to 6).
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn v2_prompted() -> Vec<(Role, Value)> {
+        vec![
+            (
+                Role::Client,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": 2, "info": {"name": "c", "version": "1"}}}),
+            ),
+            answer(
+                0,
+                json!({"protocolVersion": 2, "capabilities": {"session": {}},
+                "info": {"name": "a", "version": "1"}}),
+            ),
+            (
+                Role::Client,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "session/new",
+                "params": {"cwd": "/work"}}),
+            ),
+            answer(1, json!({"sessionId": "s"})),
+            (
+                Role::Client,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt",
+                "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}}),
+            ),
+            answer(2, json!({"messageId": "m1"})),
+        ]
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn v2_update(update: Value) -> (Role, Value) {
+        (
+            Role::Agent,
+            json!({"jsonrpc": "2.0", "method": "session/update",
+                   "params": {"sessionId": "s", "update": update}}),
+        )
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[test]
+    fn a_v2_transcript_is_checked_by_the_v2_lifecycle() {
+        let user = v2_update(json!({"sessionUpdate": "user_message", "messageId": "m1",
+            "content": [{"type": "text", "text": "hi"}]}));
+        let running = v2_update(json!({"sessionUpdate": "state_update", "state": "running"}));
+        let chunk = v2_update(
+            json!({"sessionUpdate": "agent_message_chunk", "messageId": "m2",
+            "content": {"type": "text", "text": "x"}}),
+        );
+        let idle = |stop: &str| {
+            v2_update(json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": stop}))
+        };
+        let cancel = (
+            Role::Client,
+            json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}}),
+        );
+        let with = |more: Vec<(Role, Value)>| {
+            let mut lines = v2_prompted();
+            lines.extend(more);
+            problems(&lines)
+        };
+        // A whole turn, then background output while idle: nothing wrong.
+        let whole = vec![
+            user.clone(),
+            running.clone(),
+            chunk.clone(),
+            idle("end_turn"),
+            chunk.clone(),
+        ];
+        assert_eq!(with(whole), vec![]);
+        // No user message before the idle.
+        let found = with(vec![running.clone(), idle("end_turn")]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .reason
+                .contains("without the `user_message` \"m1\""),
+            "{found:?}"
+        );
+        // Cancelled, but idle `end_turn` (and the line of the cancel named).
+        let found = with(vec![
+            user.clone(),
+            running.clone(),
+            cancel,
+            idle("end_turn"),
+        ]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].reason.contains("cancelled (line 9)"), "{found:?}");
+        // A v1 `tool_call`, and a turn that never goes idle.
+        let v1 = v2_update(json!({"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x"}));
+        let found = with(vec![user, running, v1]);
+        let reasons: Vec<&str> = found.iter().map(|p| p.reason.as_str()).collect();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            reasons.iter().any(|r| r.contains("version 1 `tool_call`")),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons.iter().any(|r| r.contains("never went idle")),
+            "{reasons:?}"
+        );
+        // A v1 chunk (no `messageId`) is checked against the v2 schema.
+        let found = with(vec![chunk_v1_on_v2()]);
+        assert!(
+            found[0].line == 7
+                && found[0]
+                    .reason
+                    .contains("not a valid UpdateSessionNotification"),
+            "{found:?}"
+        );
+    }
+
+    /// A version 1 message chunk: no `messageId`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn chunk_v1_on_v2() -> (Role, Value) {
+        chunk()
     }
 }
