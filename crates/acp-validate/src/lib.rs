@@ -32,7 +32,7 @@
 //!   protocol ([`Validator::new`], the official `schema.json` for one): its envelope as the
 //!   sending side may send it, its params or result against its method's definition.
 //!   Extension methods (`_...`) are checked only for their envelope. With the feature
-//!   `unstable_protocol_v2`, the ACP v2 draft schema too ([`Validator::embedded_v2`],
+//!   `unstable_protocol_v2`, the ACP v2 draft schema too (`Validator::embedded_v2`,
 //!   [`Validator::embedded_for`] a version).
 //! - [`Conversation`]: the messages of one connection, each response matched to the request
 //!   it answers (bounded memory) and checked against that method's result; with

@@ -189,7 +189,7 @@ impl Validator {
     }
 
     /// The embedded stable schema of protocol version `version`: [`embedded`](Self::embedded)
-    /// for 1, [`embedded_v2`](Self::embedded_v2) for 2 (with the feature
+    /// for 1, `embedded_v2` for 2 (with the feature
     /// `unstable_protocol_v2`); `None` for a version this build does not know.
     pub fn embedded_for(version: u64) -> Option<&'static Validator> {
         match version {
