@@ -166,8 +166,10 @@ enum SideArg {
 enum ProtocolArg {
     #[value(name = "1")]
     V1,
+    #[cfg(feature = "unstable_protocol_v2")]
     #[value(name = "2")]
     V2,
+    #[cfg(feature = "unstable_protocol_v2")]
     Both,
 }
 
@@ -175,7 +177,9 @@ impl ProtocolArg {
     fn protocol(self) -> Protocol {
         match self {
             ProtocolArg::V1 => Protocol::V1,
+            #[cfg(feature = "unstable_protocol_v2")]
             ProtocolArg::V2 => Protocol::V2,
+            #[cfg(feature = "unstable_protocol_v2")]
             ProtocolArg::Both => Protocol::Both,
         }
     }

@@ -3,16 +3,18 @@
 
 use serde_json::Value;
 
-/// The protocol versions `acp check` runs its cases in.
+/// The protocol versions `acp check` runs its cases in (v2 only in a build with the feature
+/// `unstable_protocol_v2`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Protocol {
     /// Version 1 only (the default).
     #[default]
     V1,
-    /// The ACP v2 draft only (needs the feature `unstable_protocol_v2`).
+    /// The ACP v2 draft only.
+    #[cfg(feature = "unstable_protocol_v2")]
     V2,
-    /// Version 1, then v2, each on connections of its own, in one report (needs the feature
-    /// `unstable_protocol_v2`).
+    /// Version 1, then v2, each on connections of its own, in one report.
+    #[cfg(feature = "unstable_protocol_v2")]
     Both,
 }
 
@@ -21,19 +23,25 @@ impl Protocol {
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::V1 => "1",
+            #[cfg(feature = "unstable_protocol_v2")]
             Protocol::V2 => "2",
+            #[cfg(feature = "unstable_protocol_v2")]
             Protocol::Both => "both",
         }
     }
 
     /// Whether the version 1 cases run.
     pub fn v1(self) -> bool {
-        matches!(self, Protocol::V1 | Protocol::Both)
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self == Protocol::V2 {
+            return false;
+        }
+        true
     }
 
     /// Whether the v2 cases run.
     pub fn v2(self) -> bool {
-        matches!(self, Protocol::V2 | Protocol::Both)
+        self != Protocol::V1
     }
 }
 

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use acp_types::v2::methods::agent;
 use serde_json::{Value, json};
 
-use super::steps::{error_code, prompt_params};
+use super::steps::{TURN_START, ended_cancelled, error_code, prompt_params, too_short};
 use super::{CaseFn, Ctx, V2Facts};
 use crate::case::{Case, Stop, Verdict, fail, fail_with, skip};
 use crate::conn::{Conn, PROTOCOL_VERSION_2, PermissionPolicy, Received};
@@ -40,13 +40,6 @@ pub(super) const CASES: &[Case<CaseFn>] = &[
     Case::core("v2-auth", |x, c| Box::pin(auth(x, c))),
     Case::full("v2-cancel-controls", |x, c| Box::pin(cancel_controls(x, c))),
 ];
-
-/// How long the cancellation case waits for a turn to show it is under way before it cancels.
-const TURN_START: Duration = Duration::from_millis(300);
-
-/// How soon after the cancel went out a turn may still end otherwise than `cancelled` (it may
-/// have ended before the agent read the cancel): a skip, not a failure.
-const CANCEL_RACE: Duration = Duration::from_millis(250);
 
 /// How long output of a cancelled turn is watched for after its `idle`.
 const LATE_UPDATE_GRACE: Duration = Duration::from_millis(500);
@@ -415,11 +408,6 @@ async fn permission(ctx: &Ctx, c: &mut Conn) -> Verdict {
 }
 
 async fn cancel(ctx: &Ctx, c: &mut Conn) -> Verdict {
-    let too_short = |what: String| {
-        skip(format!(
-            "{what}: the turn is too short to cancel (give a longer one with --long-prompt)"
-        ))
-    };
     let session = ready(ctx, c).await?;
     c.permission = PermissionPolicy::Hold;
     acknowledged(c, &session, ctx.long_prompt()).await?;
@@ -446,23 +434,12 @@ async fn cancel(ctx: &Ctx, c: &mut Conn) -> Verdict {
     c.answer_held_cancelled().await;
     let updates = until_idle(c, &session, c.timeout).await?;
     let idle = updates.last().cloned().unwrap_or_default();
-    let stop = &idle["stopReason"];
-    if stop != "cancelled" {
-        let after = cancelled_at.elapsed();
-        if after < CANCEL_RACE {
-            return Err(too_short(format!(
-                "the turn ended {stop} {after:.0?} after the cancel went out, likely before the \
-                 agent read it"
-            )));
-        }
-        return Err(fail_with(
-            format!(
-                "after session/cancel the `idle` must have the stop reason \"cancelled\", it \
-                 had {stop} {after:.0?} later"
-            ),
-            &idle,
-        ));
-    }
+    ended_cancelled(
+        &idle["stopReason"],
+        cancelled_at,
+        &idle,
+        "the `idle`'s stop reason",
+    )?;
     // Everything of the cancelled turn comes before that `idle`.
     let answered_at = c.received.len();
     c.drain_until(Instant::now() + LATE_UPDATE_GRACE).await;

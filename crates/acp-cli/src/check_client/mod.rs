@@ -110,23 +110,14 @@ impl Drop for TempDir {
 /// The function of a client case: it runs during the client's first prompt turn.
 type CaseFn = for<'a> fn(&'a ClientCheck, &'a mut Run) -> BoxFuture<'a, Verdict>;
 
-/// The v2 cases when `protocol` asks for them.
-#[cfg(feature = "unstable_protocol_v2")]
+/// The v2 cases when `protocol` asks for them (none in a build without v2).
 fn v2_cases(protocol: Protocol) -> &'static [Case<CaseFn>] {
-    if protocol.v2() { v2_cases::CASES } else { &[] }
-}
-
-/// The v2 cases when `protocol` asks for them: this build has none.
-#[cfg(not(feature = "unstable_protocol_v2"))]
-fn v2_cases(protocol: Protocol) -> &'static [Case<CaseFn>] {
-    const NO_V2: &[Case<CaseFn>] = &[Case::core("v2", |_, _| {
-        Box::pin(async {
-            Err(fail(
-                "this build of acp has no ACP v2 (build it with the feature unstable_protocol_v2)",
-            ))
-        })
-    })];
-    if protocol.v2() { NO_V2 } else { &[] }
+    #[cfg(feature = "unstable_protocol_v2")]
+    if protocol.v2() {
+        return v2_cases::CASES;
+    }
+    let _ = protocol;
+    &[]
 }
 
 /// Runs the check and returns its report.

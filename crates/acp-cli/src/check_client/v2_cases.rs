@@ -6,15 +6,13 @@
 //! patches included, answer a permission request while the state is `requires_action`, and
 //! answer a pending one `cancelled` when it cancels.
 
-use std::time::{Duration, Instant};
-
 use acp_types::v2::methods::client;
 use serde_json::{Value, json};
 
-use super::{CaseFn, ClientCheck, Run, answer, call, describe_client, notify_update, probe};
-use crate::case::{Case, Verdict, fail, fail_with, skip};
+use super::cases::{judge_cancelled_answer, pending_until_cancelled};
+use super::{CaseFn, ClientCheck, Run, call, describe_client, notify_update, probe};
+use crate::case::{Case, Verdict, fail, fail_with};
 use crate::conn::PROTOCOL_VERSION_2;
-use crate::schema::Kind;
 
 /// The v2 cases, in order.
 pub(super) const CASES: &[Case<CaseFn>] = &[
@@ -237,72 +235,14 @@ async fn requires_action(run: &mut Run) -> Verdict {
 /// `cancelled`.
 async fn cancel(opts: &ClientCheck, run: &mut Run) -> Verdict {
     notify_update(run, state("requires_action")).await?;
-    let id = run
-        .conn
-        .request(
-            client::SESSION_REQUEST_PERMISSION,
-            permission_params(&run.session, "long"),
-        )
-        .await
-        .map_err(fail)?;
-    let end = Instant::now() + opts.long_turn;
-    let mut n = 0;
-    let mut answered = None;
-    while Instant::now() < end && !run.cancelled && answered.is_none() {
-        n += 1;
-        notify_update(
-            run,
-            json!({"sessionUpdate": "agent_message_chunk", "messageId": "acp-check-long",
-                "content": text(".")}),
-        )
-        .await?;
-        let tick = Instant::now() + Duration::from_millis(100);
-        while let Some(r) = run.conn.recv(tick).await {
-            if Kind::of(&r.message) == Some(Kind::Response) && r.message["id"] == id {
-                answered = Some(r.message);
-                break;
-            }
-            answer(run, &r.message).await;
-        }
-    }
-    if let Some(response) = &answered
-        && !run.cancelled
-    {
-        return Err(skip(format!(
-            "the client answered the permission request before cancelling ({})",
-            response["result"]["outcome"]
-        )));
-    }
-    if !run.cancelled {
-        return Err(skip(format!(
-            "the client did not send session/cancel within {:?} (script it to cancel)",
-            opts.long_turn
-        )));
-    }
-    let deadline = Instant::now() + run.conn.timeout;
-    let response = loop {
-        if let Some(response) = answered.take() {
-            break response;
-        }
-        let Some(r) = run.conn.recv(deadline).await else {
-            return Err(fail(
-                "after session/cancel, the pending permission request was never answered",
-            ));
-        };
-        if Kind::of(&r.message) == Some(Kind::Response) && r.message["id"] == id {
-            break r.message;
-        }
-        answer(run, &r.message).await;
-    };
-    if response["result"]["outcome"]["outcome"] != "cancelled" {
-        return Err(fail_with(
-            "after session/cancel the pending permission request must be answered cancelled",
-            &response,
-        ));
-    }
+    let params = permission_params(&run.session, "long");
+    let chunk = json!({"sessionUpdate": "agent_message_chunk", "messageId": "acp-check-long",
+        "content": text(".")});
+    let (response, chunks) = pending_until_cancelled(opts, run, params, &chunk).await?;
+    judge_cancelled_answer(&response)?;
     Ok(format!(
-        "{n} chunk(s), session/cancel, the pending permission request answered cancelled; the \
-         turn ends idle \"cancelled\""
+        "{chunks} chunk(s), session/cancel, the pending permission request answered cancelled; \
+         the turn ends idle \"cancelled\""
     ))
 }
 

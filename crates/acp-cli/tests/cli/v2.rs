@@ -50,6 +50,18 @@ fn failed(report: &Report) -> Vec<&'static str> {
         .collect()
 }
 
+/// Asserts that each of `cases` ended `status` in `report`.
+fn assert_status(report: &Report, cases: &[&str], status: Status) {
+    for case in cases {
+        assert_eq!(
+            report.case(case).map(|c| c.status),
+            Some(status),
+            "{case}: {}",
+            report.table(false)
+        );
+    }
+}
+
 /// The detail of the failed case `name`.
 fn detail<'a>(report: &'a Report, name: &str) -> &'a str {
     let case = report.case(name).unwrap();
@@ -66,7 +78,7 @@ async fn a_v2_agent_of_the_library_passes_the_v2_lifecycle() {
         "{}",
         report.table(false)
     );
-    for case in [
+    let passed = [
         "v2-initialize",
         "v2-null-id",
         "v2-prompt-lifecycle",
@@ -75,14 +87,8 @@ async fn a_v2_agent_of_the_library_passes_the_v2_lifecycle() {
         "v2-resume",
         "v2-session-list",
         "messages-valid",
-    ] {
-        assert_eq!(
-            report.case(case).map(|c| c.status),
-            Some(Status::Pass),
-            "{case}: {}",
-            report.table(false)
-        );
-    }
+    ];
+    assert_status(&report, &passed, Status::Pass);
     // No v1 case ran, and the agent advertises no auth method.
     assert!(report.case("prompt-turn").is_none());
     assert_eq!(
@@ -149,19 +155,9 @@ async fn a_turn_that_never_goes_idle_is_reported() {
     .await;
     let why = detail(&report, "v2-prompt-lifecycle");
     assert!(why.contains("no `idle` state update"), "{why}");
-    assert_eq!(
-        report.case("v2-cancel").map(|c| c.status),
-        Some(Status::Fail),
-        "{}",
-        report.table(false)
-    );
+    assert_status(&report, &["v2-cancel"], Status::Fail);
     // What does not wait for an idle still passes.
-    assert_eq!(
-        report.case("v2-session-list").map(|c| c.status),
-        Some(Status::Pass),
-        "{}",
-        report.table(false)
-    );
+    assert_status(&report, &["v2-session-list"], Status::Pass);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -178,19 +174,16 @@ async fn a_v1_only_agent_fails_v2_and_is_a_skip_when_checking_both() {
     );
     let report = check(&v1, Protocol::Both, Duration::from_secs(5)).await;
     assert!(report.passed(), "{}", report.table(false));
-    assert_eq!(
-        report.case("v2-initialize").map(|c| c.status),
-        Some(Status::Skip),
-        "{}",
-        report.table(false)
-    );
+    assert_status(&report, &["v2-initialize"], Status::Skip);
 }
 
 /// `acp check client` of `client` (an example) in `protocol`.
 async fn check_a_client(client: &str, protocol: Protocol) -> Report {
-    let argv = [client, "--", "{agent}"].map(str::to_owned).to_vec();
-    let mut argv = argv;
-    argv[0] = example(client).to_string_lossy().into_owned();
+    let argv = vec![
+        example(client).to_string_lossy().into_owned(),
+        "--".to_owned(),
+        "{agent}".to_owned(),
+    ];
     check_client(ClientCheck {
         argv,
         relay: vec![env!("CARGO_BIN_EXE_acp").to_owned(), "relay".to_owned()],
