@@ -43,6 +43,17 @@ impl Protocol {
     pub fn v2(self) -> bool {
         self != Protocol::V1
     }
+
+    /// `cases` (a check's table of version 1) when the version 1 cases run, else none.
+    pub(crate) fn v1_cases<T>(self, cases: &'static [T]) -> &'static [T] {
+        if self.v1() { cases } else { &[] }
+    }
+
+    /// `cases` (a check's table of v2) when the v2 cases run, else none.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn v2_cases<T>(self, cases: &'static [T]) -> &'static [T] {
+        if self.v2() { cases } else { &[] }
+    }
 }
 
 /// The `session/update` kinds of version 1 that v2 replaced, with what v2 sends instead. The

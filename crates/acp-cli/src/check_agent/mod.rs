@@ -188,17 +188,13 @@ pub async fn check_agent(opts: AgentCheck) -> Report {
         info,
         v2: None,
     };
-    let v1: &[Case<CaseFn>] = if ctx.opts.protocol.v1() {
-        core_cases::CASES
-    } else {
-        &[]
-    };
-    let v1_full: &[Case<CaseFn>] = if ctx.opts.protocol.v1() {
-        full_cases::CASES
-    } else {
-        &[]
-    };
-    let v2 = v2_cases(ctx.opts.protocol);
+    let protocol = ctx.opts.protocol;
+    #[cfg(feature = "unstable_protocol_v2")]
+    let v2 = protocol.v2_cases(v2_cases::CASES);
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    let v2: &[Case<CaseFn>] = &[];
+    let v1 = protocol.v1_cases(core_cases::CASES);
+    let v1_full = protocol.v1_cases(full_cases::CASES);
     let cases: Vec<&Case<CaseFn>> = v1
         .iter()
         .chain(v1_full)
@@ -224,16 +220,6 @@ pub async fn check_agent(opts: AgentCheck) -> Report {
         info: ctx.info,
         cases: tally.finish(Role::Agent),
     }
-}
-
-/// The v2 cases when `protocol` asks for them (none in a build without v2).
-fn v2_cases(protocol: Protocol) -> &'static [Case<CaseFn>] {
-    #[cfg(feature = "unstable_protocol_v2")]
-    if protocol.v2() {
-        return v2_cases::CASES;
-    }
-    let _ = protocol;
-    &[]
 }
 
 /// Runs one case on a fresh agent; returns its verdict and the connection (to be shut down

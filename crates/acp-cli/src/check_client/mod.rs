@@ -110,28 +110,17 @@ impl Drop for TempDir {
 /// The function of a client case: it runs during the client's first prompt turn.
 type CaseFn = for<'a> fn(&'a ClientCheck, &'a mut Run) -> BoxFuture<'a, Verdict>;
 
-/// The v2 cases when `protocol` asks for them (none in a build without v2).
-fn v2_cases(protocol: Protocol) -> &'static [Case<CaseFn>] {
-    #[cfg(feature = "unstable_protocol_v2")]
-    if protocol.v2() {
-        return v2_cases::CASES;
-    }
-    let _ = protocol;
-    &[]
-}
-
 /// Runs the check and returns its report.
 pub async fn check_client(opts: ClientCheck) -> Report {
     let mut info = Vec::new();
     if opts.protocol != Protocol::V1 {
         info.push(("protocol".to_owned(), opts.protocol.as_str().to_owned()));
     }
-    let v1: &[Case<CaseFn>] = if opts.protocol.v1() {
-        cases::CASES
-    } else {
-        &[]
-    };
-    let v2 = v2_cases(opts.protocol);
+    let v1 = opts.protocol.v1_cases(cases::CASES);
+    #[cfg(feature = "unstable_protocol_v2")]
+    let v2 = opts.protocol.v2_cases(v2_cases::CASES);
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    let v2: &[Case<CaseFn>] = &[];
     let all = v1
         .iter()
         .map(|case| (case, PROTOCOL_VERSION))
