@@ -731,3 +731,20 @@ fn a_conversation_follows_the_version_its_initialize_negotiates() {
         Conversation::new(Validator::embedded().clone()).follow_version();
     assert_eq!(conversation.check(Role::Client, &initialize_v2(7)), vec![]);
 }
+
+#[cfg(all(feature = "unstable_protocol_v2", feature = "unstable"))]
+#[test]
+fn the_v2_draft_schema_knows_the_v2_draft_methods() {
+    let fork = json!({"jsonrpc": "2.0", "id": 1, "method": "session/fork",
+                      "params": {"sessionId": "s", "cwd": "/home"}});
+    let draft = Validator::embedded_v2_unstable();
+    assert_eq!(draft.check(Role::Client, &fork, None), Ok(()));
+    // The stable v2 schema does not.
+    assert_eq!(
+        Validator::embedded_v2()
+            .check(Role::Client, &fork, None)
+            .map_err(|e| e.part),
+        Err(Part::Method)
+    );
+    assert!(draft.method("session/load").is_none());
+}
