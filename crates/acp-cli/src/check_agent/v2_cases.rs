@@ -648,3 +648,53 @@ async fn cancel_controls(ctx: &Ctx, c: &mut Conn) -> Verdict {
     }
     Ok(format!("answered: {}", done.join(", ")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the checker sends a v2 agent is valid v2 (but the deliberately `null` id).
+    #[test]
+    fn every_request_of_the_checker_is_valid_v2() {
+        let schema = Schema::for_version(PROTOCOL_VERSION_2).unwrap();
+        let s = "sess-1";
+        let sent = [
+            (agent::INITIALIZE, Conn::initialize_params_v2()),
+            (agent::SESSION_NEW, json!({"cwd": "/work"})),
+            (agent::SESSION_PROMPT, prompt_params(s, "hi")),
+            (agent::SESSION_CANCEL, json!({"sessionId": s})),
+            (agent::SESSION_LIST, json!({})),
+            (
+                agent::SESSION_RESUME,
+                json!({"sessionId": s, "cwd": "/work"}),
+            ),
+            (
+                agent::SESSION_RESUME,
+                json!({"sessionId": s, "cwd": "/work", "replayFrom": {"type": "start"}}),
+            ),
+            (agent::SESSION_CLOSE, json!({"sessionId": s})),
+            (agent::AUTH_LOGIN, json!({"methodId": "m"})),
+            (agent::AUTH_LOGOUT, json!({})),
+            (
+                agent::TOOL_CALL_CANCEL,
+                json!({"sessionId": s, "toolCallId": "t"}),
+            ),
+            (
+                agent::TERMINAL_CANCEL,
+                json!({"sessionId": s, "terminalId": "t"}),
+            ),
+        ];
+        for (method, params) in sent {
+            let message = if method == agent::SESSION_CANCEL {
+                json!({"jsonrpc": "2.0", "method": method, "params": params})
+            } else {
+                json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+            };
+            assert_eq!(
+                schema.check_message(crate::schema::Role::Client, &message, None),
+                Ok(()),
+                "{message}"
+            );
+        }
+    }
+}
