@@ -26,8 +26,11 @@ use crate::answer::{Answer, answer, response_to, typed_params};
 use crate::schema::{Kind, Role, Schema, shorten};
 use crate::terminals::Terminals;
 
-/// The protocol version the checker speaks.
+/// The protocol version the checker speaks by default.
 pub const PROTOCOL_VERSION: u64 = 1;
+
+/// The ACP v2 draft's protocol version.
+pub const PROTOCOL_VERSION_2: u64 = 2;
 
 /// How many messages from the agent may wait to be looked at; past that the agent's writes
 /// block (it is then not reading either, and the case's timeout ends it).
@@ -164,7 +167,8 @@ pub struct Conn {
     /// The `clientCapabilities` of the `initialize` the checker sent as the client (`null`
     /// before it): the session updates they gate are findings otherwise.
     client_capabilities: Value,
-    held: Vec<Value>,
+    /// The permission requests held unanswered: their ids and params.
+    held: Vec<(Value, Value)>,
     /// How long to wait for an answer.
     pub timeout: Duration,
     closed: Option<String>,
@@ -577,6 +581,14 @@ impl Conn {
                 }
             }
         }
+        // The answer to `initialize` names the version the rest of the connection speaks.
+        if answered_method.as_deref() == Some(acp_types::methods::agent::INITIALIZE)
+            && let Some(schema) = message["result"]["protocolVersion"]
+                .as_u64()
+                .and_then(Schema::for_version)
+        {
+            self.schema = schema;
+        }
         if let Err(reason) =
             self.schema
                 .check_message(self.me.peer(), message, answered_method.as_deref())
@@ -584,6 +596,19 @@ impl Conn {
             self.finding(Category::Schema, reason, Some(message));
         }
         if self.me == Role::Client
+            && self.schema.version() >= PROTOCOL_VERSION_2
+            && kind == Some(Kind::Notification)
+            && message["method"] == client::SESSION_UPDATE
+            && let Some(reason) = crate::protocol::v1_update_on_v2(message)
+        {
+            self.finding(
+                Category::Schema,
+                format!("the agent sent {reason}"),
+                Some(message),
+            );
+        }
+        if self.me == Role::Client
+            && self.schema.version() == PROTOCOL_VERSION
             && kind == Some(Kind::Notification)
             && message["method"] == client::SESSION_UPDATE
             && let Some(reason) =
@@ -606,11 +631,16 @@ impl Conn {
         let result = match method {
             client::SESSION_REQUEST_PERMISSION => match self.permission {
                 PermissionPolicy::Hold => {
-                    self.held.push(id);
+                    self.held.push((id, params.clone()));
                     return;
                 }
                 policy => Ok(permission_outcome(params, policy)),
             },
+            // The client's file system and terminals are of version 1 only: on a later
+            // version they are no methods (the schema's finding says so).
+            _ if self.schema.version() != PROTOCOL_VERSION => {
+                Err((-32601, format!("method not found: {method}")))
+            }
             client::FS_READ_TEXT_FILE => self.read_file(request).await,
             client::FS_WRITE_TEXT_FILE => self.write_file(request).await,
             client::TERMINAL_CREATE => self.create_terminal(request),
@@ -632,7 +662,7 @@ impl Conn {
                 format!("`{other}` is not an extension the checker knows"),
             )),
             other => {
-                let known = crate::schema::method_schema(other).is_some();
+                let known = self.knows_method(other);
                 if known {
                     self.finding(
                         Category::Capability,
@@ -663,9 +693,14 @@ impl Conn {
     /// Answers every held permission request `cancelled`; later ones too.
     pub async fn answer_held_cancelled(&mut self) {
         self.permission = PermissionPolicy::Cancelled;
-        for id in std::mem::take(&mut self.held) {
-            let response = json!({"jsonrpc": "2.0", "id": id,
-                "result": {"outcome": {"outcome": "cancelled"}}});
+        self.answer_held(PermissionPolicy::Cancelled).await;
+    }
+
+    /// Answers every held permission request as `policy` says (not `Hold`); the policy for
+    /// later ones stays as it is.
+    pub async fn answer_held(&mut self, policy: PermissionPolicy) {
+        for (id, params) in std::mem::take(&mut self.held) {
+            let response = response_to(id, Ok(permission_outcome(&params, policy)));
             let _ = self.send(&response).await;
         }
     }
@@ -735,6 +770,40 @@ impl Conn {
             },
             "clientInfo": {"name": "acp-cli", "title": "acp check", "version": env!("CARGO_PKG_VERSION")}
         })
+    }
+
+    /// The `initialize` params of the checker asking for the ACP v2 draft: no optional
+    /// client capability (v2 clients have no file system or terminals to offer).
+    pub fn initialize_params_v2() -> Value {
+        json!({
+            "protocolVersion": PROTOCOL_VERSION_2,
+            "capabilities": {},
+            "info": {"name": "acp-cli", "title": "acp check", "version": env!("CARGO_PKG_VERSION")}
+        })
+    }
+
+    /// Checks the peer's messages as protocol `version` from now on; false (and nothing
+    /// changed) when this build does not know it. (Playing the client, the answer to
+    /// `initialize` switches the version by itself.)
+    pub fn set_protocol(&mut self, version: u64) -> bool {
+        match Schema::for_version(version) {
+            Some(schema) => {
+                self.schema = schema;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether `method` is a method of the protocol version the connection speaks.
+    pub fn knows_method(&self, method: &str) -> bool {
+        self.schema.validator().method(method).is_some()
+    }
+
+    /// The protocol version of the schema the agent's messages are checked against: the
+    /// version its answer to `initialize` named, when this build knows it (1 before).
+    pub fn protocol_version(&self) -> u64 {
+        self.schema.version()
     }
 
     /// `initialize` with the standard params; returns the result.

@@ -21,6 +21,8 @@
 //! - [`check_agent`]: `acp check agent`, the conformance cases for an agent.
 //! - [`check_client`]: `acp check client`, the scripted agent that checks a client.
 //! - [`schema`]: the embedded schema and message validation.
+//! - [`protocol`]: the protocol versions a check speaks (v2 with the feature
+//!   `unstable_protocol_v2`).
 //! - [`report`]: the results, as a table or JSON.
 //! - [`tap`]: `acp tap`, the transparent proxy that records a transcript.
 //! - [`transcript`], [`validate`]: transcripts and `acp validate`.
@@ -32,6 +34,7 @@ pub mod check_client;
 pub mod conduct;
 pub mod conn;
 mod gated;
+pub mod protocol;
 pub mod report;
 pub mod schema;
 pub mod tap;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use acp_cli::check_agent::{AgentCheck, DEFAULT_PROMPT, Profile, check_agent};
+use acp_cli::check_agent::{AgentCheck, DEFAULT_PROMPT, Profile, Protocol, check_agent};
 use acp_cli::check_client::{ClientCheck, check_client};
 use acp_cli::conn::PeerCommand;
 use acp_cli::report::{Report, colour_on_stdout};
@@ -43,7 +43,12 @@ enum Command {
     /// Check a transcript (the tap's, or plain NDJSON of one direction).
     Validate(ValidateArgs),
     /// Print the JSON Schema of the protocol (the one the checks validate against).
-    Schema,
+    Schema {
+        /// The protocol version whose schema to print (2 needs a build with the feature
+        /// `unstable_protocol_v2`).
+        #[arg(long, value_name = "VERSION", default_value_t = 1)]
+        protocol: u64,
+    },
     /// Relay stdio to a checker's socket (what `{agent}` becomes in `acp check client`).
     #[command(hide = true)]
     Relay {
@@ -81,6 +86,11 @@ struct CheckArgs {
 struct ClientArgs {
     #[command(flatten)]
     check: CheckArgs,
+    /// The protocol versions to play: `1`; `2`, an agent of the ACP v2 draft; or `both`, v1
+    /// then v2, each with clients of its own, in one report (`2` and `both` need a build with
+    /// the feature `unstable_protocol_v2`).
+    #[arg(long, value_enum, default_value_t = ProtocolArg::V1)]
+    protocol: ProtocolArg,
     /// Seconds the long turn of the cancellation case lasts (the client is to cancel it).
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     long_turn: f64,
@@ -99,6 +109,11 @@ struct AgentArgs {
     framing: FramingArg,
     #[command(flatten)]
     check: CheckArgs,
+    /// The protocol versions to check: `1`; `2`, the ACP v2 draft; or `both`, v1 then v2,
+    /// each on connections of its own, in one report (`2` and `both` need a build with the
+    /// feature `unstable_protocol_v2`).
+    #[arg(long, value_enum, default_value_t = ProtocolArg::V1)]
+    protocol: ProtocolArg,
     /// The text of an ordinary prompt.
     #[arg(long, value_name = "TEXT", default_value = DEFAULT_PROMPT)]
     prompt: String,
@@ -129,6 +144,11 @@ struct ValidateArgs {
     /// Who sent the messages of a plain NDJSON file (guessed from its methods by default).
     #[arg(long, value_enum)]
     from: Option<SideArg>,
+    /// The protocol version to check the messages as (by default the one the transcript's
+    /// `initialize` negotiates, 1 until then; 2 needs a build with the feature
+    /// `unstable_protocol_v2`).
+    #[arg(long, value_name = "VERSION")]
+    protocol: Option<u64>,
     /// How many problems to print.
     #[arg(long, value_name = "N", default_value_t = 20)]
     max_problems: usize,
@@ -140,6 +160,29 @@ struct ValidateArgs {
 enum SideArg {
     Agent,
     Client,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ProtocolArg {
+    #[value(name = "1")]
+    V1,
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[value(name = "2")]
+    V2,
+    #[cfg(feature = "unstable_protocol_v2")]
+    Both,
+}
+
+impl ProtocolArg {
+    fn protocol(self) -> Protocol {
+        match self {
+            ProtocolArg::V1 => Protocol::V1,
+            #[cfg(feature = "unstable_protocol_v2")]
+            ProtocolArg::V2 => Protocol::V2,
+            #[cfg(feature = "unstable_protocol_v2")]
+            ProtocolArg::Both => Protocol::Both,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -158,10 +201,18 @@ enum FramingArg {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Schema => {
-            emit(&format!("{}\n", acp_cli::schema::SCHEMA_JSON.trim_end()));
-            ExitCode::SUCCESS
-        }
+        Command::Schema { protocol } => match acp_cli::schema::Schema::for_version(protocol) {
+            Some(schema) => {
+                emit(&format!("{}\n", schema.text().trim_end()));
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!(
+                    "acp schema: this build of acp does not know protocol version {protocol}"
+                );
+                ExitCode::from(2)
+            }
+        },
         Command::Check(Check::Agent(args)) => run(check_agent_command(args)),
         Command::Check(Check::Client(args)) => run(check_client_command(args)),
         Command::Tap(args) => run(tap_command(args)),
@@ -206,6 +257,7 @@ async fn check_client_command(args: ClientArgs) -> ExitCode {
         timeout,
         long_turn,
         progress: !args.check.quiet,
+        protocol: args.protocol.protocol(),
     };
     let report = check_client(opts).await;
     finish(&report, args.check.json.as_deref())
@@ -251,7 +303,7 @@ fn validate_command(args: &ValidateArgs) -> ExitCode {
         SideArg::Agent => Role::Agent,
         SideArg::Client => Role::Client,
     });
-    match acp_cli::validate::validate_file(&args.file, from) {
+    match acp_cli::validate::validate_file_as(&args.file, from, args.protocol) {
         Ok(validation) => {
             let mut text = format!("{}\n", validation.summary());
             for problem in validation.problems.iter().take(args.max_problems) {
@@ -269,7 +321,7 @@ fn validate_command(args: &ValidateArgs) -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("acp validate: cannot read {}: {e}", args.file.display());
+            eprintln!("acp validate: {}: {e}", args.file.display());
             ExitCode::from(2)
         }
     }
@@ -321,6 +373,7 @@ async fn check_agent_command(args: AgentArgs) -> ExitCode {
     opts.prompt = args.prompt;
     opts.long_prompt = args.long_prompt;
     opts.progress = !args.check.quiet;
+    opts.protocol = args.protocol.protocol();
     let report = check_agent(opts).await;
     finish(&report, args.check.json.as_deref())
 }

@@ -29,14 +29,16 @@ pub fn method_schema(name: &str) -> Option<&'static MethodDefinition> {
     methods::definitions(name).next()
 }
 
-/// The embedded schema with its compiled validators (compiled on first use, then cached).
+/// The embedded schema of one protocol version with its compiled validators (compiled on
+/// first use, then cached).
 #[derive(Debug)]
 pub struct Schema {
     validator: Validator,
+    version: u64,
 }
 
 impl Schema {
-    /// The embedded schema, parsed once per process.
+    /// The embedded schema of protocol version 1, parsed once per process.
     ///
     /// # Panics
     ///
@@ -45,7 +47,47 @@ impl Schema {
         static SCHEMA: OnceLock<Schema> = OnceLock::new();
         SCHEMA.get_or_init(|| Schema {
             validator: Validator::embedded().clone(),
+            version: 1,
         })
+    }
+
+    /// The embedded schema of the ACP v2 draft, parsed once per process.
+    ///
+    /// # Panics
+    ///
+    /// Never in a released build: a test proves the embedded text is a valid schema.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn embedded_v2() -> &'static Schema {
+        static SCHEMA: OnceLock<Schema> = OnceLock::new();
+        SCHEMA.get_or_init(|| Schema {
+            validator: Validator::embedded_v2().clone(),
+            version: 2,
+        })
+    }
+
+    /// The embedded schema of protocol `version`, if this build knows it (2 only with the
+    /// feature `unstable_protocol_v2`).
+    pub fn for_version(version: u64) -> Option<&'static Schema> {
+        match version {
+            1 => Some(Self::embedded()),
+            #[cfg(feature = "unstable_protocol_v2")]
+            2 => Some(Self::embedded_v2()),
+            _ => None,
+        }
+    }
+
+    /// The protocol version of the schema.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The schema's text, as `acp schema` prints it.
+    pub fn text(&self) -> &'static str {
+        match self.version {
+            #[cfg(feature = "unstable_protocol_v2")]
+            2 => acp_validate::V2_SCHEMA_JSON,
+            _ => SCHEMA_JSON,
+        }
     }
 
     /// The `acp-validate` validator of the schema.
@@ -79,9 +121,29 @@ impl Schema {
         self.validator
             .check(sender, message, answered)
             .map_err(|mut violation| {
-                diagnose(&mut violation, message);
+                if self.version == 1 {
+                    diagnose(&mut violation, message);
+                } else {
+                    name_v1_only(&mut violation);
+                }
                 violation.reason
             })
+    }
+}
+
+/// Adds to a violation of a later version's schema that its method is one of version 1 only
+/// (`session/load`, `fs/read_text_file`, `terminal/create`, ...): the mistake of a peer that
+/// speaks v1 on a connection that negotiated another version.
+pub fn name_v1_only(violation: &mut Violation) {
+    if violation.part != Part::Method {
+        return;
+    }
+    if let Some(method) = violation.method.as_deref()
+        && Validator::embedded().method(method).is_some()
+    {
+        violation
+            .reason
+            .push_str(" (a method of protocol version 1 only)");
     }
 }
 

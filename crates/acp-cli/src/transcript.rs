@@ -12,8 +12,8 @@ use acp_types::methods::{agent, client};
 use acp_validate::{Conversation, Open, Part};
 use serde_json::{Value, json};
 
-use crate::conn::quote;
-use crate::schema::{Kind, Role, Schema, diagnose};
+use crate::conn::{PROTOCOL_VERSION, quote};
+use crate::schema::{Kind, Role, Schema, diagnose, name_v1_only};
 
 /// One protocol problem in a transcript.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,14 @@ pub struct Validator {
     cancelled: HashMap<String, usize>,
     /// Whether both directions are seen (a one-direction file cannot match ids).
     both_sides: bool,
+    /// The protocol version the transcript is checked as, when given rather than detected.
+    version: Option<u64>,
+    /// v2: the prompts acknowledged whose `user_message` has not come yet, by session: the
+    /// acknowledged `messageId` and the line of the acknowledgement.
+    unplaced: HashMap<String, (String, usize)>,
+    /// v2: the sessions whose turn runs (a prompt acknowledged, no `idle` since), with the
+    /// line of the acknowledgement.
+    turns: HashMap<String, usize>,
     /// The `clientCapabilities` of the client's `initialize`, once seen: the session updates
     /// they do not advertise are problems after it.
     client_capabilities: Option<Value>,
@@ -73,19 +81,49 @@ pub struct Validator {
 }
 
 impl Validator {
-    /// A validator; `both_sides` when the transcript holds both directions.
+    /// A validator; `both_sides` when the transcript holds both directions. It checks the
+    /// messages as version 1 until an answer to `initialize` names another version this
+    /// build knows (v2 with the feature `unstable_protocol_v2`), and as that version after.
     pub fn new(both_sides: bool) -> Self {
+        let conversation = Conversation::new(Schema::embedded().validator().clone());
+        Self::with(both_sides, conversation.follow_version(), None)
+    }
+
+    /// A validator that checks every message as protocol `version`, whatever `initialize`
+    /// says; `None` when this build does not know the version.
+    pub fn for_version(both_sides: bool, version: u64) -> Option<Self> {
+        let schema = Schema::for_version(version)?;
+        let conversation = Conversation::new(schema.validator().clone());
+        Some(Self::with(both_sides, conversation, Some(version)))
+    }
+
+    fn with(both_sides: bool, conversation: Conversation<Request>, version: Option<u64>) -> Self {
         Self {
-            conversation: Conversation::new(Schema::embedded().validator().clone()),
+            conversation,
             answered: HashMap::new(),
             answered_order: VecDeque::new(),
             turn_over: HashMap::new(),
             cancelled: HashMap::new(),
             both_sides,
+            version,
+            unplaced: HashMap::new(),
+            turns: HashMap::new(),
             client_capabilities: None,
             problems: Vec::new(),
             counts: HashMap::new(),
         }
+    }
+
+    /// The protocol version the messages are checked as now: the one given, else the one
+    /// `initialize` negotiated when this build knows it, else 1.
+    pub fn version(&self) -> u64 {
+        self.version
+            .or_else(|| {
+                self.conversation
+                    .negotiated_version()
+                    .filter(|v| Schema::for_version(*v).is_some())
+            })
+            .unwrap_or(PROTOCOL_VERSION)
     }
 
     fn problem(&mut self, line: usize, reason: String) -> Problem {
@@ -129,6 +167,13 @@ impl Validator {
                         }
                     }
                 }
+            }
+            Some(Kind::Notification)
+                if method == client::SESSION_UPDATE
+                    && from == Role::Agent
+                    && self.version() != PROTOCOL_VERSION =>
+            {
+                self.v2_update(line, session.as_deref(), message);
             }
             Some(Kind::Notification) if method == client::SESSION_UPDATE && from == Role::Agent => {
                 let update_kind = message["params"]["update"]["sessionUpdate"]
@@ -191,7 +236,11 @@ impl Validator {
             self.check_answer(line, &open, message);
         }
         for mut violation in schema {
-            diagnose(&mut violation, message);
+            if self.version() == PROTOCOL_VERSION {
+                diagnose(&mut violation, message);
+            } else {
+                name_v1_only(&mut violation);
+            }
             let reason = format!(
                 "from the {}: {}: {}",
                 from.as_str(),
@@ -214,10 +263,62 @@ impl Validator {
         }
     }
 
-    /// The rules about the answer to `open`: a cancelled turn ends `cancelled`, a permission
-    /// request pending at the cancel is answered `cancelled`.
+    /// The rules of v2 about an update of the agent's: no version 1 shapes; the `idle` that
+    /// ends a turn comes after the `user_message` of the prompt it acknowledged, and with the
+    /// stop reason `cancelled` after a `session/cancel`.
+    fn v2_update(&mut self, line: usize, session: Option<&str>, message: &Value) {
+        if let Some(reason) = crate::protocol::v1_update_on_v2(message) {
+            self.problem(line, format!("from the agent: {reason}"));
+        }
+        let Some(session) = session else {
+            return;
+        };
+        let update = &message["params"]["update"];
+        match update["sessionUpdate"].as_str().unwrap_or_default() {
+            "user_message" | "user_message_chunk"
+                if self
+                    .unplaced
+                    .get(session)
+                    .is_some_and(|(id, _)| update["messageId"] == id.as_str()) =>
+            {
+                self.unplaced.remove(session);
+            }
+            "state_update" if update["state"] == "idle" => {
+                self.turns.remove(session);
+                if let Some((id, acked)) = self.unplaced.remove(session) {
+                    self.problem(line, format!(
+                        "session {session} went idle without the `user_message` {id:?} of the prompt acknowledged on line {acked}"
+                    ));
+                }
+                if let Some(cancel_line) = self.cancelled.remove(session) {
+                    let stop = &update["stopReason"];
+                    if stop != "cancelled" {
+                        self.problem(line, format!(
+                            "the turn of session {session} was cancelled (line {cancel_line}) but went idle with {stop}, not \"cancelled\""
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The rules about the answer to `open`: a cancelled turn ends `cancelled` (in version 1,
+    /// where the answer ends the turn), a permission request pending at the cancel is
+    /// answered `cancelled`.
     fn check_answer(&mut self, line: usize, open: &Open<Request>, response: &Value) {
         let session = &open.data.session;
+        if self.version() != PROTOCOL_VERSION {
+            // v2: the answer acknowledges the prompt; the turn ends with an `idle` update.
+            if open.method == agent::SESSION_PROMPT
+                && let (Some(s), Some(id)) = (session, response["result"]["messageId"].as_str())
+            {
+                self.unplaced.insert(s.clone(), (id.to_owned(), line));
+                self.turns.entry(s.clone()).or_insert(line);
+            }
+            self.check_permission_answer(line, open, response);
+            return;
+        }
         // A refused prompt (an error) started no turn; a turn is over when no other prompt of
         // its session is still open.
         let turn_ended = open.method == agent::SESSION_PROMPT
@@ -240,6 +341,11 @@ impl Validator {
                 }
             }
         }
+        self.check_permission_answer(line, open, response);
+    }
+
+    /// A permission request pending when its turn was cancelled is answered `cancelled`.
+    fn check_permission_answer(&mut self, line: usize, open: &Open<Request>, response: &Value) {
         if open.method == client::SESSION_REQUEST_PERMISSION && open.data.cancelled {
             let outcome = &response["result"]["outcome"]["outcome"];
             if outcome != &json!("cancelled") {
@@ -251,8 +357,16 @@ impl Validator {
         }
     }
 
-    /// The end of the transcript: requests never answered.
+    /// The end of the transcript: requests never answered, v2 turns that never went idle.
     pub fn finish(&mut self) {
+        let mut turns: Vec<_> = self.turns.drain().collect();
+        turns.sort_by_key(|(_, line)| *line);
+        for (session, line) in turns {
+            self.problem(
+                line,
+                format!("the turn of session {session} acknowledged here never went idle"),
+            );
+        }
         for (role, id, open) in self.conversation.take_open() {
             self.problem(
                 open.data.line,
@@ -500,5 +614,122 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
         assert_eq!(civil_from_days(20_782), (2026, 11, 25));
+    }
+
+    /// A v2 conversation up to an acknowledged prompt in session `s` (lines 1 to 6).
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn v2_prompted() -> Vec<(Role, Value)> {
+        vec![
+            (
+                Role::Client,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": 2, "info": {"name": "c", "version": "1"}}}),
+            ),
+            answer(
+                0,
+                json!({"protocolVersion": 2, "capabilities": {"session": {}},
+                "info": {"name": "a", "version": "1"}}),
+            ),
+            (
+                Role::Client,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "session/new",
+                "params": {"cwd": "/work"}}),
+            ),
+            answer(1, json!({"sessionId": "s"})),
+            (
+                Role::Client,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt",
+                "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}}),
+            ),
+            answer(2, json!({"messageId": "m1"})),
+        ]
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn v2_update(update: Value) -> (Role, Value) {
+        (
+            Role::Agent,
+            json!({"jsonrpc": "2.0", "method": "session/update",
+                   "params": {"sessionId": "s", "update": update}}),
+        )
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[test]
+    fn a_v2_transcript_is_checked_by_the_v2_lifecycle() {
+        let user = v2_update(json!({"sessionUpdate": "user_message", "messageId": "m1",
+            "content": [{"type": "text", "text": "hi"}]}));
+        let running = v2_update(json!({"sessionUpdate": "state_update", "state": "running"}));
+        let chunk = v2_update(
+            json!({"sessionUpdate": "agent_message_chunk", "messageId": "m2",
+            "content": {"type": "text", "text": "x"}}),
+        );
+        let idle = |stop: &str| {
+            v2_update(json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": stop}))
+        };
+        let cancel = (
+            Role::Client,
+            json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}}),
+        );
+        let with = |more: Vec<(Role, Value)>| {
+            let mut lines = v2_prompted();
+            lines.extend(more);
+            problems(&lines)
+        };
+        // A whole turn, then background output while idle: nothing wrong.
+        let whole = vec![
+            user.clone(),
+            running.clone(),
+            chunk.clone(),
+            idle("end_turn"),
+            chunk.clone(),
+        ];
+        assert_eq!(with(whole), vec![]);
+        // No user message before the idle.
+        let found = with(vec![running.clone(), idle("end_turn")]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .reason
+                .contains("without the `user_message` \"m1\""),
+            "{found:?}"
+        );
+        // Cancelled, but idle `end_turn` (and the line of the cancel named).
+        let found = with(vec![
+            user.clone(),
+            running.clone(),
+            cancel,
+            idle("end_turn"),
+        ]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].reason.contains("cancelled (line 9)"), "{found:?}");
+        // A v1 `tool_call`, and a turn that never goes idle.
+        let v1 = v2_update(json!({"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x"}));
+        let found = with(vec![user, running, v1]);
+        let reasons: Vec<&str> = found.iter().map(|p| p.reason.as_str()).collect();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            reasons.iter().any(|r| r.contains("version 1 `tool_call`")),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons.iter().any(|r| r.contains("never went idle")),
+            "{reasons:?}"
+        );
+        // A v1 chunk (no `messageId`) is checked against the v2 schema.
+        let found = with(vec![chunk_v1_on_v2()]);
+        assert!(
+            found[0].line == 7
+                && found[0]
+                    .reason
+                    .contains("not a valid UpdateSessionNotification"),
+            "{found:?}"
+        );
+    }
+
+    /// A version 1 message chunk: no `messageId`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn chunk_v1_on_v2() -> (Role, Value) {
+        chunk()
     }
 }

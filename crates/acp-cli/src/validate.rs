@@ -17,13 +17,21 @@ pub struct Validation {
     pub both_sides: bool,
     /// Every problem, in line order.
     pub problems: Vec<Problem>,
+    /// The protocol version the messages were last checked as (given, or negotiated by the
+    /// transcript's `initialize`).
+    pub version: u64,
 }
 
 impl Validation {
-    /// The summary line.
+    /// The summary line (naming the protocol version when it is not 1).
     pub fn summary(&self) -> String {
+        let version = if self.version == crate::conn::PROTOCOL_VERSION {
+            String::new()
+        } else {
+            format!("; protocol version {}", self.version)
+        };
         format!(
-            "{} messages ({} from the client, {} from the agent{}): {} problem(s)",
+            "{} messages ({} from the client, {} from the agent{}{version}): {} problem(s)",
             self.from_client + self.from_agent,
             self.from_client,
             self.from_agent,
@@ -38,12 +46,36 @@ impl Validation {
 }
 
 /// Validates the transcript at `path`; `from` says who sent a plain NDJSON file's messages
-/// (guessed from its methods when `None`).
+/// (guessed from its methods when `None`). The protocol version is the one the transcript's
+/// `initialize` negotiates (1 until then); see [`validate_file_as`] to give it.
 ///
 /// # Errors
 ///
 /// When the file cannot be read.
 pub fn validate_file(path: &Path, from: Option<Role>) -> std::io::Result<Validation> {
+    validate_file_as(path, from, None)
+}
+
+/// Validates the transcript at `path` as [`validate_file`] does, as protocol `version` when
+/// one is given (whatever its `initialize` says).
+///
+/// # Errors
+///
+/// When the file cannot be read, or this build does not know `version` (an
+/// [`InvalidInput`](std::io::ErrorKind::InvalidInput) error naming it).
+pub fn validate_file_as(
+    path: &Path,
+    from: Option<Role>,
+    version: Option<u64>,
+) -> std::io::Result<Validation> {
+    if let Some(version) = version
+        && crate::schema::Schema::for_version(version).is_none()
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("this build of acp does not know protocol version {version}"),
+        ));
+    }
     let file = std::io::BufReader::new(std::fs::File::open(path)?);
     let mut lines = Vec::new();
     let mut problems = Vec::new();
@@ -68,7 +100,9 @@ pub fn validate_file(path: &Path, from: Option<Role>) -> std::io::Result<Validat
         })
         .collect();
     let default_sender = from.unwrap_or_else(|| guess_sender(&plain));
-    let mut validator = Validator::new(both_sides);
+    let mut validator = version
+        .and_then(|version| Validator::for_version(both_sides, version))
+        .unwrap_or_else(|| Validator::new(both_sides));
     for (n, line) in lines {
         match line {
             Line::Message(sender, message) => {
@@ -95,5 +129,6 @@ pub fn validate_file(path: &Path, from: Option<Role>) -> std::io::Result<Validat
         from_agent: validator.counts.get(&Role::Agent).copied().unwrap_or(0),
         both_sides,
         problems,
+        version: validator.version(),
     })
 }

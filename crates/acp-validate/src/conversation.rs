@@ -7,6 +7,9 @@ use serde_json::Value;
 
 use crate::{Kind, Part, Role, Validator, Violation};
 
+/// The method whose answer negotiates the protocol version.
+const INITIALIZE: &str = "initialize";
+
 /// How many requests a [`Conversation`] remembers by default, of both sides together.
 pub const DEFAULT_OPEN_LIMIT: usize = 1024;
 
@@ -70,7 +73,18 @@ pub struct Conversation<T = ()> {
     next_seq: u64,
     limit: usize,
     forgotten: u64,
+    /// Whether the validator follows the version `initialize` negotiates.
+    follow: bool,
+    /// The version the last answered `initialize` negotiated.
+    negotiated: Option<u64>,
 }
+
+/// The highest protocol version whose schema is embedded in this build.
+const HIGHEST_KNOWN_VERSION: u64 = if cfg!(feature = "unstable_protocol_v2") {
+    2
+} else {
+    1
+};
 
 impl<T> Conversation<T> {
     /// A conversation checked against `validator`, remembering up to
@@ -83,7 +97,26 @@ impl<T> Conversation<T> {
             next_seq: 0,
             limit: DEFAULT_OPEN_LIMIT,
             forgotten: 0,
+            follow: false,
+            negotiated: None,
         }
+    }
+
+    /// Follows the protocol version the connection negotiates: an `initialize` request is
+    /// checked against the embedded schema of the version it asks for (the highest this build
+    /// knows at or below it), and from the answer to it on, every message against the
+    /// embedded schema of the version the answer names ([`Validator::embedded_for`]; a
+    /// version this build does not know keeps the validator it has). Without the feature
+    /// `unstable_protocol_v2` only version 1 is known.
+    #[must_use]
+    pub fn follow_version(mut self) -> Self {
+        self.follow = true;
+        self
+    }
+
+    /// The protocol version the answer to `initialize` named, once one has been fed.
+    pub fn negotiated_version(&self) -> Option<u64> {
+        self.negotiated
     }
 
     /// Remembers at most `limit` open requests (at least one); beyond it the oldest is
@@ -153,7 +186,29 @@ impl<T> Conversation<T> {
             _ => {}
         }
         let method = answered.as_ref().map(|open| open.method.as_str());
-        if let Err(violation) = self.validator.check(from, message, method) {
+        let mut validator = &self.validator;
+        if method == Some(INITIALIZE) {
+            let version = message["result"]["protocolVersion"].as_u64();
+            if version.is_some() {
+                self.negotiated = version;
+            }
+            if self.follow
+                && let Some(negotiated) = version.and_then(Validator::embedded_for)
+            {
+                self.validator = negotiated.clone();
+                validator = &self.validator;
+            }
+        } else if self.follow
+            && kind == Some(Kind::Request)
+            && message["method"] == INITIALIZE
+            && let Some(requested) = message["params"]["protocolVersion"].as_u64()
+            && let Some(asked) = (1..=requested.min(HIGHEST_KNOWN_VERSION))
+                .rev()
+                .find_map(Validator::embedded_for)
+        {
+            validator = asked;
+        }
+        if let Err(violation) = validator.check(from, message, method) {
             violations.push(violation);
         }
         Fed {

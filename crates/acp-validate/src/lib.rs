@@ -31,9 +31,13 @@
 //!   ([`Validator::embedded`]; the draft one with the `unstable` feature) or any schema of the
 //!   protocol ([`Validator::new`], the official `schema.json` for one): its envelope as the
 //!   sending side may send it, its params or result against its method's definition.
-//!   Extension methods (`_...`) are checked only for their envelope.
+//!   Extension methods (`_...`) are checked only for their envelope. With the feature
+//!   `unstable_protocol_v2`, the ACP v2 draft schema too (`Validator::embedded_v2`,
+//!   [`Validator::embedded_for`] a version).
 //! - [`Conversation`]: the messages of one connection, each response matched to the request
-//!   it answers (bounded memory) and checked against that method's result.
+//!   it answers (bounded memory) and checked against that method's result; with
+//!   [`Conversation::follow_version`], against the schema of the version its `initialize`
+//!   negotiates (what [`Checker`] does).
 //! - [`Violation`]: what is wrong, where, in which message from which side.
 //! - [`Checker`], [`peer_checker`] (feature `observer`, on by default): the observer function
 //!   for `AgentOptions::observe`, `ClientOptions::observe` and acp-rpc's `Config::observe`.
@@ -51,5 +55,9 @@ pub use observe::{Checker, peer_checker};
 pub use role::{Kind, Role};
 #[cfg(feature = "unstable")]
 pub use validator::UNSTABLE_SCHEMA_JSON;
+#[cfg(feature = "unstable_protocol_v2")]
+pub use validator::V2_SCHEMA_JSON;
+#[cfg(all(feature = "unstable_protocol_v2", feature = "unstable"))]
+pub use validator::V2_UNSTABLE_SCHEMA_JSON;
 pub use validator::{Method, Mismatch, SCHEMA_JSON, SchemaError, Validator, is_extension, shorten};
 pub use violation::{Part, Violation};

@@ -31,6 +31,8 @@ pub struct Checker {
     validator: Validator,
     check_sent: bool,
     limit: usize,
+    /// Whether the schema follows the version `initialize` negotiates (the embedded ones).
+    follow: bool,
     report: Arc<Report>,
 }
 
@@ -46,13 +48,15 @@ impl std::fmt::Debug for Checker {
 
 impl Checker {
     /// Checks what `peer` (the other side of the connection) sends against the embedded
-    /// schema, reporting violations with `tracing::warn!`.
+    /// schema of the version the connection negotiates (see
+    /// [`Conversation::follow_version`]), reporting violations with `tracing::warn!`.
     pub fn new(peer: Role) -> Self {
         Self {
             peer,
             validator: Validator::embedded().clone(),
             check_sent: false,
             limit: DEFAULT_OPEN_LIMIT,
+            follow: true,
             report: Arc::new(|violation: &Violation| {
                 tracing::warn!(from = %violation.from, part = ?violation.part, "{violation}");
             }),
@@ -60,10 +64,11 @@ impl Checker {
     }
 
     /// Checks against `validator` instead of the embedded schema (the draft one, or an
-    /// official file).
+    /// official file), whatever version the connection negotiates.
     #[must_use]
     pub fn validator(mut self, validator: Validator) -> Self {
         self.validator = validator;
+        self.follow = false;
         self
     }
 
@@ -101,9 +106,14 @@ impl Checker {
             validator,
             check_sent,
             limit,
+            follow,
             report,
         } = self;
-        let conversation = Mutex::new(Conversation::<()>::new(validator).limit(limit));
+        let mut conversation = Conversation::<()>::new(validator).limit(limit);
+        if follow {
+            conversation = conversation.follow_version();
+        }
+        let conversation = Mutex::new(conversation);
         move |direction: Direction, body: &[u8]| {
             let from = match direction {
                 Direction::Received => peer,

@@ -18,6 +18,17 @@ pub const SCHEMA_JSON: &str = include_str!("../acp.schema.json");
 #[cfg(feature = "unstable")]
 pub const UNSTABLE_SCHEMA_JSON: &str = include_str!("../acp.unstable.schema.json");
 
+/// The ACP v2 (draft) JSON Schema as the workspace generates it (`schema/acp.v2.schema.json`,
+/// which the `acp-types` tests prove equivalent to the official `v2/schema.json`): what
+/// [`Validator::embedded_v2`] checks against.
+#[cfg(feature = "unstable_protocol_v2")]
+pub const V2_SCHEMA_JSON: &str = include_str!("../acp.v2.schema.json");
+
+/// The ACP v2 draft schema with its draft features (`schema/acp.v2.unstable.schema.json`):
+/// what [`Validator::embedded_v2_unstable`] checks against.
+#[cfg(all(feature = "unstable_protocol_v2", feature = "unstable"))]
+pub const V2_UNSTABLE_SCHEMA_JSON: &str = include_str!("../acp.v2.unstable.schema.json");
+
 /// The most schema errors a report names; the rest are counted.
 const MAX_ERRORS_NAMED: usize = 3;
 
@@ -152,6 +163,41 @@ impl Validator {
     pub fn embedded_unstable() -> &'static Validator {
         static EMBEDDED: OnceLock<Validator> = OnceLock::new();
         EMBEDDED.get_or_init(|| Self::from_text(UNSTABLE_SCHEMA_JSON))
+    }
+
+    /// The embedded ACP v2 schema ([`V2_SCHEMA_JSON`]), compiled once per process.
+    ///
+    /// # Panics
+    ///
+    /// Never in a released build: a test proves the embedded text is a valid schema.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn embedded_v2() -> &'static Validator {
+        static EMBEDDED: OnceLock<Validator> = OnceLock::new();
+        EMBEDDED.get_or_init(|| Self::from_text(V2_SCHEMA_JSON))
+    }
+
+    /// The embedded ACP v2 draft schema ([`V2_UNSTABLE_SCHEMA_JSON`]), compiled once per
+    /// process.
+    ///
+    /// # Panics
+    ///
+    /// Never in a released build: a test proves the embedded text is a valid schema.
+    #[cfg(all(feature = "unstable_protocol_v2", feature = "unstable"))]
+    pub fn embedded_v2_unstable() -> &'static Validator {
+        static EMBEDDED: OnceLock<Validator> = OnceLock::new();
+        EMBEDDED.get_or_init(|| Self::from_text(V2_UNSTABLE_SCHEMA_JSON))
+    }
+
+    /// The embedded stable schema of protocol version `version`: [`embedded`](Self::embedded)
+    /// for 1, `embedded_v2` for 2 (with the feature
+    /// `unstable_protocol_v2`); `None` for a version this build does not know.
+    pub fn embedded_for(version: u64) -> Option<&'static Validator> {
+        match version {
+            1 => Some(Self::embedded()),
+            #[cfg(feature = "unstable_protocol_v2")]
+            2 => Some(Self::embedded_v2()),
+            _ => None,
+        }
     }
 
     fn from_text(text: &str) -> Validator {
@@ -323,6 +369,20 @@ impl Validator {
             e.text = format!("not a message the {from} may send: {}", e.text);
             fail(Part::Envelope, e)
         })?;
+        // A request's id the envelope's branches may let through (the notification branch
+        // does not forbid an `id`): checked against the schema's own `RequestId`, which in v2
+        // refuses `null`. Integers and strings are ids in every version; only others are looked at.
+        if kind == Kind::Request
+            && !matches!(message["id"], Value::Number(_) | Value::String(_))
+            && self.0.root["$defs"].get("RequestId").is_some()
+        {
+            self.check_def("RequestId", &message["id"])
+                .map_err(|mut e| {
+                    e.text = format!("not a request id of this protocol version: {}", e.text);
+                    e.path.insert_str(0, "/id");
+                    fail(Part::Id, e)
+                })?;
+        }
         match kind {
             Kind::Request | Kind::Notification => {
                 let name = message["method"].as_str().unwrap_or_default();

@@ -22,8 +22,8 @@ pub enum Part {
     Result,
     /// The error object of an error response.
     Error,
-    /// The id: an answer to no request the peer has open, or a request reusing the id of one
-    /// still open.
+    /// The id: an answer to no request the peer has open, a request reusing the id of one
+    /// still open, or an id the schema's `RequestId` refuses (`null` in v2).
     Id,
 }
 

@@ -634,3 +634,117 @@ fn the_draft_schema_knows_the_draft_methods() {
     // The stable schema does not.
     assert_eq!(part(check(Role::Client, fork)), Part::Method);
 }
+
+// --- ACP v2 ------------------------------------------------------------------------------
+
+/// A v2 `initialize` request asking for `version`.
+#[cfg(feature = "unstable_protocol_v2")]
+fn initialize_v2(version: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "info": {"name": "test-client", "version": "1"}}})
+}
+
+/// A v2 `initialize` answer naming `version`.
+#[cfg(feature = "unstable_protocol_v2")]
+fn initialized(version: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": version,
+        "capabilities": {"session": {}}, "info": {"name": "test-agent", "version": "1"}}})
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+#[test]
+fn the_v2_schema_knows_the_v2_methods_and_not_the_v1_only_ones() {
+    let v2 = Validator::embedded_v2();
+    assert!(std::ptr::eq(Validator::embedded_for(2).unwrap(), v2));
+    assert!(std::ptr::eq(
+        Validator::embedded_for(1).unwrap(),
+        Validator::embedded()
+    ));
+    assert!(Validator::embedded_for(3).is_none());
+    let cancel = json!({"jsonrpc": "2.0", "id": 1, "method": "tool_call/cancel",
+                        "params": {"sessionId": "s", "toolCallId": "t"}});
+    assert_eq!(v2.check(Role::Client, &cancel, None), Ok(()));
+    assert_eq!(part(check(Role::Client, cancel)), Part::Method);
+    let load = json!({"jsonrpc": "2.0", "id": 2, "method": "session/load",
+                      "params": {"sessionId": "s", "cwd": "/home", "mcpServers": []}});
+    assert_eq!(
+        v2.check(Role::Client, &load, None).map_err(|e| e.part),
+        Err(Part::Method)
+    );
+    // v2 refuses `null` request ids.
+    let null_id = json!({"jsonrpc": "2.0", "id": null, "method": "session/list", "params": {}});
+    assert_eq!(
+        v2.check(Role::Client, &null_id, None).map_err(|e| e.part),
+        Err(Part::Id)
+    );
+    assert_eq!(check(Role::Client, null_id), Ok(()));
+    // The prompt's answer is the acknowledgement, carrying the user message's id.
+    let ack = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+    assert_eq!(
+        v2.check(Role::Agent, &ack, Some("session/prompt"))
+            .map_err(|e| e.part),
+        Err(Part::Result)
+    );
+    let ack = json!({"jsonrpc": "2.0", "id": 3, "result": {"messageId": "m1"}});
+    assert_eq!(v2.check(Role::Agent, &ack, Some("session/prompt")), Ok(()));
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+#[test]
+fn a_conversation_follows_the_version_its_initialize_negotiates() {
+    let idle = update(json!({"sessionUpdate": "state_update", "state": "idle",
+                             "stopReason": "end_turn"}));
+    let v2_chunk = update(
+        json!({"sessionUpdate": "agent_message_chunk", "messageId": "m",
+                                 "content": {"type": "text", "text": "x"}}),
+    );
+    // Negotiated 2: v2 messages pass, a v1 chunk (no `messageId`) does not.
+    let mut conversation: Conversation =
+        Conversation::new(Validator::embedded().clone()).follow_version();
+    assert_eq!(conversation.check(Role::Client, &initialize_v2(2)), vec![]);
+    assert_eq!(conversation.check(Role::Agent, &initialized(2)), vec![]);
+    assert_eq!(conversation.negotiated_version(), Some(2));
+    assert_eq!(conversation.check(Role::Agent, &idle), vec![]);
+    assert_eq!(conversation.check(Role::Agent, &v2_chunk), vec![]);
+    assert_eq!(
+        conversation.check(Role::Agent, &chunk())[0].part,
+        Part::Params
+    );
+    // Asked for 2, answered 1: from then on, v1.
+    let mut conversation: Conversation =
+        Conversation::new(Validator::embedded().clone()).follow_version();
+    assert_eq!(conversation.check(Role::Client, &initialize_v2(2)), vec![]);
+    let v1_answer = json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}});
+    assert_eq!(conversation.check(Role::Agent, &v1_answer), vec![]);
+    assert_eq!(conversation.negotiated_version(), Some(1));
+    assert_eq!(conversation.check(Role::Agent, &chunk()), vec![]);
+    // Not following: the validator stays v1 whatever is negotiated (the v2 answer's
+    // `capabilities` are unknown fields to v1), and a v2 chunk is checked as v1's.
+    let mut conversation: Conversation = Conversation::new(Validator::embedded().clone());
+    conversation.check(Role::Client, &initialize_v2(2));
+    conversation.check(Role::Agent, &initialized(2));
+    assert_eq!(conversation.negotiated_version(), Some(2));
+    assert_eq!(conversation.check(Role::Agent, &chunk()), vec![]);
+    // Asking for a version beyond those known: the request is checked as the highest known.
+    let mut conversation: Conversation =
+        Conversation::new(Validator::embedded().clone()).follow_version();
+    assert_eq!(conversation.check(Role::Client, &initialize_v2(7)), vec![]);
+}
+
+#[cfg(all(feature = "unstable_protocol_v2", feature = "unstable"))]
+#[test]
+fn the_v2_draft_schema_knows_the_v2_draft_methods() {
+    let fork = json!({"jsonrpc": "2.0", "id": 1, "method": "session/fork",
+                      "params": {"sessionId": "s", "cwd": "/home"}});
+    let draft = Validator::embedded_v2_unstable();
+    assert_eq!(draft.check(Role::Client, &fork, None), Ok(()));
+    // The stable v2 schema does not.
+    assert_eq!(
+        Validator::embedded_v2()
+            .check(Role::Client, &fork, None)
+            .map_err(|e| e.part),
+        Err(Part::Method)
+    );
+    assert!(draft.method("session/load").is_none());
+}

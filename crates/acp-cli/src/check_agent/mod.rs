@@ -6,12 +6,16 @@
 //! checker did not advertise) are reported by their own cases at the end, so that each defect
 //! shows in exactly one place.
 //!
-//! The cases are two tables, `core_cases.rs` and `full_cases.rs` (the optional features an agent
-//! advertises); `steps.rs` holds what their cases share.
+//! The cases are tables: `core_cases.rs` and `full_cases.rs` (the optional features an agent
+//! advertises) for version 1, and, with the feature `unstable_protocol_v2`, `v2_cases.rs` for
+//! the ACP v2 draft; [`Protocol`] chooses which versions run (v1 and v2 each on connections of
+//! their own); `steps.rs` holds what their cases share.
 
 mod core_cases;
 mod full_cases;
 mod steps;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_cases;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,6 +29,7 @@ use futures::future::BoxFuture;
 pub use crate::case::Profile;
 use crate::case::{Case, Stop, Tally, Verdict, fail, skip};
 use crate::conn::{Conn, PeerCommand};
+pub use crate::protocol::Protocol;
 use crate::report::Report;
 use crate::schema::Role;
 
@@ -46,6 +51,8 @@ pub struct AgentCheck {
     pub long_prompt: Option<String>,
     /// Print each case's name on stderr as it starts.
     pub progress: bool,
+    /// The protocol versions to check (v2 needs the feature `unstable_protocol_v2`).
+    pub protocol: Protocol,
 }
 
 impl AgentCheck {
@@ -59,6 +66,7 @@ impl AgentCheck {
             prompt: DEFAULT_PROMPT.to_owned(),
             long_prompt: None,
             progress: false,
+            protocol: Protocol::V1,
         }
     }
 }
@@ -80,6 +88,20 @@ struct Ctx {
     capabilities: Option<AgentCapabilities>,
     /// Facts about the run for the report (framing, profile, the agent's name).
     info: Vec<(String, String)>,
+    /// What the `v2-initialize` case found: `None` before it (or when it failed), `Some(None)`
+    /// when the agent answered another version.
+    #[cfg_attr(not(feature = "unstable_protocol_v2"), allow(dead_code))]
+    v2: Option<Option<V2Facts>>,
+}
+
+/// What a v2 agent's answer to `initialize` advertised, for the v2 cases that depend on it.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "unstable_protocol_v2"), allow(dead_code))]
+struct V2Facts {
+    /// Its `capabilities`.
+    capabilities: serde_json::Value,
+    /// Its `authMethods`.
+    auth_methods: Vec<serde_json::Value>,
 }
 
 impl Ctx {
@@ -142,6 +164,9 @@ impl Drop for Sandbox {
 /// Runs the check and returns its report.
 pub async fn check_agent(opts: AgentCheck) -> Report {
     let mut info = vec![("profile".to_owned(), opts.profile.as_str().to_owned())];
+    if opts.protocol != Protocol::V1 {
+        info.push(("protocol".to_owned(), opts.protocol.as_str().to_owned()));
+    }
     let framing = match opts.framing {
         FramingMode::Auto => {
             let found = detect_framing(&opts).await;
@@ -161,10 +186,19 @@ pub async fn check_agent(opts: AgentCheck) -> Report {
         framing,
         capabilities: None,
         info,
+        v2: None,
     };
-    let cases: Vec<&Case<CaseFn>> = core_cases::CASES
+    let protocol = ctx.opts.protocol;
+    #[cfg(feature = "unstable_protocol_v2")]
+    let v2 = protocol.v2_cases(v2_cases::CASES);
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    let v2: &[Case<CaseFn>] = &[];
+    let v1 = protocol.v1_cases(core_cases::CASES);
+    let v1_full = protocol.v1_cases(full_cases::CASES);
+    let cases: Vec<&Case<CaseFn>> = v1
         .iter()
-        .chain(full_cases::CASES)
+        .chain(v1_full)
+        .chain(v2)
         .filter(|case| ctx.opts.profile.includes(case.profile))
         .collect();
     let mut tally = Tally::new(cases.len(), ctx.opts.progress);
@@ -216,6 +250,7 @@ async fn detect_framing(opts: &AgentCheck) -> FramingMode {
             framing: mode,
             capabilities: None,
             info: Vec::new(),
+            v2: None,
         };
         if let Ok((mut c, _sandbox)) = ctx.spawn().await {
             let ok = c.initialize().await.is_ok();

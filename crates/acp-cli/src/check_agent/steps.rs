@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use acp_types::methods::{agent, client};
 use serde_json::{Value, json};
 
-use crate::case::{Stop, fail, fail_with};
+use crate::case::{Stop, fail, fail_with, skip};
 use crate::conn::{Conn, Received};
 
 /// Initializes and opens a session; returns the session id.
@@ -79,4 +79,46 @@ pub(super) async fn no_late_updates(
         Some(late) => Err(fail_with(what, &late.message)),
         None => Ok(()),
     }
+}
+
+/// How long the cancellation cases wait for a turn to show it is under way before they cancel.
+pub(super) const TURN_START: Duration = Duration::from_millis(300);
+
+/// How soon after the cancel went out a turn may still end otherwise than `cancelled`: such a
+/// turn may have ended before the agent read the cancel (the race of any cancellation), so it
+/// is a skip, not a failure. An agent that ignores the cancel runs on past it.
+const CANCEL_RACE: Duration = Duration::from_millis(250);
+
+/// The skip of a cancellation case whose turn was over too soon: `what` happened.
+pub(super) fn too_short(what: impl std::fmt::Display) -> Stop {
+    skip(format!(
+        "{what}: the turn is too short to cancel (give a longer one with --long-prompt)"
+    ))
+}
+
+/// The stop reason `stop` of a turn cancelled at `cancelled_at`, in `message`: `cancelled`,
+/// or a skip when it came so soon after the cancel that the agent may not have read it, or a
+/// failure saying that `ending` (where the stop reason is) must be `cancelled`.
+pub(super) fn ended_cancelled(
+    stop: &Value,
+    cancelled_at: Instant,
+    message: &Value,
+    ending: &str,
+) -> Result<(), Stop> {
+    if stop == "cancelled" {
+        return Ok(());
+    }
+    let after = cancelled_at.elapsed();
+    if after < CANCEL_RACE {
+        return Err(too_short(format!(
+            "the turn ended {stop} {after:.0?} after the cancel went out, likely before the \
+             agent read it"
+        )));
+    }
+    Err(fail_with(
+        format!(
+            "after session/cancel {ending} must be \"cancelled\", it was {stop} {after:.0?} later"
+        ),
+        message,
+    ))
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::fixture::{Fixture, files_below};
 use super::{CaseFn, ClientCheck, Run, answer, call, describe_client, notify_update, probe};
-use crate::case::{Case, Verdict, fail, fail_with, skip};
+use crate::case::{Case, Stop, Verdict, fail, fail_with, skip};
 use crate::gated;
 use crate::schema::Kind;
 
@@ -69,13 +69,19 @@ fn every_update_kind() -> Vec<Value> {
 }
 
 async fn initialize(run: &mut Run) -> Verdict {
+    // A client of a later version asks for it, is answered 1, and goes on in version 1 (or
+    // closes): it went on, as the prompt shows.
     let version = &run.init["protocolVersion"];
-    if version != &json!(1) {
-        return Err(fail(format!(
+    match version.as_u64() {
+        Some(1) => Ok(describe_client(run)),
+        Some(asked) if asked > 1 => Ok(format!(
+            "asked for version {asked}, answered 1, went on in version 1; {}",
+            describe_client(run)
+        )),
+        _ => Err(fail(format!(
             "the client asked for version {version}; the checker speaks 1"
-        )));
+        ))),
     }
-    Ok(describe_client(run))
 }
 
 async fn session_new(run: &mut Run) -> Verdict {
@@ -324,27 +330,36 @@ async fn terminal(run: &mut Run) -> Verdict {
 }
 
 async fn cancel_pending_permission(opts: &ClientCheck, run: &mut Run) -> Verdict {
+    let params = permission_params(&run.session, "long");
+    let chunk = json!({"sessionUpdate": "agent_message_chunk", "content": text(".")});
+    let (response, _) = pending_until_cancelled(opts, run, params, &chunk).await?;
+    judge_cancelled_answer(&response)
+}
+
+/// A long turn with a permission request (`params`) left pending, `chunk` sent every 100 ms,
+/// until the client cancels (or the long turn is over, a skip); returns the answer to the
+/// request once the client cancelled, and how many chunks went out.
+pub(super) async fn pending_until_cancelled(
+    opts: &ClientCheck,
+    run: &mut Run,
+    params: Value,
+    chunk: &Value,
+) -> Result<(Value, usize), Stop> {
     let id = run
         .conn
-        .request(
-            client::SESSION_REQUEST_PERMISSION,
-            permission_params(&run.session, "long"),
-        )
+        .request(client::SESSION_REQUEST_PERMISSION, params)
         .await
         .map_err(fail)?;
     let end = Instant::now() + opts.long_turn;
-    // A long turn: an update every 100 ms, the permission request left pending.
+    let mut chunks = 0;
     while Instant::now() < end && !run.cancelled {
-        notify_update(
-            run,
-            json!({"sessionUpdate": "agent_message_chunk", "content": text(".")}),
-        )
-        .await?;
+        notify_update(run, chunk.clone()).await?;
+        chunks += 1;
         let tick = Instant::now() + Duration::from_millis(100);
         while let Some(r) = run.conn.recv(tick).await {
             if Kind::of(&r.message) == Some(Kind::Response) && r.message["id"] == id {
                 if run.cancelled {
-                    return judge_cancelled_answer(&r.message);
+                    return Ok((r.message, chunks));
                 }
                 return Err(skip(format!(
                     "the client answered the permission request before cancelling ({})",
@@ -368,14 +383,14 @@ async fn cancel_pending_permission(opts: &ClientCheck, run: &mut Run) -> Verdict
             ));
         };
         if Kind::of(&r.message) == Some(Kind::Response) && r.message["id"] == id {
-            return judge_cancelled_answer(&r.message);
+            return Ok((r.message, chunks));
         }
         answer(run, &r.message).await;
     }
 }
 
 /// The answer to a permission request pending when the client cancelled the turn.
-fn judge_cancelled_answer(response: &Value) -> Verdict {
+pub(super) fn judge_cancelled_answer(response: &Value) -> Verdict {
     match response["result"]["outcome"]["outcome"].as_str() {
         Some("cancelled") => {
             Ok("session/cancel, then the pending permission request answered cancelled".into())

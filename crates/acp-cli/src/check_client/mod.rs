@@ -7,11 +7,16 @@
 //! be scripted to initialize, open a session and send one prompt (for the example client:
 //! `client --prompt hi -- {agent}`); each case's script runs during that prompt's turn.
 //!
-//! The cases are the table of `cases.rs`; this module starts the client and plays the agent
-//! around them.
+//! The cases are the table of `cases.rs` (version 1) and, with the feature
+//! `unstable_protocol_v2`, of `v2_cases.rs` (the ACP v2 draft: the checker answers
+//! `initialize` with 2, acknowledges the prompt with a `messageId` and reports the turn with
+//! `state_update`s, ending it with `idle`); [`Protocol`] chooses which run. This module starts
+//! the client and plays the agent around them.
 
 mod cases;
 mod fixture;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_cases;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -28,7 +33,8 @@ use serde_json::{Value, json};
 
 use crate::answer::response_to;
 use crate::case::{Case, Stop, Tally, Verdict, fail, skip};
-use crate::conn::{Category, Conn, Finding};
+use crate::conn::{Category, Conn, Finding, PROTOCOL_VERSION, PROTOCOL_VERSION_2};
+pub use crate::protocol::Protocol;
 use crate::report::Report;
 use crate::schema::{Kind, Role};
 
@@ -49,11 +55,17 @@ pub struct ClientCheck {
     pub long_turn: Duration,
     /// Print each case's name on stderr as it starts.
     pub progress: bool,
+    /// The protocol versions to play (v2 needs the feature `unstable_protocol_v2`).
+    pub protocol: Protocol,
 }
 
 /// One case's client process and the connection to it.
 struct Run {
     conn: Conn,
+    /// The protocol version the checker answers `initialize` with.
+    version: u64,
+    /// v2: the `messageId` the prompt was acknowledged with.
+    user_message: String,
     /// The working directory the client gave its session (absolute), where the file and
     /// terminal cases work: a client may confine its agent to it.
     cwd: Option<PathBuf>,
@@ -101,11 +113,24 @@ type CaseFn = for<'a> fn(&'a ClientCheck, &'a mut Run) -> BoxFuture<'a, Verdict>
 /// Runs the check and returns its report.
 pub async fn check_client(opts: ClientCheck) -> Report {
     let mut info = Vec::new();
-    let mut tally = Tally::new(cases::CASES.len(), opts.progress);
-    for case in cases::CASES {
+    if opts.protocol != Protocol::V1 {
+        info.push(("protocol".to_owned(), opts.protocol.as_str().to_owned()));
+    }
+    let v1 = opts.protocol.v1_cases(cases::CASES);
+    #[cfg(feature = "unstable_protocol_v2")]
+    let v2 = opts.protocol.v2_cases(v2_cases::CASES);
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    let v2: &[Case<CaseFn>] = &[];
+    let all = v1
+        .iter()
+        .map(|case| (case, PROTOCOL_VERSION))
+        .chain(v2.iter().map(|case| (case, PROTOCOL_VERSION_2)));
+    let mut tally = Tally::new(v1.len() + v2.len(), opts.progress);
+    for (case, version) in all {
         let started = tally.start(case.name);
         let limit = opts.timeout * 4 + opts.long_turn + Duration::from_secs(5);
-        let (verdict, run) = match tokio::time::timeout(limit, run_case(&opts, case)).await {
+        let run = run_case(&opts, case, version);
+        let (verdict, run) = match tokio::time::timeout(limit, run).await {
             Ok(pair) => pair,
             Err(_) => (
                 Err(fail(format!("the case did not finish within {limit:?}"))),
@@ -114,7 +139,7 @@ pub async fn check_client(opts: ClientCheck) -> Report {
         };
         match run {
             Some(mut run) => {
-                if info.is_empty() && !run.init.is_null() {
+                if !info.iter().any(|(key, _)| key == "client") && !run.init.is_null() {
                     info.push(("client".to_owned(), describe_client(&run)));
                 }
                 tally.record(case.name, verdict, started, Some(&mut run.conn));
@@ -133,7 +158,10 @@ pub async fn check_client(opts: ClientCheck) -> Report {
 
 /// What the client says of itself in `initialize`, for the report.
 fn describe_client(run: &Run) -> String {
-    let info = &run.init["clientInfo"];
+    let info = match &run.init["clientInfo"] {
+        Value::Null => &run.init["info"],
+        info => info,
+    };
     let offered: Vec<&str> = [
         (client::FS_READ_TEXT_FILE, "fs read"),
         (client::FS_WRITE_TEXT_FILE, "fs write"),
@@ -156,8 +184,8 @@ fn describe_client(run: &Run) -> String {
 }
 
 /// Starts the client, serves it up to its first prompt, runs the case's script in that turn.
-async fn run_case(opts: &ClientCheck, case: &Case<CaseFn>) -> (Verdict, Option<Run>) {
-    let mut run = match start(opts).await {
+async fn run_case(opts: &ClientCheck, case: &Case<CaseFn>, version: u64) -> (Verdict, Option<Run>) {
+    let mut run = match start(opts, version).await {
         Ok(run) => run,
         Err(stop) => return (Err(stop), None),
     };
@@ -170,10 +198,15 @@ async fn run_case(opts: &ClientCheck, case: &Case<CaseFn>) -> (Verdict, Option<R
         } else {
             "end_turn"
         };
-        let _ = run
-            .conn
-            .send(&json!({"jsonrpc": "2.0", "id": run.prompt, "result": {"stopReason": stop}}))
-            .await;
+        // v2 acknowledged the prompt already: the turn ends with `idle`.
+        let end = if run.version == PROTOCOL_VERSION {
+            json!({"jsonrpc": "2.0", "id": run.prompt, "result": {"stopReason": stop}})
+        } else {
+            json!({"jsonrpc": "2.0", "method": client::SESSION_UPDATE, "params": {
+                "sessionId": run.session,
+                "update": {"sessionUpdate": "state_update", "state": "idle", "stopReason": stop}}})
+        };
+        let _ = run.conn.send(&end).await;
         run.prompt = Value::Null;
     }
     let deadline = Instant::now() + Duration::from_millis(300);
@@ -184,7 +217,7 @@ async fn run_case(opts: &ClientCheck, case: &Case<CaseFn>) -> (Verdict, Option<R
 }
 
 /// A fresh sandbox and client; served until its first prompt.
-async fn start(opts: &ClientCheck) -> Result<Run, Stop> {
+async fn start(opts: &ClientCheck, version: u64) -> Result<Run, Stop> {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let root = std::env::temp_dir().join(format!("acp-check-client-{}-{n}", std::process::id()));
@@ -248,6 +281,8 @@ async fn start(opts: &ClientCheck) -> Result<Run, Stop> {
     };
     let mut run = Run {
         conn,
+        version,
+        user_message: String::new(),
         cwd: None,
         init: Value::Null,
         caps: None,
@@ -273,6 +308,16 @@ async fn start(opts: &ClientCheck) -> Result<Run, Stop> {
         answer(&mut run, &r.message).await;
     }
     Ok(run)
+}
+
+/// The checker's `initialize` answer as an agent of `version`.
+fn initialized(version: u64) -> Value {
+    let info = json!({"name": "acp-check", "version": env!("CARGO_PKG_VERSION")});
+    if version == PROTOCOL_VERSION {
+        json!({"protocolVersion": version, "agentCapabilities": {}, "agentInfo": info})
+    } else {
+        json!({"protocolVersion": version, "capabilities": {"session": {}}, "info": info})
+    }
 }
 
 /// The checker's end, playing the agent, of a connection to the client `group`.
@@ -325,8 +370,11 @@ async fn answer(run: &mut Run, message: &Value) {
             run.init = params.clone();
             // Decoded once; the cases ask `acp_types::capabilities` what it allows.
             run.caps = ClientCapabilities::deserialize(&params["clientCapabilities"]).ok();
-            Ok(json!({"protocolVersion": 1, "agentCapabilities": {},
-                "agentInfo": {"name": "acp-check", "version": env!("CARGO_PKG_VERSION")}}))
+            let answer = response_to(id, Ok(initialized(run.version)));
+            let _ = run.conn.send(&answer).await;
+            // From the answer on, the client speaks the version it names.
+            run.conn.set_protocol(run.version);
+            return;
         }
         agent::SESSION_NEW => {
             run.session = "acp-check-session".to_owned();
@@ -343,6 +391,20 @@ async fn answer(run: &mut Run, message: &Value) {
             }
             Ok(json!({"sessionId": run.session}))
         }
+        agent::SESSION_PROMPT if run.prompt.is_null() && run.version != PROTOCOL_VERSION => {
+            // v2: acknowledged at once, the user message placed, the turn running.
+            run.prompt = id.clone();
+            run.user_message = "acp-check-user-1".to_owned();
+            let ack = response_to(id, Ok(json!({"messageId": run.user_message})));
+            let _ = run.conn.send(&ack).await;
+            let content = params["prompt"].clone();
+            let user = json!({"sessionUpdate": "user_message",
+                "messageId": run.user_message, "content": content});
+            let _ = notify_update(run, user).await;
+            let running = json!({"sessionUpdate": "state_update", "state": "running"});
+            let _ = notify_update(run, running).await;
+            return;
+        }
         agent::SESSION_PROMPT if run.prompt.is_null() => {
             run.prompt = id;
             return;
@@ -352,7 +414,7 @@ async fn answer(run: &mut Run, message: &Value) {
             "a turn is already running in this session".to_owned(),
         )),
         other => {
-            if crate::schema::method_schema(other).is_some() {
+            if run.conn.knows_method(other) {
                 run.conn.findings.push(Finding {
                     category: Category::Capability,
                     reason: format!(

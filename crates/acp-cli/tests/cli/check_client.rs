@@ -33,6 +33,7 @@ async fn check_with(flags: &[&str]) -> Report {
         timeout: Duration::from_secs(5),
         long_turn: Duration::from_secs(3),
         progress: false,
+        protocol: acp_cli::protocol::Protocol::V1,
     })
     .await
 }

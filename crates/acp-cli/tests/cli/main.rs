@@ -10,3 +10,5 @@ mod check_client;
 mod cli;
 mod conduct;
 mod tap_validate;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
