@@ -2,6 +2,7 @@
 //! listing by query, the write queue's bound, a database that fails, unreadable files, and
 //! `kill -9` of a writing process.
 
+mod chunks;
 mod common;
 mod crash;
 mod failures;
