@@ -33,10 +33,14 @@ pub(crate) fn append(tx: &Transaction<'_>, run: &[Appended<'_>]) -> rusqlite::Re
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut sessions: Vec<(&str, Vec<(u64, &str)>)> = Vec::new();
     for a in run {
-        let at = *index.entry(a.id).or_insert_with(|| {
-            sessions.push((a.id, Vec::new()));
-            sessions.len() - 1
-        });
+        // Most runs are long stretches of one session: no lookup while it stays the same.
+        let at = match sessions.last() {
+            Some((id, _)) if *id == a.id => sessions.len() - 1,
+            _ => *index.entry(a.id).or_insert_with(|| {
+                sessions.push((a.id, Vec::new()));
+                sessions.len() - 1
+            }),
+        };
         sessions[at].1.push((a.seq, a.update));
     }
     let mut tail = tx.prepare_cached(

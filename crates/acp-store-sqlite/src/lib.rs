@@ -50,7 +50,9 @@
 //! `synchronous=NORMAL`: a transaction is in the write-ahead log when its commit returns, so a
 //! process killed at any point (`kill -9`, a panic, an out-of-memory kill) loses nothing it
 //! committed and never leaves the file corrupt; only a crash of the operating system or a
-//! power cut may lose the last commits (never corrupt the file either). `FULL` would also
+//! power cut may lose the last commits (never corrupt the file either): those since the log
+//! was last synced, which happens at each checkpoint (every 16 MiB of log at most). `FULL`
+//! would also
 //! sync the log on every commit, a disk flush per group commit for a guarantee against power
 //! loss that a session history does not need. What a `kill -9` does lose is what the store's
 //! writer had not committed yet: at most the last window of

@@ -8,6 +8,7 @@ mod crash;
 mod failures;
 mod files;
 mod listing;
+mod model;
 mod restart;
 mod runtimes;
 mod scratch;
