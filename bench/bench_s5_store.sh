@@ -27,14 +27,6 @@ stores="${STORES:-memory postgres}"
 target="${CARGO_TARGET_DIR:-target}"
 bin="$target/release"
 
-if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 8192 ]; then
-    ulimit -n 8192 || echo "warning: could not raise the descriptor limit ($(ulimit -n))" >&2
-fi
-
-if [ -z "${SKIP_BUILD:-}" ]; then
-    cargo build --release -p acp-bench --bin bench_trait_agent --bin bench_s5_client >&2
-fi
-
 # PostgreSQL's programs: on PATH or where Debian keeps them.
 pg_bin=""
 for dir in $(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/initdb)") \
@@ -49,7 +41,8 @@ done
 work="$(mktemp -d)"
 results="$work/results"
 server_log="$work/server.log"
-server_pid=""
+# shellcheck source=bench/s5_common.sh
+. bench/s5_common.sh
 pg_pid=""
 as_pg=()
 if [ "$(id -u)" = 0 ]; then
@@ -58,18 +51,6 @@ if [ "$(id -u)" = 0 ]; then
     as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --)
 fi
 
-stop_server() {
-    if [ -n "$server_pid" ]; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        for _ in $(seq 100); do
-            kill -0 "$server_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-        server_pid=""
-    fi
-}
 stop_postgres() {
     if [ -n "$pg_pid" ]; then
         kill -INT "$pg_pid" 2>/dev/null || true # fast shutdown
@@ -102,29 +83,7 @@ done
 grep -q "ready to accept connections" "$work/postgres.log" \
     || { echo "PostgreSQL did not start:" >&2; cat "$work/postgres.log" >&2; exit 1; }
 
-start_server() {
-    : >"$server_log"
-    local store_flags=()
-    [ "$1" = none ] || store_flags=(--sessions "$1")
-    "$bin/bench_trait_agent" --listen 127.0.0.1:0 "${store_flags[@]}" 2>"$server_log" &
-    server_pid=$!
-    url=""
-    for _ in $(seq 100); do
-        url="$(sed -n 's/^listening on //p' "$server_log")"
-        [ -n "$url" ] && return 0
-        kill -0 "$server_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    echo "the server did not start:" >&2
-    cat "$server_log" >&2
-    exit 1
-}
-
-case "$transport" in
-    sse | ws) flags=(--transport "$transport") ;;
-    sse-h2) flags=(--transport sse --http2) ;;
-    *) echo "TRANSPORT is sse, sse-h2 or ws, not $transport" >&2; exit 2 ;;
-esac
+transport_flags "$transport"
 
 : >"$results"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), C=$conns N=$n $transport, fsync=$fsync, PostgreSQL $("$pg_bin/postgres" --version | awk '{print $NF}')"
@@ -135,12 +94,9 @@ for run in $(seq "$runs"); do
             "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U acp "s5_$run"
             sessions="postgres://acp@127.0.0.1:$pg_port/s5_$run"
         fi
-        start_server "$sessions"
-        line="$(timeout $((timeout_s + 60)) "$bin/bench_s5_client" s5 --url "$url" \
-            --conns "$conns" --n "$n" "${flags[@]}" --server-pid "$server_pid" \
-            --timeout "$timeout_s" || true)"
+        if [ "$store" = none ]; then start_server; else start_server --sessions "$sessions"; fi
+        line="$(load_run "$conns")"
         stop_server
-        [ -n "$line" ] || line='{"ok":false}'
         if [ "$store" = postgres ]; then
             # What the store holds once the server stopped: every update of every session.
             rows="$(psql -h 127.0.0.1 -p "$pg_port" -U acp -d "s5_$run" -At -c \
@@ -153,25 +109,12 @@ for run in $(seq "$runs"); do
 done
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 
-awk '
-function median(key,    c, i, j, v, t) {
-    c = count[key]
-    if (c == 0) return ""
-    for (i = 1; i <= c; i++) v[i] = vals[key, i]
-    for (i = 2; i <= c; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
-    return (c % 2) ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
-}
+awk "$s5_awk_functions"'
 {
     store = $1; line = $0
     if (line !~ /"ok":true/) { failed[++nfailed] = line; next }
     runs[store]++
-    while (match(line, /"[a-z0-9_]+":[-0-9.]+/)) {
-        field = substr(line, RSTART + 1, RLENGTH - 1)
-        split(field, kv, "\":")
-        key = store SUBSEP kv[1]
-        vals[key, ++count[key]] = kv[2] + 0
-        line = substr(line, RSTART + RLENGTH)
-    }
+    collect(store, line)
 }
 END {
     nf = split("notif_per_s elapsed_s first_update_p50_ms first_update_p99_ms idle_kib_per_conn server_rss_kb server_cpu_s client_cpu_s setup_s errors", order, " ")

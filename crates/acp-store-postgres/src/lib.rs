@@ -40,19 +40,19 @@
 //! # Connections
 //!
 //! A small pool ([`MAX_CONNECTIONS`]) of connections made on demand, each with its
-//! statements prepared once; the queries of a batch are pipelined in one transaction. A
+//! statements prepared once; the queries of a batch are pipelined in one transaction, the
+//! batch's upserts and appends as one multi-row statement each (arrays through `unnest`). A
 //! connection that fails is dropped and made again on the next call: the store's writer
 //! retries with backoff while the server is down, so it reconnects by itself. Every value is a
 //! bound parameter. No TLS: put the server on a private network or a local socket.
 
 mod statements;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
-use acp_agent::backend::{
-    Backend, BackendError, ListQuery, SessionRow, Step, StoredSession, Write, steps,
-};
+use acp_agent::backend::{Backend, BackendError, ListQuery, SessionRow, StoredSession, Write};
 use async_trait::async_trait;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, NoTls};
@@ -252,74 +252,148 @@ fn row(r: &tokio_postgres::Row) -> Result<SessionRow, tokio_postgres::Error> {
     ))
 }
 
-/// The columns of a run of appends, as the arrays its statement binds.
+/// The rows of the upserts of a stretch of a batch, as the arrays their statement binds: one
+/// per session (its last upsert of the stretch).
+#[derive(Default)]
+struct Rows<'a> {
+    at: HashMap<&'a str, usize>,
+    ids: Vec<&'a str>,
+    owners: Vec<Option<&'a str>>,
+    cwds: Vec<&'a str>,
+    titles: Vec<Option<&'a str>>,
+    created: Vec<i64>,
+    updated: Vec<i64>,
+    states: Vec<&'a str>,
+}
+
+impl<'a> Rows<'a> {
+    fn push(&mut self, r: &'a SessionRow) {
+        if let Some(&i) = self.at.get(r.id.as_str()) {
+            self.owners[i] = r.owner.as_deref();
+            self.cwds[i] = &r.cwd;
+            self.titles[i] = r.title.as_deref();
+            self.created[i] = r.created_ms;
+            self.updated[i] = r.updated_ms;
+            self.states[i] = &r.state;
+            return;
+        }
+        self.at.insert(&r.id, self.ids.len());
+        self.ids.push(&r.id);
+        self.owners.push(r.owner.as_deref());
+        self.cwds.push(&r.cwd);
+        self.titles.push(r.title.as_deref());
+        self.created.push(r.created_ms);
+        self.updated.push(r.updated_ms);
+        self.states.push(&r.state);
+    }
+}
+
+/// The appends of a stretch of a batch, as the arrays their statement binds: one per
+/// `(session, seq)` (the last one of the stretch).
+#[derive(Default)]
 struct Columns<'a> {
+    at: HashMap<(&'a str, u64), usize>,
     ids: Vec<&'a str>,
     seqs: Vec<i64>,
     updates: Vec<&'a str>,
 }
 
-/// Applies `batch` in one transaction, its statements pipelined, each run of appends in one
-/// statement.
+impl<'a> Columns<'a> {
+    fn push(&mut self, id: &'a str, seq: u64, update: &'a str) {
+        if let Some(&i) = self.at.get(&(id, seq)) {
+            self.updates[i] = update;
+            return;
+        }
+        self.at.insert((id, seq), self.ids.len());
+        self.ids.push(id);
+        self.seqs.push(big(seq));
+        self.updates.push(update);
+    }
+}
+
+/// A batch as its statements: the upserts and appends between two other writes each gathered
+/// into one statement (an upsert touches only the sessions' table, an append only the
+/// histories', so they commute; the writes that touch both, or trim, stay where they were).
+enum Planned<'a> {
+    Upserts(Rows<'a>),
+    Appends(Columns<'a>),
+    One(&'a Write, i64),
+}
+
+/// Ends a stretch: its upserts, then its appends, as one statement each.
+fn flush<'a>(plan: &mut Vec<Planned<'a>>, rows: &mut Rows<'a>, columns: &mut Columns<'a>) {
+    if !rows.ids.is_empty() {
+        plan.push(Planned::Upserts(std::mem::take(rows)));
+    }
+    if !columns.ids.is_empty() {
+        plan.push(Planned::Appends(std::mem::take(columns)));
+    }
+}
+
+/// `batch` as [`Planned`] statements, in an order with the same result.
+fn plan(batch: &[Write]) -> Vec<Planned<'_>> {
+    let mut plan = Vec::new();
+    let mut rows = Rows::default();
+    let mut columns = Columns::default();
+    for write in batch {
+        match write {
+            Write::Upsert(r) => rows.push(r),
+            Write::Append { id, seq, update } => columns.push(id, *seq, update),
+            other => {
+                flush(&mut plan, &mut rows, &mut columns);
+                let n = match other {
+                    Write::Trim { keep_from, .. } => big(*keep_from),
+                    _ => 0,
+                };
+                plan.push(Planned::One(other, n));
+            }
+        }
+    }
+    flush(&mut plan, &mut rows, &mut columns);
+    plan
+}
+
+/// Applies `batch` in one transaction, its statements pipelined: a handful of statements for
+/// a batch of upserts and appends, however many sessions it touches.
 async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), tokio_postgres::Error> {
     let s = &conn.statements;
-    let steps = steps(batch);
-    // The values the queries borrow, living as long as them: the numbers as `bigint`s, and
-    // the runs' columns.
-    let numbers: Vec<i64> = steps
-        .iter()
-        .map(|step| match step {
-            Step::One(Write::Trim { keep_from, .. }) => big(*keep_from),
-            _ => 0,
-        })
-        .collect();
-    let columns: Vec<Option<Columns<'_>>> = steps
-        .iter()
-        .map(|step| match step {
-            Step::Appends(run) => Some(Columns {
-                ids: run.iter().map(|a| a.id).collect(),
-                seqs: run.iter().map(|a| big(a.seq)).collect(),
-                updates: run.iter().map(|a| a.update).collect(),
-            }),
-            _ => None,
-        })
-        .collect();
+    // The values the queries borrow, living as long as them.
+    let plan = plan(batch);
     let tx = conn.client.transaction().await?;
-    let mut pending = Vec::with_capacity(steps.len());
-    for ((step, n), run) in steps.iter().zip(&numbers).zip(&columns) {
-        let write = match (step, run) {
-            (_, Some(run)) => {
-                pending
-                    .push(tx.execute_raw(&s.append, params([&run.ids, &run.seqs, &run.updates])));
+    let mut pending = Vec::with_capacity(plan.len() + 1);
+    for planned in &plan {
+        let write = match planned {
+            Planned::Upserts(r) => {
+                pending.push(tx.execute_raw(
+                    &s.upsert,
+                    params([
+                        &r.ids, &r.owners, &r.cwds, &r.titles, &r.created, &r.updated, &r.states,
+                    ]),
+                ));
                 continue;
             }
-            (Step::One(write), None) => *write,
-            _ => continue,
+            Planned::Appends(c) => {
+                pending.push(tx.execute_raw(&s.append, params([&c.ids, &c.seqs, &c.updates])));
+                continue;
+            }
+            Planned::One(write, n) => (*write, n),
         };
         match write {
-            Write::Upsert(r) => pending.push(tx.execute_raw(
-                &s.upsert,
-                params([
-                    &r.id,
-                    &r.owner,
-                    &r.cwd,
-                    &r.title,
-                    &r.created_ms,
-                    &r.updated_ms,
-                    &r.state,
-                ]),
-            )),
-            Write::Trim { id, .. } => pending.push(tx.execute_raw(&s.trim, params([id, n]))),
-            Write::ClearHistory { id } => pending.push(tx.execute_raw(&s.clear, params([id]))),
-            Write::Delete { id } => {
+            (Write::Trim { id, .. }, n) => pending.push(tx.execute_raw(&s.trim, params([id, n]))),
+            (Write::ClearHistory { id }, _) => {
+                pending.push(tx.execute_raw(&s.clear, params([id])));
+            }
+            (Write::Delete { id }, _) => {
                 pending.push(tx.execute_raw(&s.clear, params([id])));
                 pending.push(tx.execute_raw(&s.delete, params([id])));
             }
-            Write::Expire { updated_before_ms } => {
+            (Write::Expire { updated_before_ms }, _) => {
                 pending.push(tx.execute_raw(&s.expire_history, params([updated_before_ms])));
                 pending.push(tx.execute_raw(&s.expire, params([updated_before_ms])));
             }
-            _ => tracing::error!(?write, "a change this backend does not know: not written"),
+            (write, _) => {
+                tracing::error!(?write, "a change this backend does not know: not written");
+            }
         }
     }
     // Sent in order on the one connection, answered in order: one round trip for the batch.

@@ -31,6 +31,7 @@ COMMIT;
 
 /// The prepared statements of one connection.
 pub(crate) struct Statements {
+    /// Inserts or replaces sessions' rows: the arrays of their columns.
     pub(crate) upsert: Statement,
     /// Appends a run of updates: the arrays of their sessions, seqs and JSON.
     pub(crate) append: Statement,
@@ -49,9 +50,12 @@ impl Statements {
     /// Prepares them on `client` (pipelined).
     pub(crate) async fn prepare(client: &Client) -> Result<Self, Error> {
         let (upsert, append, trim, clear, delete, expire_history) = futures::try_join!(
+            // Many sessions' rows in one statement: the arrays of their columns, no session
+            // twice (one statement may not update a row twice).
             client.prepare(
                 "INSERT INTO acp_sessions (id, owner, cwd, title, created_ms, updated_ms, state)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)
+                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+                                      $5::bigint[], $6::bigint[], $7::text[])
                  ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, cwd = excluded.cwd,
                    title = excluded.title, created_ms = excluded.created_ms,
                    updated_ms = excluded.updated_ms, state = excluded.state"

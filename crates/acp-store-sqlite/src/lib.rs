@@ -50,23 +50,37 @@
 //! `synchronous=NORMAL`: a transaction is in the write-ahead log when its commit returns, so a
 //! process killed at any point (`kill -9`, a panic, an out-of-memory kill) loses nothing it
 //! committed and never leaves the file corrupt; only a crash of the operating system or a
-//! power cut may lose the last commits (never corrupt the file either). `FULL` would also
+//! power cut may lose the last commits (never corrupt the file either): those since the log
+//! was last synced, which happens at each checkpoint (every 16 MiB of log at most). `FULL`
+//! would also
 //! sync the log on every commit, a disk flush per group commit for a guarantee against power
 //! loss that a session history does not need. What a `kill -9` does lose is what the store's
 //! writer had not committed yet: at most the last window of
 //! [`DurableOptions`](acp_agent::DurableOptions).
+//!
+//! # Layout
+//!
+//! One row per session, and its history in chunks: one row per stretch of consecutive
+//! updates a commit wrote (at most 256 updates a row), with the oldest number a trim kept
+//! alongside. A bounded history drops whole chunks as it moves on, and reads back exactly as
+//! bounded (the part of a chunk below the kept number is skipped). The file's `user_version`
+//! says the layout: 2. A file of layout 1 (one row per update, before 0.1 shipped chunks) is
+//! moved to layout 2 when it is opened, in one transaction (a process killed during the move
+//! leaves it as it was); a file of a layout newer than this crate knows is refused with an
+//! error that says so.
 //!
 //! # Threads
 //!
 //! SQLite's calls block: they run on a thread of this backend's own, never on the runtime's
 //! threads; the async methods send it work through a bounded channel.
 
+mod chunk;
+mod history;
 mod schema;
 mod worker;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 
 use acp_agent::backend::{
     Backend, BackendError, ListQuery, SessionRow, Step, StoredSession, Write, steps,
@@ -178,53 +192,14 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     ))
 }
 
-/// A sequence number as SQLite keeps it (a signed 64-bit integer).
-fn seq(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-/// How many updates one multi-row insert writes (three parameters each: far below SQLite's
-/// bound of 32,766 parameters in a statement).
-const RUN_ROWS: usize = 64;
-
-/// Keeps one update (or replaces one of the same number).
-const APPEND: &str =
-    "INSERT OR REPLACE INTO history (session, seq, update_json) VALUES (?1, ?2, ?3)";
-
-/// Keeps [`RUN_ROWS`] updates in one statement (rows apply in order: a later one replaces an
-/// earlier one of the same number).
-static APPEND_RUN: LazyLock<String> = LazyLock::new(|| {
-    let rows = vec!["(?, ?, ?)"; RUN_ROWS].join(", ");
-    format!("INSERT OR REPLACE INTO history (session, seq, update_json) VALUES {rows}")
-});
-
-/// Applies `batch` in one transaction, each run of appends [`RUN_ROWS`] updates per statement.
+/// Applies `batch` in one transaction, each run of appends as chunks.
 fn commit(conn: &mut Connection, batch: &[Write]) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
-    {
-        let mut one = tx.prepare_cached(APPEND)?;
-        let mut run_of = tx.prepare_cached(&APPEND_RUN)?;
-        for step in steps(batch) {
-            let write = match step {
-                Step::Appends(run) => {
-                    let mut full = run.chunks_exact(RUN_ROWS);
-                    for rows in &mut full {
-                        for (i, a) in rows.iter().enumerate() {
-                            run_of.raw_bind_parameter(3 * i + 1, a.id)?;
-                            run_of.raw_bind_parameter(3 * i + 2, seq(a.seq))?;
-                            run_of.raw_bind_parameter(3 * i + 3, a.update)?;
-                        }
-                        run_of.raw_execute()?;
-                    }
-                    for a in full.remainder() {
-                        one.execute(params![a.id, seq(a.seq), a.update])?;
-                    }
-                    continue;
-                }
-                Step::One(write) => write,
-                _ => continue,
-            };
-            write_one(&tx, write)?;
+    for step in steps(batch) {
+        match step {
+            Step::Appends(run) => history::append(&tx, &run)?,
+            Step::One(write) => write_one(&tx, write)?,
+            _ => {}
         }
     }
     tx.commit()
@@ -251,26 +226,15 @@ fn write_one(tx: &rusqlite::Transaction<'_>, write: &Write) -> rusqlite::Result<
                 r.state
             ])?;
         }
-        Write::Trim { id, keep_from } => {
-            tx.prepare_cached("DELETE FROM history WHERE session = ?1 AND seq < ?2")?
-                .execute(params![id, seq(*keep_from)])?;
-        }
-        Write::ClearHistory { id } => {
-            tx.prepare_cached("DELETE FROM history WHERE session = ?1")?
-                .execute(params![id])?;
-        }
+        Write::Trim { id, keep_from } => history::trim(tx, id, *keep_from)?,
+        Write::ClearHistory { id } => history::clear(tx, id)?,
         Write::Delete { id } => {
-            tx.prepare_cached("DELETE FROM history WHERE session = ?1")?
-                .execute(params![id])?;
+            history::clear(tx, id)?;
             tx.prepare_cached("DELETE FROM sessions WHERE id = ?1")?
                 .execute(params![id])?;
         }
         Write::Expire { updated_before_ms } => {
-            tx.prepare_cached(
-                "DELETE FROM history WHERE session IN
-                   (SELECT id FROM sessions WHERE updated_ms < ?1)",
-            )?
-            .execute(params![updated_before_ms])?;
+            history::expire(tx, *updated_before_ms)?;
             tx.prepare_cached("DELETE FROM sessions WHERE updated_ms < ?1")?
                 .execute(params![updated_before_ms])?;
         }
@@ -294,13 +258,7 @@ fn load(conn: &mut Connection, id: &str) -> rusqlite::Result<Option<StoredSessio
     let Some(found) = found else {
         return Ok(None);
     };
-    let history = tx
-        .prepare_cached("SELECT seq, update_json FROM history WHERE session = ?1 ORDER BY seq")?
-        .query_map(params![id], |r| {
-            let n: i64 = r.get(0)?;
-            Ok((u64::try_from(n).unwrap_or(0), r.get(1)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let history = history::read(&tx, id)?;
     tx.commit()?;
     Ok(Some(StoredSession::new(found, history)))
 }

@@ -6,4 +6,6 @@
 #[path = "../../../acp-store-sqlite/tests/sqlite/common.rs"]
 mod common;
 mod history;
+#[path = "../../../acp-store-sqlite/tests/sqlite/model.rs"]
+mod model;
 mod nodes;

@@ -2,11 +2,13 @@
 //! listing by query, the write queue's bound, a database that fails, unreadable files, and
 //! `kill -9` of a writing process.
 
+mod chunks;
 mod common;
 mod crash;
 mod failures;
 mod files;
 mod listing;
+mod model;
 mod restart;
 mod runtimes;
 mod scratch;
