@@ -16,7 +16,7 @@ pub(crate) struct Modes {
     current: Value,
     /// The select's options: `{value, name, description}`.
     available: Vec<Value>,
-    /// The agent's own config options, as v1 JSON (the same as v2's).
+    /// The agent's own config options, in their v2 JSON form.
     others: Vec<Value>,
 }
 
@@ -89,7 +89,7 @@ impl Modes {
         self.current = Value::from(mode);
     }
 
-    /// The agent's own config options are now `options` (v1 JSON).
+    /// The agent's own config options are now `options` (v2 JSON).
     pub(crate) fn set_others(&mut self, options: Vec<Value>) {
         self.others = options;
     }
