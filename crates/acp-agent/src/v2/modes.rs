@@ -32,8 +32,10 @@ impl Modes {
             Some(Value::Array(options)) => options.clone(),
             _ => Vec::new(),
         };
+        // v1 asks agents moving to config options to offer both for a while, the option
+        // mirroring the modes: nothing is lost by leaving the modes out then.
         if others.iter().any(|o| o["configId"] == MODE_OPTION) {
-            tracing::warn!(
+            tracing::debug!(
                 "the agent's modes are left out of a v2 answer: it has a config option `mode` \
                  of its own"
             );

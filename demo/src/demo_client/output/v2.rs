@@ -61,6 +61,19 @@ impl Output {
             .apply_permission_request(request);
     }
 
+    /// The config options of a session answer (`session/new`, `session/resume`,
+    /// `session/set_config_option`): the whole list, as a `config_option_update` would say it.
+    pub fn options_v2(&self, session: &acp_types::SessionId, options: &[v2::SessionConfigOption]) {
+        let update = v2::ConfigOptionUpdate::new(options.to_vec());
+        // A whole list replaces the stored one: nothing the model can refuse.
+        let _ = self
+            .inner()
+            .models
+            .entry(session.clone())
+            .or_default()
+            .apply_v2(v2::SessionUpdate::ConfigOptionUpdate(update));
+    }
+
     /// The model of a session (a copy), for the driver's questions.
     pub fn model(&self, session: &acp_types::SessionId) -> Option<SessionModel> {
         self.inner().models.get(session).cloned()

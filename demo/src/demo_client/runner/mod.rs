@@ -228,6 +228,15 @@ impl Runner {
                 return false;
             }
         };
+        // A build that could speak v2 says that v1 was asked for (`--protocol 1`).
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.shared.output.event(
+            json!({ "event": "negotiated", "protocolVersion": response.protocol_version }),
+            Some(self.shared.output.style().dim(&format!(
+                "negotiated ACP v{} (asked for v1 only: --protocol 1)",
+                response.protocol_version
+            ))),
+        );
         self.started(options, response).await
     }
 

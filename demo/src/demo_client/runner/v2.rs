@@ -139,6 +139,9 @@ impl Runner {
         match self.call(v2.new_session(request)).await {
             Ok(response) => {
                 let id = response.session_id.clone();
+                if let Some(options) = &response.config_options {
+                    self.shared.output.options_v2(&id, options);
+                }
                 self.session = Some(id.clone());
                 self.started.push(id.clone());
                 let out = &self.shared.output;
@@ -285,6 +288,9 @@ impl Runner {
         });
         match self.call(v2.set_session_config_option(request)).await {
             Ok(response) => {
+                self.shared
+                    .output
+                    .options_v2(session, &response.config_options);
                 let line = options_line_v2(&response.config_options);
                 self.shared.output.event(
                     json!({
@@ -314,7 +320,10 @@ impl Runner {
         let result = self.call(v2.resume_session(request)).await;
         let replayed = if replay { out.end_replay() } else { 0 };
         match result {
-            Ok(_) => {
+            Ok(response) => {
+                if let Some(options) = &response.config_options {
+                    self.shared.output.options_v2(&id.into(), options);
+                }
                 self.session = Some(id.into());
                 let (event, human) = if replay {
                     (
