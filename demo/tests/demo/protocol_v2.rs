@@ -174,7 +174,7 @@ fn the_v2_client_and_agent_speak_v2() {
         "{}",
         run.stdout
     );
-    assert_eq!(notes_unchanged(&dir), true);
+    assert!(notes_unchanged(&dir), "nothing wrote to notes.txt");
     // `:mode` and `:config` went through session/set_config_option.
     let set: Vec<&Value> = of(&events, "config_set");
     assert_eq!(set.len(), 2, "{set:?}");
