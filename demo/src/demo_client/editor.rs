@@ -168,6 +168,7 @@ impl Editor {
     }
 
     /// The shared state.
+    #[cfg(feature = "unstable_protocol_v2")]
     pub(super) fn shared(&self) -> &Shared {
         &self.shared
     }

@@ -152,7 +152,8 @@ fn the_v2_client_and_agent_speak_v2() {
         .iter()
         .filter_map(|o| o["configId"].as_str())
         .collect();
-    for id in ["mode", "model", "thoughts"] {
+    // A boolean option too: v2 has no client capability for them, every client takes them.
+    for id in ["mode", "model", "thoughts", "auto_title"] {
         assert!(ids.contains(&id), "{id} is offered: {options}");
     }
     // The v2 lifecycle, and no v1-only shape.

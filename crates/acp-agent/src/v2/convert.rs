@@ -258,8 +258,14 @@ pub(crate) fn initialize_to_v1(request: &v2::InitializeRequest) -> InitializeReq
         capabilities.elicitation = v2_caps.elicitation.clone();
         capabilities.meta = v2_caps.meta.clone();
     }
-    capabilities.session =
-        transcode(&json!({"compaction": {}, "notices": {}, "configOptions": {}})).ok();
+    // What v2 makes baseline for every client: compactions, notices, and config options of
+    // every kind (v2 has no client capability for boolean options).
+    capabilities.session = transcode(&json!({
+        "compaction": {},
+        "notices": {},
+        "configOptions": {"boolean": {}},
+    }))
+    .ok();
     let mut v1 = InitializeRequest::new(request.protocol_version);
     v1.client_info = Some(request.info.clone());
     v1.client_capabilities = Some(capabilities);
@@ -430,6 +436,21 @@ mod tests {
             .map(|o| o.config_id.as_str())
             .collect();
         assert_eq!(ids, ["model", "auto_title"], "no option dropped");
+    }
+
+    #[test]
+    fn a_v2_client_takes_every_kind_of_config_option() {
+        let request = v2::InitializeRequest::new(2u16, Implementation::new("editor", "1.0"));
+        let v1 = initialize_to_v1(&request);
+        let session = v1
+            .client_capabilities
+            .and_then(|c| c.session)
+            .expect("the v2 baseline of session capabilities");
+        assert!(
+            session.config_options.and_then(|c| c.boolean).is_some(),
+            "boolean options are baseline in v2"
+        );
+        assert!(session.compaction.is_some() && session.notices.is_some());
     }
 
     #[test]

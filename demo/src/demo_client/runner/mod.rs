@@ -126,6 +126,14 @@ impl Runner {
         }
     }
 
+    /// True once `initialize` negotiated ACP v2.
+    pub(crate) fn is_v2(&self) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        return self.v2.is_some();
+        #[cfg(not(feature = "unstable_protocol_v2"))]
+        false
+    }
+
     /// The terminal login that `start` asked for (a `--auth` method of kind `terminal`): the
     /// caller closes the connection, runs it, and connects again ([`Runner::reconnect`]).
     pub(crate) fn take_login(&mut self) -> Option<Login> {
