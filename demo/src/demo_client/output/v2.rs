@@ -19,11 +19,19 @@ impl Output {
         if let Some(count) = &mut inner.replayed {
             *count += 1;
         }
-        let applied = inner
+        let model = inner
             .models
             .entry(notification.session_id.clone())
-            .or_default()
-            .apply_v2(notification.update.clone());
+            .or_default();
+        // What a whole-message upsert replaces: shown again only when it changed.
+        let before = match &notification.update {
+            v2::SessionUpdate::AgentMessage(v2::AgentMessage { message_id, .. })
+            | v2::SessionUpdate::AgentThought(v2::AgentThought { message_id, .. }) => model
+                .message(message_id)
+                .map(acp_client::model::Message::text),
+            _ => None,
+        };
+        let applied = model.apply_v2(notification.update.clone());
         if self.json {
             let mut event = json!({
                 "event": "update",
@@ -46,7 +54,12 @@ impl Output {
                 .red(&format!("  (an update this client cannot apply: {error})"));
             inner.line(&text);
         } else if !replay {
-            self.render_v2(&mut inner, &notification.session_id, &notification.update);
+            self.render_v2(
+                &mut inner,
+                &notification.session_id,
+                &notification.update,
+                before.as_deref(),
+            );
         }
         let _ = inner.out.flush();
     }
@@ -79,11 +92,14 @@ impl Output {
         self.inner().models.get(session).cloned()
     }
 
+    /// Renders one update, the model already holding it; `before` is the text a whole-message
+    /// upsert replaced.
     fn render_v2(
         &self,
         inner: &mut Inner,
         session: &acp_types::SessionId,
         update: &v2::SessionUpdate,
+        before: Option<&str>,
     ) {
         use v2::SessionUpdate as U;
         let s = self.style;
@@ -102,13 +118,18 @@ impl Output {
             }
             // The acknowledgement of the prompt just shown (`> text`): nothing new to show.
             U::UserMessage(_) | U::UserMessageChunk(_) => {}
+            // A snapshot of what the chunks already showed is not shown twice.
             U::AgentMessage(message) => {
                 let text = self.message_text(inner, session, &message.message_id);
-                inner.line(&format!("(message replaced) {text}"));
+                if before != Some(text.as_str()) {
+                    inner.line(&format!("(message replaced) {text}"));
+                }
             }
             U::AgentThought(thought) => {
                 let text = self.message_text(inner, session, &thought.message_id);
-                inner.line(&s.dim(&format!("(thinking, replaced) {text}")));
+                if before != Some(text.as_str()) {
+                    inner.line(&s.dim(&format!("(thinking, replaced) {text}")));
+                }
             }
             U::StateUpdate(v2::StateUpdate::RequiresAction(_)) => {
                 inner.line(&s.dim("  [waiting for you: requires_action]"));
