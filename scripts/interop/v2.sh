@@ -7,9 +7,10 @@
 #
 # Installs into a temporary folder (never into the repository): @agentclientprotocol/sdk 2.4.0
 # (npm: its `experimental/v2` entry point and `AgentProtocolRouter`), and the source of the
-# official Rust SDK, agent-client-protocol 5.2.0 (crates.io), whose own v2 examples
+# official Rust SDK, agent-client-protocol 5.2.0 (fetched by cargo), whose own v2 examples
 # (`simple_agent_v2`, `v2_one_shot_client`, feature `unstable_protocol_v2`) are built there with
-# their own target folder (several minutes; `--no-rust` leaves them out). Then:
+# their own target folder (several minutes: ACP_INTEROP_RS_TARGET=DIR keeps it between runs;
+# `--no-rust` leaves them out). Then:
 #
 #   (a) their v2 client (v2_side.mjs `client`) -> our `agent`: initialize (v2 negotiated),
 #       session/new, a prompt acknowledged with its messageId and ended by the idle
@@ -164,21 +165,31 @@ expect "acp-rs client -> ts router, v1 only (fallback to v1)" "$log" $? \
 if ((RUST)); then
     say "(c) fetching $RS_SDK $RS_VERSION and building its v2 examples (several minutes)"
     mkdir -p "$WORK/rust"
+    # ACP_INTEROP_RS_TARGET: a target folder kept between runs (the build takes minutes).
+    RS_TARGET="${ACP_INTEROP_RS_TARGET:-$WORK/rust/target}"
     (
+        # Cargo fetches the crate's source (a throwaway package that depends on it), then the
+        # copy is built on its own, with its examples.
         cd "$WORK/rust" &&
-            timeout 120 curl -sSfL -o sdk.crate "https://crates.io/api/v1/crates/$RS_SDK/$RS_VERSION/download" &&
-            tar xzf sdk.crate &&
+            mkdir -p fetch/src &&
+            printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\n%s = "=%s"\n' \
+                "$RS_SDK" "$RS_VERSION" >fetch/Cargo.toml &&
+            : >fetch/src/lib.rs &&
+            (cd fetch && timeout 300 cargo fetch -q) &&
+            src=$(cd fetch && cargo metadata --format-version 1 2>/dev/null |
+                python3 -c 'import json,sys; m=json.load(sys.stdin); print(next(p["manifest_path"] for p in m["packages"] if p["name"]==sys.argv[1]))' "$RS_SDK") &&
+            cp -r "$(dirname "$src")" "$RS_SDK-$RS_VERSION" &&
             cd "$RS_SDK-$RS_VERSION" &&
             # Its lock file pins a yanked crate: resolve afresh.
             rm -f Cargo.lock &&
-            CARGO_TARGET_DIR="$WORK/rust/target" timeout 2400 cargo build -j2 -q \
+            CARGO_TARGET_DIR="$RS_TARGET" timeout 2400 cargo build -j2 -q \
                 --features stdio,process,unstable_protocol_v2 \
                 --example simple_agent_v2 --example v2_one_shot_client
     ) >"$WORK/rust.log" 2>&1
     if (($? != 0)); then
         result "rust sdk v2 examples" FAIL "did not build: $(tail -n 3 "$WORK/rust.log" | paste -sd ' ' | cut -c 1-200)"
     else
-        RS="$WORK/rust/target/debug/examples"
+        RS="$RS_TARGET/debug/examples"
         log="$WORK/c-rs-client.log"
         (cd "$WORK/cwd" && timeout 90 "$RS/v2_one_shot_client" --command "$AGENT" "hello from the rust sdk") >"$log" 2>&1
         rc=$?
