@@ -35,7 +35,7 @@ A demo ACP agent: deterministic, offline, driven by the prompt's text. It speaks
 stdin/stdout, or over HTTP and WebSocket with --listen.";
 
 const USAGE: &str = "\
-agent [--framing ndjson|content-length|auto] [--sessions PATH|postgres://...]
+agent [--framing ndjson|content-length|auto] [--sessions PATH|postgres://...] [--max-protocol 1|2]
        agent --listen ADDR [--sessions PATH|postgres://...] [--allow-origin URL]... [--allow-host NAME]... [--token TOKEN]
              [--client-id-profile] [--connection-id-prefix PREFIX]
              [--tls-cert FILE --tls-key FILE]";
@@ -91,6 +91,12 @@ struct Args {
     /// the same sessions). Without it, sessions live in memory.
     #[arg(long, value_name = "PATH|URL", verbatim_doc_comment)]
     sessions: Option<String>,
+    /// The highest ACP version to speak on stdio: 1, or 2 (the default in a
+    /// build with `--features unstable_protocol_v2`, which serves v1 and v2
+    /// clients alike). With 1 a client asking for v2 gets v1, as from an agent
+    /// that predates v2.
+    #[arg(long, value_name = "1|2", value_parser = clap::value_parser!(u16).range(1..=2), conflicts_with = "addr", verbatim_doc_comment)]
+    max_protocol: Option<u16>,
     #[command(flatten)]
     listen: ListenArgs,
 }
@@ -108,6 +114,13 @@ impl Args {
         );
         let command = Self::command().after_help(after_help);
         cli::parse(command, std::env::args_os(), |args: &Self| {
+            if args.max_protocol == Some(2) && !cfg!(feature = "unstable_protocol_v2") {
+                return Err(
+                    "--max-protocol 2 needs the demo built with the ACP v2 draft: \
+                            `--features unstable_protocol_v2`"
+                        .into(),
+                );
+            }
             args.listen.check()
         })
         .unwrap_or_else(|e| e.exit())
@@ -133,6 +146,11 @@ async fn main() -> ExitCode {
         return ExitCode::from(flushed(&sessions, code).await);
     }
     let options = AgentOptions::default().framing(args.framing.unwrap_or(FramingMode::Ndjson));
+    #[cfg(feature = "unstable_protocol_v2")]
+    let options = match args.max_protocol {
+        Some(version) => options.max_protocol_version(acp_types::ProtocolVersion(version)),
+        None => options,
+    };
     let local = sessions.clone();
     let make = move |client| DemoAgent::local(client, &local);
     let driver = match args.wire_log {

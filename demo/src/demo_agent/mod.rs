@@ -188,10 +188,17 @@ impl DemoAgent {
             )
         })?;
         let cx = self.client.session(session_id.clone());
-        cx.update(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
-            mode,
-        )))
-        .await?;
+        // v2 has no modes: the `mode` config option, which mirrors them, says it there.
+        #[cfg(feature = "unstable_protocol_v2")]
+        let modes = !self.client.is_v2();
+        #[cfg(not(feature = "unstable_protocol_v2"))]
+        let modes = true;
+        if modes {
+            cx.update(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
+                mode,
+            )))
+            .await?;
+        }
         if with_options {
             cx.update(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
                 options,

@@ -182,6 +182,12 @@ pub struct Options {
     /// self-signed certificate of `agent --listen --tls-cert`).
     #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub tls_ca: Option<PathBuf>,
+    /// The protocol version to ask for: 2 asks for the v2 draft and falls back
+    /// to v1 when the agent answers 1 (the default when built with
+    /// `--features unstable_protocol_v2`), 1 speaks v1 only (the default
+    /// otherwise). The version negotiated is shown on connecting.
+    #[arg(long, value_name = "1|2", value_parser = clap::value_parser!(u16).range(1..=2), verbatim_doc_comment)]
+    pub protocol: Option<u16>,
     /// `--draft` (the `unstable` feature; `DRAFT_USAGE` is its help): advertise the draft client
     /// capability `plan`.
     #[arg(long, hide = true)]
@@ -217,6 +223,17 @@ impl Options {
             (_, true) => Some(false),
             _ => None,
         }
+    }
+
+    /// The protocol version to ask for: `--protocol`, else 2 in a build with the feature
+    /// `unstable_protocol_v2` and 1 otherwise.
+    pub fn protocol_version(&self) -> u16 {
+        self.protocol
+            .unwrap_or(if cfg!(feature = "unstable_protocol_v2") {
+                2
+            } else {
+                1
+            })
     }
 
     /// The framing of a stdio connection: `--framing`, or the default.
@@ -262,6 +279,11 @@ fn check(options: &Options) -> Result<(), String> {
         return Err(
             "--draft needs the demo built with the draft features: `--features unstable`".into(),
         );
+    }
+    if options.protocol == Some(2) && !cfg!(feature = "unstable_protocol_v2") {
+        return Err("--protocol 2 needs the demo built with the ACP v2 draft: \
+                    `--features unstable_protocol_v2`"
+            .into());
     }
     if options.url.is_none() {
         return match (
@@ -396,6 +418,24 @@ mod tests {
         let tls_ca = args(&["--url", "https://h/acp", "--tls-ca", "ca.pem"]);
         assert_eq!(tls_ca.is_ok(), cfg!(feature = "tls"));
         assert!(args(&["--tls-ca", "ca.pem"]).is_err());
+    }
+
+    #[test]
+    fn the_protocol_is_1_or_2_and_2_needs_the_feature() {
+        let v2 = cfg!(feature = "unstable_protocol_v2");
+        assert_eq!(
+            args(&[]).unwrap().protocol_version(),
+            if v2 { 2 } else { 1 }
+        );
+        assert_eq!(args(&["--protocol", "1"]).unwrap().protocol_version(), 1);
+        assert_eq!(args(&["--protocol", "2"]).is_ok(), v2);
+        if !v2 {
+            let error = args(&["--protocol", "2"]).unwrap_err().to_string();
+            assert!(error.contains("unstable_protocol_v2"), "{error}");
+        }
+        for bad in ["0", "3", "two"] {
+            assert!(args(&["--protocol", bad]).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! The editor side of the connection: what the client does when the agent calls it.
 
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -133,45 +136,41 @@ impl Editor {
     }
 
     /// Answers by policy, or at the keyboard through `keyboard` (registered by the caller
-    /// before the question was shown, so that no answer can arrive too early).
-    async fn decide(
+    /// before the question was shown, so that no answer can arrive too early): the chosen
+    /// option's id (`None`: nothing fits, or the keyboard is gone) and who decided. The same for
+    /// both protocol versions: `options` are the offered options in a version-neutral form.
+    pub(super) async fn decide(
         &self,
-        request: &RequestPermissionRequest,
+        options: &[Choice<'_>],
         policy: Policy,
         keyboard: Option<oneshot::Receiver<String>>,
-    ) -> (RequestPermissionResponse, String) {
-        let find = |kinds: &[PermissionOptionKind]| {
+    ) -> (Option<String>, String) {
+        let find = |kinds: &[&str]| {
             kinds.iter().find_map(|kind| {
-                request
-                    .options
+                options
                     .iter()
-                    .find(|o| &o.kind == kind)
-                    .map(|o| o.option_id.clone())
+                    .find(|o| o.kind == *kind)
+                    .map(|o| o.id.to_owned())
             })
         };
-        let (choice, by) = match (policy, keyboard) {
-            (Policy::Allow(by), _) => (
-                find(&[
-                    PermissionOptionKind::AllowOnce,
-                    PermissionOptionKind::AllowAlways,
-                ]),
-                by.to_owned(),
-            ),
-            (Policy::Reject(by), _) => (
-                find(&[
-                    PermissionOptionKind::RejectOnce,
-                    PermissionOptionKind::RejectAlways,
-                ]),
-                by.to_owned(),
-            ),
-            (Policy::Ask, keyboard) => (self.ask_user(request, keyboard).await, "user".to_owned()),
-        };
-        match choice {
-            Some(option) => (RequestPermissionResponse::selected(option), by),
-            // Nothing fits (no such option, or the keyboard is gone): the only other answer
-            // the protocol has.
-            None => (RequestPermissionResponse::cancelled(), by),
+        match (policy, keyboard) {
+            (Policy::Allow(by), _) => (find(&["allow_once", "allow_always"]), by.to_owned()),
+            (Policy::Reject(by), _) => (find(&["reject_once", "reject_always"]), by.to_owned()),
+            (Policy::Ask, keyboard) => (self.ask_user(options, keyboard).await, "user".to_owned()),
         }
+    }
+
+    /// Registers a keyboard question when the policy is to ask; the policy and its receiver.
+    pub(super) fn question(&self) -> (Policy, Option<oneshot::Receiver<String>>) {
+        let policy = *lock(&self.shared.policy);
+        let keyboard = (policy == Policy::Ask).then(|| self.register_question());
+        (policy, keyboard)
+    }
+
+    /// The shared state.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(super) fn shared(&self) -> &Shared {
+        &self.shared
     }
 
     fn register_question(&self) -> oneshot::Receiver<String> {
@@ -183,35 +182,53 @@ impl Editor {
     /// Asks at the keyboard until the answer names an option; `None` if input ends.
     async fn ask_user(
         &self,
-        request: &RequestPermissionRequest,
+        options: &[Choice<'_>],
         mut keyboard: Option<oneshot::Receiver<String>>,
-    ) -> Option<PermissionOptionId> {
+    ) -> Option<String> {
         let output = &self.shared.output;
         loop {
             let rx = keyboard.take().unwrap_or_else(|| self.register_question());
-            output.ask(&output.style().yellow(&format!(
-                "  Choose 1-{} (or type a name): ",
-                request.options.len()
-            )));
+            output.ask(
+                &output
+                    .style()
+                    .yellow(&format!("  Choose 1-{} (or type a name): ", options.len())),
+            );
             let line = rx.await.ok()?;
             output.answered();
             let line = line.trim().to_lowercase();
             let picked = line
                 .parse::<usize>()
                 .ok()
-                .and_then(|n| request.options.get(n.wrapping_sub(1)))
+                .and_then(|n| options.get(n.wrapping_sub(1)))
                 .or_else(|| {
-                    request.options.iter().find(|o| {
+                    options.iter().find(|o| {
                         !line.is_empty()
-                            && (o.name.to_lowercase().starts_with(&line)
-                                || o.option_id.as_str() == line)
+                            && (o.name.to_lowercase().starts_with(&line) || o.id == line)
                     })
                 });
             if let Some(option) = picked {
-                return Some(option.option_id.clone());
+                return Some(option.id.to_owned());
             }
         }
     }
+}
+
+/// A permission option as the policy and the keyboard see it, whatever the protocol version:
+/// its id, its name, and its kind (`allow_once`, ...).
+pub(super) struct Choice<'a> {
+    pub(super) id: &'a str,
+    pub(super) name: &'a str,
+    pub(super) kind: &'a str,
+}
+
+/// `[1] Allow  [2] Reject`: the options as the question shows them.
+pub(super) fn choices_line(options: &[Choice<'_>]) -> String {
+    let choices: Vec<String> = options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| format!("[{}] {}", i + 1, o.name))
+        .collect();
+    choices.join("  ")
 }
 
 fn error_json(error: &ErrorObject) -> serde_json::Value {
@@ -226,18 +243,20 @@ impl Client for Editor {
     ) -> Result<RequestPermissionResponse, ErrorObject> {
         let output = &self.shared.output;
         let s = output.style();
-        let policy = *lock(&self.shared.policy);
-        let keyboard = (policy == Policy::Ask).then(|| self.register_question());
+        let (policy, keyboard) = self.question();
         let call = &request.tool_call;
         let title = call
             .title
             .clone()
             .unwrap_or_else(|| call.tool_call_id.to_string());
-        let choices: Vec<String> = request
+        let options: Vec<Choice<'_>> = request
             .options
             .iter()
-            .enumerate()
-            .map(|(i, o)| format!("[{}] {}", i + 1, o.name))
+            .map(|o| Choice {
+                id: o.option_id.as_str(),
+                name: &o.name,
+                kind: o.kind.as_str(),
+            })
             .collect();
         output.event(
             json!({
@@ -249,20 +268,30 @@ impl Client for Editor {
             }),
             Some(s.yellow(&format!(
                 "  ? Permission for \u{201c}{title}\u{201d}: {}",
-                choices.join("  ")
+                choices_line(&options)
             ))),
         );
-        let (response, by) = self.decide(&request, policy, keyboard).await;
-        let (outcome, option, name) = match &response.outcome {
-            RequestPermissionOutcome::Selected(selected) => {
-                let name = request
-                    .options
+        let (choice, by) = self.decide(&options, policy, keyboard).await;
+        let (response, outcome, name) = match choice {
+            Some(option) => {
+                let name = options
                     .iter()
-                    .find(|o| o.option_id == selected.option_id)
-                    .map_or_else(String::new, |o| o.name.clone());
-                ("selected", Some(selected.option_id.clone()), name)
+                    .find(|o| o.id == option)
+                    .map_or_else(String::new, |o| o.name.to_owned());
+                let response = RequestPermissionResponse::selected(option.as_str());
+                (response, "selected", name)
             }
-            _ => ("cancelled", None, "no answer (cancelled)".to_owned()),
+            // Nothing fits (no such option, or the keyboard is gone): the only other answer
+            // the protocol has.
+            None => (
+                RequestPermissionResponse::cancelled(),
+                "cancelled",
+                "no answer (cancelled)".to_owned(),
+            ),
+        };
+        let option = match &response.outcome {
+            RequestPermissionOutcome::Selected(selected) => Some(selected.option_id.clone()),
+            _ => None,
         };
         output.event(
             json!({
@@ -294,6 +323,27 @@ impl Client for Editor {
             self.shared.chunks.send_modify(|n| *n += 1);
         }
         Ok(())
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn session_notification_v2(
+        &self,
+        notification: acp_types::v2::UpdateSessionNotification,
+    ) -> Result<(), ErrorObject> {
+        self.shared.output.update_v2(&notification);
+        // Counted once shown, so that a cancellation it triggers is shown after it.
+        if let acp_types::v2::SessionUpdate::AgentMessageChunk(_) = &notification.update {
+            self.shared.chunks.send_modify(|n| *n += 1);
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn request_permission_v2(
+        &self,
+        request: acp_types::v2::RequestPermissionRequest,
+    ) -> Result<acp_types::v2::RequestPermissionResponse, ErrorObject> {
+        self.permission_v2(request).await
     }
 
     async fn read_text_file(

@@ -1,6 +1,12 @@
 //! What the client shows: a human rendering of the session as it streams, or a
 //! machine-readable transcript (`--json`: one JSON object per line).
 
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
+
+#[cfg(feature = "unstable_protocol_v2")]
+pub(crate) use v2::options_line as options_line_v2;
+
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -76,6 +82,10 @@ struct Inner {
     titles: HashMap<ToolCallId, String>,
     /// While a `session/load` replays history: the number of updates so far.
     replayed: Option<u64>,
+    /// The sessions of a v2 connection, as their updates built them: what v2's upserts and
+    /// patches render from.
+    #[cfg(feature = "unstable_protocol_v2")]
+    models: HashMap<SessionId, acp_client::model::SessionModel>,
 }
 
 /// The client's output, shared by the protocol handlers and the driver.
@@ -103,6 +113,8 @@ impl Output {
                 stream: Stream::None,
                 titles: HashMap::new(),
                 replayed: None,
+                #[cfg(feature = "unstable_protocol_v2")]
+                models: HashMap::new(),
             }),
         }
     }
@@ -434,12 +446,7 @@ impl Output {
                 }
                 ToolCallContent::Diff(diff) => {
                     for line in diff_lines(diff, &self.path(&diff.path)) {
-                        let painted = match line.chars().next() {
-                            Some('+') if !line.starts_with("+++") => s.green(&line),
-                            Some('-') if !line.starts_with("---") => s.red(&line),
-                            _ => s.dim(&line),
-                        };
-                        inner.line(&format!("      {painted}"));
+                        inner.line(&format!("      {}", paint_diff_line(s, &line)));
                     }
                 }
                 ToolCallContent::Terminal(t) => {
@@ -506,6 +513,15 @@ pub(crate) fn block_text(block: &ContentBlock) -> String {
         ContentBlock::ResourceLink(l) => format!("[link {}]", l.uri),
         ContentBlock::Resource(_) => "[embedded resource]".to_owned(),
         _ => "[content]".to_owned(),
+    }
+}
+
+/// A line of a diff, green where added, red where removed, dimmed for the headers.
+fn paint_diff_line(s: Style, line: &str) -> String {
+    match line.chars().next() {
+        Some('+') if !line.starts_with("+++") => s.green(line),
+        Some('-') if !line.starts_with("---") => s.red(line),
+        _ => s.dim(line),
     }
 }
 

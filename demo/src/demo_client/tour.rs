@@ -180,6 +180,15 @@ pub(crate) async fn run(runner: &mut Runner) {
         ),
     ];
     runner.shared().set_policy(Policy::Allow("the demo"));
+    if runner.is_v2() {
+        narrate(
+            runner.shared(),
+            "On ACP v2",
+            "Both sides speak the v2 draft (`--protocol 1` for v1). v2 has no client file system\n\
+             or terminals: in steps 2 and 3 the agent says so instead of asking. Modes are the\n\
+             `mode` configuration option, and `:load` is session/resume with the history replayed.",
+        );
+    }
     for (heading, text, prompts) in steps {
         narrate(runner.shared(), heading, text);
         for prompt in prompts {

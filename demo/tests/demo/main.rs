@@ -14,6 +14,7 @@ mod durable_sessions;
 mod help;
 mod kill_store;
 mod logging;
+mod protocol_v2;
 mod remote;
 mod scale_out;
 mod session;

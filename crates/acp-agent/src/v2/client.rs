@@ -137,7 +137,8 @@ impl ClientHandle {
                 })
             }
             SessionUpdate::ConfigOptionUpdate(options) => {
-                let own = serde_json::to_value(&options.config_options).ok()?;
+                let mut own = serde_json::to_value(&options.config_options).ok()?;
+                convert::config_options_to_v2(&mut own);
                 let serde_json::Value::Array(own) = own else {
                     return None;
                 };

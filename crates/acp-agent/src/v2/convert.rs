@@ -130,6 +130,11 @@ fn rewrite_update(object: &mut Map<String, Value>) -> Result<(), String> {
                 json!({"type": "items", "planId": PLAN_ID, "entries": entries}),
             );
         }
+        "config_option_update" => {
+            if let Some(options) = object.get_mut("configOptions") {
+                config_options_to_v2(options);
+            }
+        }
         "available_commands_update" => {
             if let Some(Value::Array(commands)) = object.get_mut("availableCommands") {
                 for command in commands.iter_mut().filter_map(Value::as_object_mut) {
@@ -143,6 +148,21 @@ fn rewrite_update(object: &mut Map<String, Value>) -> Result<(), String> {
         _ => {}
     }
     Ok(())
+}
+
+/// v1 config options (`configOptions` of session answers, `session/set_config_option` answers
+/// and `config_option_update`) in their v2 form, in place: v1 names an option `id`, v2
+/// `configId` (the rest is written alike). Without this the v2 reader, which skips list items
+/// it cannot read, would drop every option.
+pub(crate) fn config_options_to_v2(options: &mut Value) {
+    let Value::Array(options) = options else {
+        return;
+    };
+    for option in options.iter_mut().filter_map(Value::as_object_mut) {
+        if let Some(id) = option.remove("id") {
+            option.entry("configId").or_insert(id);
+        }
+    }
 }
 
 /// A v1 diff content (`path`, `oldText`, `newText`) in v2's structured form: one change (an
@@ -238,8 +258,14 @@ pub(crate) fn initialize_to_v1(request: &v2::InitializeRequest) -> InitializeReq
         capabilities.elicitation = v2_caps.elicitation.clone();
         capabilities.meta = v2_caps.meta.clone();
     }
-    capabilities.session =
-        transcode(&json!({"compaction": {}, "notices": {}, "configOptions": {}})).ok();
+    // What v2 makes baseline for every client: compactions, notices, and config options of
+    // every kind (v2 has no client capability for boolean options).
+    capabilities.session = transcode(&json!({
+        "compaction": {},
+        "notices": {},
+        "configOptions": {"boolean": {}},
+    }))
+    .ok();
     let mut v1 = InitializeRequest::new(request.protocol_version);
     v1.client_info = Some(request.info.clone());
     v1.client_capabilities = Some(capabilities);
@@ -385,6 +411,46 @@ mod tests {
         assert!(item.get("newText").is_none(), "{item}");
         let mut broken = json!({"type": "diff", "path": "/a"});
         assert!(diff_to_v2(&mut broken).unwrap_err().contains("newText"));
+    }
+
+    #[test]
+    fn v1_config_options_keep_every_option_in_v2_and_the_update_too() {
+        let options = vec![
+            SessionConfigOption::select(
+                "model",
+                "Model",
+                "fast",
+                vec![SessionConfigSelectOption::new("fast", "Fast")],
+            ),
+            SessionConfigOption::boolean("auto_title", "Auto title", true),
+        ];
+        let update = SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(options));
+        let v2::SessionUpdate::ConfigOptionUpdate(v2_update) =
+            update_to_v2(update).expect("a v2 update")
+        else {
+            panic!("not a config option update");
+        };
+        let ids: Vec<&str> = v2_update
+            .config_options
+            .iter()
+            .map(|o| o.config_id.as_str())
+            .collect();
+        assert_eq!(ids, ["model", "auto_title"], "no option dropped");
+    }
+
+    #[test]
+    fn a_v2_client_takes_every_kind_of_config_option() {
+        let request = v2::InitializeRequest::new(2u16, Implementation::new("editor", "1.0"));
+        let v1 = initialize_to_v1(&request);
+        let session = v1
+            .client_capabilities
+            .and_then(|c| c.session)
+            .expect("the v2 baseline of session capabilities");
+        assert!(
+            session.config_options.and_then(|c| c.boolean).is_some(),
+            "boolean options are baseline in v2"
+        );
+        assert!(session.compaction.is_some() && session.notices.is_some());
     }
 
     #[test]

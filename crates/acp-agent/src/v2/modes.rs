@@ -16,7 +16,7 @@ pub(crate) struct Modes {
     current: Value,
     /// The select's options: `{value, name, description}`.
     available: Vec<Value>,
-    /// The agent's own config options, as v1 JSON (the same as v2's).
+    /// The agent's own config options, in their v2 JSON form.
     others: Vec<Value>,
 }
 
@@ -32,8 +32,10 @@ impl Modes {
             Some(Value::Array(options)) => options.clone(),
             _ => Vec::new(),
         };
+        // v1 asks agents moving to config options to offer both for a while, the option
+        // mirroring the modes: nothing is lost by leaving the modes out then.
         if others.iter().any(|o| o["configId"] == MODE_OPTION) {
-            tracing::warn!(
+            tracing::debug!(
                 "the agent's modes are left out of a v2 answer: it has a config option `mode` \
                  of its own"
             );
@@ -89,7 +91,7 @@ impl Modes {
         self.current = Value::from(mode);
     }
 
-    /// The agent's own config options are now `options` (v1 JSON).
+    /// The agent's own config options are now `options` (v2 JSON).
     pub(crate) fn set_others(&mut self, options: Vec<Value>) {
         self.others = options;
     }

@@ -291,6 +291,9 @@ fn session_response<T: serde::de::DeserializeOwned>(
     session_id: Option<&SessionId>,
 ) -> Result<T, ErrorObject> {
     let mut json = serde_json::to_value(response).map_err(|e| unsayable(what)(e.to_string()))?;
+    if let Some(options) = json.get_mut("configOptions") {
+        convert::config_options_to_v2(options);
+    }
     if let Some(object) = json.as_object_mut()
         && let Some(modes) = Modes::take(object)
     {
@@ -340,6 +343,9 @@ async fn set_config_option<A: Agent>(
     let response = this.agent.set_session_config_option(v1).await?;
     let mut json =
         serde_json::to_value(&response).map_err(|e| unsayable("answer")(e.to_string()))?;
+    if let Some(options) = json.get_mut("configOptions") {
+        convert::config_options_to_v2(options);
+    }
     if let Some(Value::Array(own)) = json.get("configOptions").cloned()
         && let Some(all) = cursors.with_modes(&session_id, |modes| {
             modes.set_others(own);

@@ -277,6 +277,15 @@ impl Turn<'_> {
             .await
     }
 
+    /// True when the connection speaks ACP v2, where the client has no file system and no
+    /// terminals (the tools that need them say so instead).
+    fn v2(&self) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        return self.agent.client.is_v2();
+        #[cfg(not(feature = "unstable_protocol_v2"))]
+        false
+    }
+
     /// Streams `text` as message chunks of a few words each.
     async fn say(&mut self, text: &str) -> Result<(), Stop> {
         for chunk in word_chunks(text) {

@@ -25,8 +25,16 @@ impl Turn<'_> {
             .name("read_file");
         let call = self.start(call).await?;
         if !self.agent.client.can_read_text_file() {
-            let why = "The client does not offer `fs/read_text_file`, so I cannot read files \
-                       in this editor.";
+            let why = match self.v2() {
+                true => {
+                    "ACP v2 has no client file system (`fs/*` is v1 only), so I cannot \
+                         read files in this editor."
+                }
+                false => {
+                    "The client does not offer `fs/read_text_file`, so I cannot read \
+                          files in this editor."
+                }
+            };
             self.give_up(&call, why).await?;
             return Ok(None);
         }
@@ -123,8 +131,16 @@ impl Turn<'_> {
             return Ok(());
         }
         if !self.agent.client.can_write_text_file() {
-            let why = "The client does not offer `fs/write_text_file`, so I can only propose \
-                       this edit.";
+            let why = match self.v2() {
+                true => {
+                    "ACP v2 has no client file system (`fs/*` is v1 only), so I can only \
+                         propose this edit."
+                }
+                false => {
+                    "The client does not offer `fs/write_text_file`, so I can only \
+                          propose this edit."
+                }
+            };
             return self.give_up(&call, why).await;
         }
         if mode == "ask" && !always && !self.ask(&call, &format!("Edit {path}")).await? {
@@ -163,9 +179,16 @@ impl Turn<'_> {
             .name("run_command");
         let call = self.start(call).await?;
         if !self.agent.client.can_use_terminal() {
-            let why = format!(
-                "The client offers no terminal (the `terminal` capability), so I cannot run `{line}`."
-            );
+            let why = match self.v2() {
+                true => format!(
+                    "ACP v2 has no client terminals (`terminal/*` is v1 only), so I cannot run \
+                     `{line}` in this editor."
+                ),
+                false => format!(
+                    "The client offers no terminal (the `terminal` capability), so I cannot \
+                     run `{line}`."
+                ),
+            };
             return self.give_up(&call, &why).await;
         }
         if mode == "ask" && !always && !self.ask(&call, &format!("Run `{line}`")).await? {

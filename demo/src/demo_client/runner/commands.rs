@@ -22,6 +22,12 @@ impl Runner {
         let name = words.next().unwrap_or_default();
         let args: Vec<&str> = words.collect();
         let arg = args.first().map(|a| self.session_ref(a));
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Some(v2) = self.v2.clone() {
+            if let Some(ok) = self.command_v2(&v2, name, &args, arg.clone()).await {
+                return Some(ok);
+            }
+        }
         let out = &self.shared.output;
         let s = out.style();
         let current = self.session.clone();

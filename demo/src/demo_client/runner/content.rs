@@ -8,14 +8,32 @@ use serde_json::json;
 use super::Runner;
 
 impl Runner {
+    /// What content the agent takes in prompts, in v1's terms whatever the version.
+    fn prompt_capabilities(&self) -> PromptCapabilities {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Some(v2) = &self.v2 {
+            // v2 marks support with an object where v1 had `true`.
+            let prompt = v2
+                .initialize_response()
+                .capabilities
+                .as_ref()
+                .and_then(|c| c.session.as_ref())
+                .and_then(|s| s.prompt.as_ref());
+            return PromptCapabilities::new()
+                .image(prompt.is_some_and(|p| p.image.is_some()))
+                .audio(prompt.is_some_and(|p| p.audio.is_some()))
+                .embedded_context(prompt.is_some_and(|p| p.embedded_context.is_some()));
+        }
+        self.agent
+            .agent_capabilities()
+            .and_then(|c| c.prompt_capabilities.clone())
+            .unwrap_or_default()
+    }
+
     /// The prompt's content: its text, then a block per `@mention`, as the agent accepts them.
     pub(super) fn blocks(&self, text: &str) -> Vec<ContentBlock> {
         let mut blocks = vec![ContentBlock::from(text)];
-        let prompt = self
-            .agent
-            .agent_capabilities()
-            .and_then(|c| c.prompt_capabilities.clone())
-            .unwrap_or_default();
+        let prompt = self.prompt_capabilities();
         let accepts = |flag: Option<bool>| flag == Some(true);
         for word in text.split_whitespace() {
             let Some(target) = word.strip_prefix('@') else {

@@ -17,6 +17,8 @@ mod commands;
 mod content;
 #[cfg(feature = "unstable")]
 mod draft;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
 
 use content::{attachment, kind_of};
 
@@ -89,6 +91,9 @@ pub(crate) struct Runner {
     /// The sessions this client started (`:new`, `:fork`), oldest first: `#1`, `#2`... in
     /// commands. The agent's ids are random, so a script cannot know them in advance.
     started: Vec<SessionId>,
+    /// The v2 calls, once `initialize` negotiated v2.
+    #[cfg(feature = "unstable_protocol_v2")]
+    v2: Option<acp_client::v2::AgentHandle>,
 }
 
 impl Runner {
@@ -116,7 +121,17 @@ impl Runner {
             login: None,
             logged_in: false,
             started: Vec::new(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            v2: None,
         }
+    }
+
+    /// True once `initialize` negotiated ACP v2.
+    pub(crate) fn is_v2(&self) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        return self.v2.is_some();
+        #[cfg(not(feature = "unstable_protocol_v2"))]
+        false
     }
 
     /// The terminal login that `start` asked for (a `--auth` method of kind `terminal`): the
@@ -136,6 +151,10 @@ impl Runner {
         self.exit = exit;
         self.gone = false;
         self.logged_in = true;
+        #[cfg(feature = "unstable_protocol_v2")]
+        {
+            self.v2 = None;
+        }
     }
 
     /// Counts and reports a failure of the client's own (`during` names the step).
@@ -206,6 +225,10 @@ impl Runner {
                 Implementation::new("acp-demo-client", env!("CARGO_PKG_VERSION"))
                     .title("ACP example client"),
             );
+        #[cfg(feature = "unstable_protocol_v2")]
+        if options.protocol_version() == 2 {
+            return self.start_negotiating(options, request).await;
+        }
         let response = match self.call(self.agent.initialize(request)).await {
             Ok(response) => response,
             Err(failure) => {
@@ -213,6 +236,21 @@ impl Runner {
                 return false;
             }
         };
+        // A build that could speak v2 says that v1 was asked for (`--protocol 1`).
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.shared.output.event(
+            json!({ "event": "negotiated", "protocolVersion": response.protocol_version }),
+            Some(self.shared.output.style().dim(&format!(
+                "negotiated ACP v{} (asked for v1 only: --protocol 1)",
+                response.protocol_version
+            ))),
+        );
+        self.started(options, response).await
+    }
+
+    /// After a v1 `initialize`: shows the agent, signs in if asked, opens the session and
+    /// sets `--mode`; false if the session could not start.
+    async fn started(&mut self, options: &Options, response: InitializeResponse) -> bool {
         let out = &self.shared.output;
         let name = response.agent_info.as_ref().map_or_else(
             || "the agent".to_owned(),
@@ -457,6 +495,10 @@ impl Runner {
     }
 
     async fn new_session(&mut self) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Some(v2) = self.v2.clone() {
+            return self.new_session_v2(&v2).await;
+        }
         let request = NewSessionRequest::new(self.cwd(), Vec::<McpServer>::new());
         match self.call(self.agent.new_session(request)).await {
             Ok(response) => {
@@ -545,11 +587,10 @@ impl Runner {
             (cancel, _) => cancel,
         };
         self.shared.reset_chunks();
-        let agent = self.agent.clone();
+        let agent = self.turn();
         let shared = self.shared.clone();
         let mut input = self.input.take();
-        let prompt = agent.prompt(PromptRequest::new(session.clone(), blocks));
-        tokio::pin!(prompt);
+        let mut prompt = agent.prompt(session.clone(), blocks);
         // When the turn was cancelled: it then has `--timeout` to end.
         let mut cancelled: Option<Instant> = None;
         let timeout = self.timeout;
@@ -569,7 +610,7 @@ impl Runner {
                 }
             };
             tokio::select! {
-                result = &mut prompt => break result.map_err(Failure::Call),
+                result = &mut prompt => break result,
                 () = give_up => break Err(Failure::TurnNotEnded(timeout.unwrap_or_default())),
                 // A signal: cancel the turn, and let it end (the caller bounds the wait).
                 () = shared.stopped(), if cancelled.is_none() => {
@@ -609,7 +650,7 @@ impl Runner {
         self.input = input;
         match result {
             Ok(response) => {
-                let reason = response.stop_reason.as_str().to_owned();
+                let reason = response.reason;
                 #[cfg(not(feature = "unstable"))]
                 self.shared.output.event(
                     json!({ "event": "prompt_result", "sessionId": session, "stopReason": reason }),
@@ -697,7 +738,69 @@ impl Runner {
     }
 }
 
-async fn send_cancel(agent: &AgentHandle, shared: &Shared, session: &SessionId) {
+/// How a prompt turn ended, in either version: its stop reason (and, with the draft features,
+/// the token usage of a v1 turn).
+pub(super) struct TurnEnded {
+    pub(super) reason: String,
+    #[cfg(feature = "unstable")]
+    pub(super) usage: Option<Usage>,
+}
+
+/// The calls of a prompt turn, in the protocol version the connection speaks.
+#[derive(Clone)]
+struct Turn {
+    agent: AgentHandle,
+    #[cfg(feature = "unstable_protocol_v2")]
+    v2: Option<acp_client::v2::AgentHandle>,
+}
+
+/// A running prompt turn.
+type TurnFuture = std::pin::Pin<Box<dyn Future<Output = Result<TurnEnded, Failure>> + Send>>;
+
+impl Turn {
+    /// Sends the prompt; the future ends with the turn.
+    fn prompt(&self, session: SessionId, blocks: Vec<ContentBlock>) -> TurnFuture {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Some(v2) = self.v2.clone() {
+            return Box::pin(v2::prompt(v2, session, blocks));
+        }
+        let agent = self.agent.clone();
+        Box::pin(async move {
+            let response = agent.prompt(PromptRequest::new(session, blocks)).await?;
+            Ok(TurnEnded {
+                reason: response.stop_reason.as_str().to_owned(),
+                #[cfg(feature = "unstable")]
+                usage: response.usage,
+            })
+        })
+    }
+
+    /// `session/cancel` (on v2, the turn ends with the `idle` that confirms it).
+    async fn cancel(&self, session: &SessionId) {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Some(v2) = &self.v2 {
+            v2::cancel(v2, session);
+            return;
+        }
+        let _ = self
+            .agent
+            .cancel(CancelNotification::new(session.clone()))
+            .await;
+    }
+}
+
+impl Runner {
+    /// The calls of a prompt turn on this connection.
+    fn turn(&self) -> Turn {
+        Turn {
+            agent: self.agent.clone(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            v2: self.v2.clone(),
+        }
+    }
+}
+
+async fn send_cancel(agent: &Turn, shared: &Shared, session: &SessionId) {
     let out = &shared.output;
     out.event(
         json!({ "event": "cancel", "sessionId": session }),
@@ -708,7 +811,7 @@ async fn send_cancel(agent: &AgentHandle, shared: &Shared, session: &SessionId) 
     );
     // A pending keyboard question is answered `cancelled` by the library; drop ours.
     let _ = shared.answer(String::new());
-    let _ = agent.cancel(CancelNotification::new(session.clone())).await;
+    agent.cancel(session).await;
 }
 
 async fn next_line(input: &mut Option<mpsc::Receiver<String>>) -> Option<String> {
