@@ -30,7 +30,7 @@ pub(crate) async fn within<T>(what: &str, f: impl Future<Output = T>) -> T {
 }
 
 /// `target/<profile>`, where cargo puts the programs.
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
     exe.parent()
         .and_then(Path::parent)
