@@ -138,7 +138,6 @@ fn agent_session_new(editor: &Editor) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the official ACP specification (../shared/spec/2026-11)"]
 async fn an_agent_taking_acp_transport_calls_the_proxys_tool_over_mcp_message() {
     let editor = turn_with_tool("acp").await;
     let servers = agent_session_new(&editor)["params"]["mcpServers"].clone();
@@ -160,7 +159,6 @@ async fn an_agent_taking_acp_transport_calls_the_proxys_tool_over_mcp_message() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the official ACP specification (../shared/spec/2026-11)"]
 async fn an_agent_without_it_gets_a_loopback_http_server_bridged_to_the_proxy() {
     let editor = turn_with_tool("http").await;
     let servers = agent_session_new(&editor)["params"]["mcpServers"].clone();
