@@ -1,7 +1,8 @@
-//! The agent of the conductor's MCP tests, written with `acp-agent`: `mcp_agent acp|http`.
+//! The agent of the conductor's MCP tests, written with `acp-agent`: `mcp_agent acp|http|none`.
 //!
-//! It advertises MCP servers of the ACP transport (`acp`: `mcpCapabilities.acp`) or of
-//! Streamable HTTP only (`http`: `mcpCapabilities.http`, so a conductor must bridge). On every
+//! It advertises MCP servers of the ACP transport (`acp`: `mcpCapabilities.acp`), of
+//! Streamable HTTP only (`http`: `mcpCapabilities.http`, so a conductor must bridge), or
+//! neither (`none`: only stdio, which every agent takes). On every
 //! prompt it lists the tools of each MCP server of the session, calls `project_info` where it
 //! is, and reports what it found as message chunks: `tools: a, b` and `project_info: TEXT`
 //! (or `mcp failed: WHY`). Over ACP it sends `mcp/message` requests itself; over HTTP it uses
@@ -22,6 +23,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 enum Transport {
     Acp,
     Http,
+    Stdio,
 }
 
 struct McpAgent {
@@ -113,6 +115,7 @@ impl Agent for McpAgent {
         match self.transport {
             Transport::Acp => mcp.acp = Some(true),
             Transport::Http => mcp.http = Some(true),
+            Transport::Stdio => {}
         }
         let mut capabilities = AgentCapabilities::new();
         capabilities.mcp_capabilities = Some(mcp);
@@ -160,6 +163,7 @@ impl Agent for McpAgent {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let transport = match std::env::args().nth(1).as_deref() {
         Some("http") => Transport::Http,
+        Some("none") => Transport::Stdio,
         _ => Transport::Acp,
     };
     let (_client, driver) = serve_stdio(

@@ -279,7 +279,7 @@ impl Bridge {
 /// 128 random bits, in hex.
 fn token() -> std::io::Result<String> {
     let mut bytes = [0_u8; 16];
-    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 

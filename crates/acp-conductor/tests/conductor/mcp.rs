@@ -178,5 +178,112 @@ async fn an_agent_without_it_gets_a_loopback_http_server_bridged_to_the_proxy() 
         from_bridge >= 2,
         "the bridge relayed tools/list and tools/call"
     );
+
+    // The endpoint takes POST only, at the declared path only, and JSON-RPC only.
+    let (address, path) = url
+        .trim_start_matches("http://")
+        .split_once('/')
+        .expect("a URL with a path");
+    let path = format!("/{path}");
+    let get = http(
+        address,
+        &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+    )
+    .await;
+    assert!(get.starts_with("HTTP/1.1 405"), "{get}");
+    let elsewhere = post(address, "/mcp/0123456789abcdef", "{}").await;
+    assert!(elsewhere.starts_with("HTTP/1.1 404"), "{elsewhere}");
+    let garbage = post(address, &path, "not json").await;
+    assert!(garbage.starts_with("HTTP/1.1 400"), "{garbage}");
+    let notification = post(
+        address,
+        &path,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    assert!(notification.starts_with("HTTP/1.1 202"), "{notification}");
+    let listed = post(
+        address,
+        &path,
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#,
+    )
+    .await;
+    assert!(listed.starts_with("HTTP/1.1 200"), "{listed}");
+    assert!(
+        listed.contains(r#""id":7"#) && listed.contains("project_info"),
+        "{listed}"
+    );
     editor.driver.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_taking_neither_transport_gets_no_server() {
+    let editor = turn_without_tool().await;
+    let servers = agent_session_new(&editor)["params"]["mcpServers"].clone();
+    assert_eq!(
+        servers,
+        serde_json::json!([]),
+        "nothing it did not advertise"
+    );
+    editor.driver.abort();
+}
+
+/// One turn through `mcp_tool` → `mcp_agent none`.
+async fn turn_without_tool() -> Editor {
+    let editor = Editor::start(Conductor::agent([
+        Component::new(mcp_tool().display().to_string(), Vec::<String>::new()),
+        Component::new(
+            example("mcp_agent").display().to_string(),
+            ["none".to_owned()],
+        ),
+    ]));
+    let session = editor.open_session().await;
+    let done = within(
+        "session/prompt",
+        editor
+            .agent
+            .request::<SessionPrompt>(&PromptRequest::new(session, vec!["Hi".into()])),
+    )
+    .await
+    .expect("session/prompt through the chain");
+    assert_eq!(done.stop_reason, StopReason::EndTurn);
+    let said = texts(&editor).join("\n");
+    assert!(said.contains("no MCP servers"), "{said}");
+    editor.checker.assert_clean();
+    editor
+}
+
+/// A POST of `body` to `path`: the whole response, as text.
+async fn post(address: &str, path: &str, body: &str) -> String {
+    http(
+        address,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+    .await
+}
+
+/// Sends `request` to `address` and reads the response to its end.
+async fn http(address: &str, request: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    within("an HTTP exchange with the bridge", async {
+        let mut stream = tokio::net::TcpStream::connect(address)
+            .await
+            .expect("the bridge listens");
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .expect("the request is sent");
+        let mut response = String::new();
+        stream
+            .read_to_string(&mut response)
+            .await
+            .expect("the response is read");
+        response
+    })
+    .await
 }
