@@ -6,8 +6,6 @@
 #![cfg(unix)]
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
-use std::time::Duration;
 
 use crate::common::{Workdir, of, program, run_client, updates};
 
@@ -20,48 +18,26 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The `acp` tool and the example proxies: a package's tests cannot ask cargo for another
-/// package's programs, so this asks cargo itself, once per run.
+/// The `acp` tool and the example proxies (another package's programs: cargo builds them).
 fn build_chain_programs() {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let mut cargo = std::process::Command::new(env!("CARGO"));
-        cargo
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "acp-cli",
-                "--bin",
-                "acp",
-                "-p",
-                "acp-proxy",
-                "--example",
-                "context",
-                "--example",
-                "policy",
-                "--example",
-                "mcp_tool",
-            ])
-            .current_dir(acp_testkit::workspace_root());
-        if target_dir().ends_with("release") {
-            cargo.arg("--release");
-        }
-        let output = acp_testkit::output_with_deadline(&mut cargo, Duration::from_secs(900));
-        assert!(
-            output.status.success(),
-            "building the chain's programs failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    });
+    acp_testkit::cargo_build(&[
+        "-p",
+        "acp-cli",
+        "--bin",
+        "acp",
+        "-p",
+        "acp-proxy",
+        "--example",
+        "context",
+        "--example",
+        "policy",
+        "--example",
+        "mcp_tool",
+    ]);
 }
 
 fn example(name: &str) -> String {
-    target_dir()
-        .join("examples")
-        .join(name)
-        .display()
-        .to_string()
+    acp_testkit::example_binary(name).display().to_string()
 }
 
 #[test]

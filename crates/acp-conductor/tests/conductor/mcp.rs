@@ -4,7 +4,6 @@
 //! with an rmcp client there). Every message of every hop is checked against the schema.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use acp_conductor::{Component, Conductor, Link};
 use acp_rpc::Direction;
@@ -14,42 +13,16 @@ use acp_types::{
 };
 use serde_json::Value;
 
-use crate::common::{Editor, target_dir, within};
+use crate::common::{Editor, within};
 
 /// The MCP-tool proxy (acp-proxy's example), built once per run.
 fn mcp_tool() -> PathBuf {
-    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
-    BUILT.get_or_init(|| {
-        let mut cargo = std::process::Command::new(env!("CARGO"));
-        cargo
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "acp-proxy",
-                "--example",
-                "mcp_tool",
-            ])
-            .current_dir(acp_testkit::workspace_root());
-        if target_dir().ends_with("release") {
-            cargo.arg("--release");
-        }
-        let output = acp_testkit::output_with_deadline(&mut cargo, Duration::from_secs(900));
-        assert!(
-            output.status.success(),
-            "building the mcp_tool example failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    });
-    example("mcp_tool")
+    acp_testkit::cargo_build(&["-p", "acp-proxy", "--example", "mcp_tool"]);
+    acp_testkit::example_binary("mcp_tool")
 }
 
 fn example(name: &str) -> PathBuf {
-    let path = target_dir()
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.is_file(), "{} is not built", path.display());
-    path
+    acp_testkit::example_binary(name)
 }
 
 /// A fresh directory holding exactly three files (and a subdirectory, not counted).
