@@ -19,8 +19,9 @@
 //! The endpoint is request/response only: a POSTed request gets `application/json`, a
 //! notification or response `202 Accepted` (the draft has no carrier for them), `GET` and
 //! `DELETE` `405` (no server-initiated stream, no MCP session); bodies are limited to
-//! [`BODY_LIMIT`]. The `mcp/message` notifications a proxy sends for an active request
-//! (progress) are not passed to such an agent. Everything stops with the chain.
+//! [`BODY_LIMIT`], open connections to 64. The `mcp/message` notifications a proxy sends for
+//! an active request (progress) are not passed to such an agent. Everything stops with the
+//! chain.
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -43,6 +44,8 @@ use serde_json::value::RawValue;
 
 /// The largest body the endpoint reads.
 pub(crate) const BODY_LIMIT: usize = 8 * 1024 * 1024;
+/// The most connections the endpoint keeps open at once; more are closed at once.
+const MAX_CONNECTIONS: usize = 64;
 /// The most servers one chain keeps bridged (one per session offered); beyond it the oldest
 /// is dropped.
 const MAX_BRIDGED: usize = 256;
@@ -249,6 +252,10 @@ impl Bridge {
                 tokio::select! {
                     accepted = listener.accept() => {
                         let Ok((stream, _)) = accepted else { continue };
+                        if connections.len() >= MAX_CONNECTIONS {
+                            tracing::warn!("the MCP bridge refuses a connection: {MAX_CONNECTIONS} are open");
+                            continue;
+                        }
                         let relay = relay.clone();
                         let routes = routes.clone();
                         connections.spawn(async move {
