@@ -65,6 +65,16 @@
 //! With no proxy at all, the conductor relays bytes between the editor and the agent
 //! unchanged.
 //!
+//! # MCP servers of proxies
+//!
+//! A proxy may give the agent MCP servers of the ACP transport (`{"type": "acp"}`, reached with
+//! `mcp/message`; draft feature `unstable_mcp_over_acp`). The proxies are always told that the
+//! agent takes them (`mcpCapabilities.acp: true`); for an agent that does not, the conductor
+//! bridges: it declares each such server to the agent as a Streamable HTTP server on
+//! `127.0.0.1` (a random port, a random path per server; `mcpCapabilities.http` of the agent
+//! needed, otherwise the server is left out) and relays what the agent posts there to the
+//! proxy as `mcp/message`. The bridge stops with the chain.
+//!
 //! # Supervision
 //!
 //! - A component that exits or closes its output ends the chain: each request still open is
@@ -77,6 +87,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod activity;
+mod bridge;
 mod component;
 mod conductor;
 mod error;

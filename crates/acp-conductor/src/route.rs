@@ -23,7 +23,7 @@
 //! the same methods, and each hop is written to in the spelling it speaks.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use acp_rpc::{Config, Handler, Peer};
@@ -39,6 +39,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, watch};
 
 use crate::activity::{Activity, Tracked};
+use crate::bridge::{self, Bridge, Relay};
 use crate::component::Pipes;
 use crate::conductor::{Ended, Mode, Observe};
 use crate::supervise::Processes;
@@ -146,6 +147,8 @@ struct Chain {
     /// Requests from the predecessor not answered yet.
     open: AtomicUsize,
     answered: Notify,
+    /// MCP servers of the ACP transport for an agent that does not take them.
+    bridge: Bridge,
 }
 
 impl Chain {
@@ -174,6 +177,14 @@ impl Chain {
         } else {
             Form::Plain(agent::INITIALIZE.to_owned())
         }
+    }
+
+    /// True when `place` is the agent behind at least one proxy (terminal mode): the hop the
+    /// MCP bridge watches.
+    fn is_bridged_agent(&self, place: Place) -> bool {
+        self.mode == Mode::Agent
+            && self.proxies > 0
+            && place == Place::Component(self.components() - 1)
     }
 
     /// Whether `place` speaks the `_proxy/…` spelling.
@@ -311,7 +322,14 @@ impl Chain {
     }
 
     /// Sends `call` as a request and returns the answer, unchanged.
-    async fn request(&self, call: Call) -> Result<Box<RawValue>, ErrorObject> {
+    async fn request(&self, mut call: Call) -> Result<Box<RawValue>, ErrorObject> {
+        let agent_initialize = if self.is_bridged_agent(call.to) {
+            let params = call.params.take();
+            call.params = self.bridge.outgoing(call.method(), params);
+            bridge::is_initialize(call.method())
+        } else {
+            false
+        };
         let peer = self.peer(call.to);
         let result = match &call.form {
             Form::Plain(_) | Form::Wrapped(_) => {
@@ -342,6 +360,10 @@ impl Chain {
             }
         };
         match result {
+            Ok(raw) if agent_initialize => raw
+                .to_raw_value()
+                .map(|answer| self.bridge.initialized(answer))
+                .map_err(|e| e.to_error_object()),
             Ok(raw) => raw.to_raw_value().map_err(|e| e.to_error_object()),
             Err(acp_rpc::Error::Remote(error)) => Err(error),
             Err(error) if error.is_connection_closed() => Err(self.ended_error(&call).await),
@@ -351,6 +373,15 @@ impl Chain {
 
     /// Sends `call` as a notification.
     async fn notify(&self, call: Call) {
+        if self.is_bridged_agent(call.to)
+            && call.method() == <acp_types::methods::McpMessageNotification as acp_types::methods::Notification>::METHOD
+            && self.bridge.drops_mcp_messages()
+        {
+            // The agent reaches the proxy's MCP server through the bridge, over HTTP: an
+            // `mcp/message` is not a method it advertised.
+            tracing::debug!("an mcp/message notification for a bridged agent is dropped");
+            return;
+        }
         let peer = self.peer(call.to);
         let sent = match &call.form {
             // Only a request initializes.
@@ -378,6 +409,26 @@ impl Chain {
             "`{}` was not answered: the chain ended: {why}",
             call.method()
         ))
+    }
+}
+
+impl Relay for Chain {
+    fn mcp_message(
+        self: Arc<Self>,
+        params: Box<RawValue>,
+    ) -> BoxFuture<'static, Result<Box<RawValue>, ErrorObject>> {
+        Box::pin(async move {
+            // From the agent to the last proxy, as the agent would send it.
+            let call = Call {
+                to: Place::Component(self.components() - 2),
+                form: Form::Wrapped(
+                    <acp_types::methods::McpMessage as acp_types::methods::Request>::METHOD
+                        .to_owned(),
+                ),
+                params: Some(params),
+            };
+            self.request(call).await
+        })
     }
 }
 
@@ -490,7 +541,7 @@ where
         Mode::Agent => pipes.len() - 1,
         Mode::Proxy => pipes.len(),
     };
-    let chain = Arc::new(Chain {
+    let chain = Arc::new_cyclic(|weak: &Weak<Chain>| Chain {
         wiring: OnceLock::new(),
         mode,
         proxies,
@@ -499,6 +550,7 @@ where
         predecessor_extension_spelling: AtomicBool::new(false),
         open: AtomicUsize::new(0),
         answered: Notify::new(),
+        bridge: Bridge::new(weak.clone()),
     });
     let mut peers = Vec::with_capacity(pipes.len());
     let mut drivers = Vec::with_capacity(pipes.len());

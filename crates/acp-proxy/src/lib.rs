@@ -101,6 +101,13 @@
 //!   that cannot be reached; an error of the conductor's own, such as a successor that died,
 //!   arrives unchanged).
 //!
+//! # MCP tools
+//!
+//! [`Proxy::mcp_server`] gives the agent an MCP server written with rmcp, reached through the
+//! ACP connection (`mcp/message`, draft feature `unstable_mcp_over_acp`): the proxy declares it
+//! in every session it forwards and answers the agent's inner MCP requests with it. See
+//! [`mcp`] and `examples/mcp_tool.rs`.
+//!
 //! # Per-session state
 //!
 //! Handlers are closures: keep state in what they capture (an `Arc` of a map from session id
@@ -112,6 +119,7 @@
 mod envelope;
 mod handler;
 mod hop;
+pub mod mcp;
 mod order;
 mod proxy;
 

@@ -92,6 +92,48 @@ pub fn example_binary(name: &str) -> PathBuf {
     path
 }
 
+/// Builds programs of the workspace with `cargo build --quiet ARGS` (`-p acp-demo --bin agent`,
+/// `-p acp-proxy --example policy`, ...), once per distinct `args` per test process, in the
+/// profile of the running test: a package's tests cannot ask cargo for another package's
+/// programs, so they ask cargo themselves (a quick no-op when the programs are up to date).
+///
+/// # Panics
+///
+/// When the build fails or takes more than 15 minutes.
+pub fn cargo_build(args: &[&str]) {
+    static BUILT: std::sync::Mutex<Vec<Vec<String>>> = std::sync::Mutex::new(Vec::new());
+    let key: Vec<String> = args.iter().map(|&a| a.to_owned()).collect();
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if built.contains(&key) {
+        return;
+    }
+    let mut cargo =
+        std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo
+        .arg("build")
+        .arg("--quiet")
+        .args(args)
+        .current_dir(workspace_root());
+    let exe = std::env::current_exe().expect("the test executable's path");
+    if exe
+        .parent()
+        .and_then(Path::parent)
+        .is_some_and(|profile| profile.ends_with("release"))
+    {
+        cargo.arg("--release");
+    }
+    let output = output_with_deadline(&mut cargo, std::time::Duration::from_secs(900));
+    assert!(
+        output.status.success(),
+        "`cargo build {}` failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    built.push(key);
+}
+
 /// Waits for a child process to exit, polling, for at most `limit`; past it the child is killed
 /// and the test fails, so that a hung program fails the test instead of hanging it.
 ///

@@ -3,7 +3,9 @@
 /// What the demo agent understands, shown by `agent --help` and by the `help` command.
 pub const COMMANDS_HELP: &str = "\
 The agent acts on the first word of the prompt's text (a leading `/` is optional, so the
-slash commands it advertises work too). Anything else gets a chat reply.
+slash commands it advertises work too); of its last text block when there are several, so
+that context put before the user's words (by a proxy, say) is not taken for a command.
+Anything else gets a chat reply.
 
   help                     List these commands.
   read PATH [LINE [LIMIT]] Read a file through the client (fs/read_text_file), as a `read`

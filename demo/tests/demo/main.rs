@@ -4,6 +4,7 @@
 
 mod acp_check;
 mod agent_history;
+mod chain;
 mod client_auth;
 mod client_capabilities;
 mod client_shutdown;

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use acp_conductor::{Component, Conductor, Direction, Link};
@@ -43,28 +43,9 @@ pub(crate) fn demo_agent() -> PathBuf {
     demo_program("agent")
 }
 
-/// A program of the demo (`agent`, `bridge`), built once per test run: a package's tests
-/// cannot ask cargo for another package's programs, so this one asks cargo itself (a quick
-/// no-op when they are up to date).
+/// A program of the demo (`agent`, `bridge`), built once per test run.
 pub(crate) fn demo_program(name: &str) -> PathBuf {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let mut cargo = std::process::Command::new(env!("CARGO"));
-        cargo
-            .args([
-                "build", "--quiet", "-p", "acp-demo", "--bin", "agent", "--bin", "bridge",
-            ])
-            .current_dir(acp_testkit::workspace_root());
-        if target_dir().ends_with("release") {
-            cargo.arg("--release");
-        }
-        let output = acp_testkit::output_with_deadline(&mut cargo, Duration::from_secs(900));
-        assert!(
-            output.status.success(),
-            "building the demo programs failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    });
+    acp_testkit::cargo_build(&["-p", "acp-demo", "--bin", "agent", "--bin", "bridge"]);
     let path = target_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(path.is_file(), "{} is not built", path.display());
     path

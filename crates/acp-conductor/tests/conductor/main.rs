@@ -5,5 +5,6 @@
 
 mod chains;
 mod common;
+mod mcp;
 mod remote;
 mod supervision;

@@ -11,4 +11,5 @@ mod child_examples;
 mod conductor;
 mod failure;
 mod intercept;
+mod mcp;
 mod passthrough;

@@ -113,13 +113,16 @@ impl Turn<'_> {
         }
 
         let text: Vec<&str> = request.prompt.iter().filter_map(|b| b.as_text()).collect();
+        // The command is in the last text block: context put before the user's words (the
+        // project line of a proxy chain's context proxy) is read, not obeyed.
+        let command = text.last().copied().unwrap_or_default();
         let text = text.join("\n");
         #[cfg(feature = "unstable")]
         {
             self.prompt_chars = text.len();
         }
         let attachments: Vec<String> = request.prompt.iter().filter_map(describe).collect();
-        let reason = match commands::parse(&text) {
+        let reason = match commands::parse(command) {
             Ok(command) => {
                 self.think(&thought(&command)).await?;
                 if !attachments.is_empty() {
