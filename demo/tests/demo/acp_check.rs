@@ -71,6 +71,7 @@ async fn the_demo_client_passes_the_client_check() {
         timeout: Duration::from_secs(20),
         long_turn: Duration::from_secs(3),
         progress: false,
+        protocol: Default::default(),
     })
     .await;
     let table = report.table(false);
