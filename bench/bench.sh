@@ -4,10 +4,13 @@
 #   limit  the hand-written "physical limit" programs (bench_limit_client + bench_limit_agent)
 #   rpc    the acp-rpc programs (bench_client + bench_agent)
 #   trait  the acp-agent / acp-client trait programs (bench_trait_client + bench_trait_agent)
+#   trait-v2  the trait programs on an ACP v2 connection (bench_trait_client --protocol 2;
+#          the programs are built with the feature unstable_protocol_v2 then)
 #
 #   bench/bench.sh                # builds the programs in release mode first
 #   RUNS=5 SCENARIOS="s2" bench/bench.sh
 #   PAIRS="rpc trait" bench/bench.sh   # default: "limit rpc" (ratios are to the first pair)
+#   PAIRS="trait trait-v2" SCENARIOS=s1 RUNS=5 bench/bench.sh   # S1 on v1 and on v2, alternating
 #   SKIP_BUILD=1 CARGO_TARGET_DIR=... bench/bench.sh
 #   PIN=same bench/bench.sh       # client and agent on CPU 0 (taskset)
 #   PIN=split bench/bench.sh      # client on CPU 0, agent on CPU 1
@@ -27,8 +30,8 @@ scenarios="${SCENARIOS:-s1 s2 s3}"
 pairs="${PAIRS:-limit rpc}"
 for pair in $pairs; do
     case "$pair" in
-        limit | rpc | trait) ;;
-        *) echo "PAIRS holds limit, rpc or trait, not $pair" >&2; exit 2 ;;
+        limit | rpc | trait | trait-v2) ;;
+        *) echo "PAIRS holds limit, rpc, trait or trait-v2, not $pair" >&2; exit 2 ;;
     esac
 done
 target="${CARGO_TARGET_DIR:-target}"
@@ -40,8 +43,12 @@ case "${PIN:-none}" in
     *) echo "PIN must be none, same or split" >&2; exit 2 ;;
 esac
 
+features=()
+case " $pairs " in
+    *" trait-v2 "*) features=(--features unstable_protocol_v2) ;;
+esac
 if [ -z "${SKIP_BUILD:-}" ]; then
-    cargo build --release -p acp-bench \
+    cargo build --release -p acp-bench "${features[@]}" \
         --bin bench_agent --bin bench_client \
         --bin bench_limit_agent --bin bench_limit_client \
         --bin bench_trait_agent --bin bench_trait_client >&2
@@ -58,8 +65,11 @@ for scenario in $scenarios; do
                 rpc) client="$bin/bench_client" agent="$bin/bench_agent" ;;
                 limit) client="$bin/bench_limit_client" agent="$bin/bench_limit_agent" ;;
                 trait) client="$bin/bench_trait_client" agent="$bin/bench_trait_agent" ;;
+                trait-v2) client="$bin/bench_trait_client" agent="$bin/bench_trait_agent" ;;
             esac
-            line="$("${pin_client[@]}" "$client" "$scenario" -- "${pin_agent[@]}" "$agent" || true)"
+            protocol=()
+            [ "$pair" = trait-v2 ] && protocol=(--protocol 2)
+            line="$("${pin_client[@]}" "$client" "${protocol[@]}" "$scenario" -- "${pin_agent[@]}" "$agent" || true)"
             [ -n "$line" ] || line='{"ok":false}'
             echo "$scenario $pair $line" >>"$results"
             echo "$scenario run $run $pair: $line" >&2

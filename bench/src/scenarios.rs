@@ -297,14 +297,16 @@ pub struct ClientArgs {
     pub scenario: Scenario,
     /// The agent program and its arguments.
     pub agent: Vec<String>,
+    /// The ACP protocol version to speak (`--protocol N`, default 1): 2 is spoken by
+    /// `bench_trait_client` built with the feature `unstable_protocol_v2`.
+    pub protocol: u16,
 }
 
 /// The usage line of the bench clients.
-pub const CLIENT_USAGE: &str =
-    "usage: bench_client s1 [N] | s2 [M] | s3 [SESSIONS N M] -- AGENT_COMMAND [ARGS...]";
+pub const CLIENT_USAGE: &str = "usage: bench_client [--protocol 1|2] s1 [N] | s2 [M] | s3 [SESSIONS N M] -- AGENT_COMMAND [ARGS...]";
 
 impl ClientArgs {
-    /// Parses `s1 [N] | s2 [M] | s3 [SESSIONS N M] -- AGENT_COMMAND [ARGS...]`.
+    /// Parses `[--protocol N] s1 [N] | s2 [M] | s3 [SESSIONS N M] -- AGENT_COMMAND [ARGS...]`.
     ///
     /// # Errors
     ///
@@ -315,9 +317,20 @@ impl ClientArgs {
             .iter()
             .position(|a| a == "--")
             .ok_or("missing `--` before the agent command")?;
-        let (own, agent) = (&args[..dash], &args[dash + 1..]);
+        let (mut own, agent) = (&args[..dash], &args[dash + 1..]);
         if agent.is_empty() {
             return Err("missing the agent command after `--`".into());
+        }
+        let mut protocol = 1;
+        if let [flag, version, rest @ ..] = own
+            && flag == "--protocol"
+        {
+            protocol = match version.as_str() {
+                "1" => 1,
+                "2" => 2,
+                other => return Err(format!("unknown protocol version {other}")),
+            };
+            own = rest;
         }
         let numbers = own
             .iter()
@@ -346,7 +359,23 @@ impl ClientArgs {
         Ok(Self {
             scenario,
             agent: agent.to_vec(),
+            protocol,
         })
+    }
+
+    /// Refuses a protocol version other than 1, for the clients that speak only v1.
+    ///
+    /// # Errors
+    ///
+    /// A message naming `program` when `--protocol` asked for another version.
+    pub fn require_v1(&self, program: &str) -> Result<(), String> {
+        if self.protocol == 1 {
+            Ok(())
+        } else {
+            Err(format!(
+                "{program} speaks protocol version 1 only (bench_trait_client speaks 2)"
+            ))
+        }
     }
 }
 
@@ -493,6 +522,60 @@ impl Seen {
             },
             other => check.problem = Some(format!("unexpected update {other:?}")),
         }
+    }
+
+    /// Checks one v2 `session/update`: an `agent_message_chunk` upsert of a known session is
+    /// counted and checked as a v1 chunk (its text, in order); the prompt's `user_message`
+    /// acknowledgement and the `running` / `requires_action` / `idle` state updates are
+    /// expected and not counted (so that `notif_per_s` counts the same chunks as on v1);
+    /// anything else is a problem.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn on_update_v2(&self, update: &acp_types::v2::UpdateSessionNotification) {
+        use acp_types::v2::{ContentBlock, SessionUpdate};
+        if matches!(update.update, SessionUpdate::AgentMessageChunk(_)) {
+            self.notifications
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let mut sessions = self.sessions.lock().unwrap();
+        let Some((_, check)) = sessions.iter_mut().find(|(id, _)| *id == update.session_id) else {
+            drop(sessions);
+            return self.problem(format!("update for unknown session {}", update.session_id));
+        };
+        match &update.update {
+            SessionUpdate::AgentMessageChunk(chunk) => match &chunk.content {
+                ContentBlock::Text(_) if chunk.message_id.as_str().is_empty() => {
+                    check.problem = Some("a chunk with an empty messageId".into());
+                }
+                ContentBlock::Text(text) => check.check(&text.text),
+                other => check.problem = Some(format!("chunk is not text: {other:?}")),
+            },
+            SessionUpdate::UserMessage(_) | SessionUpdate::StateUpdate(_) => {}
+            other => check.problem = Some(format!("unexpected update {other:?}")),
+        }
+    }
+
+    /// Answers one v2 `session/request_permission` with its `allow_once` option.
+    ///
+    /// # Errors
+    ///
+    /// Invalid params when no option is `allow_once`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn on_permission_v2(
+        &self,
+        request: &acp_types::v2::RequestPermissionRequest,
+    ) -> Result<acp_types::v2::RequestPermissionResponse, acp_types::ErrorObject> {
+        use acp_types::v2;
+        self.round_trips
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let allow = request
+            .options
+            .iter()
+            .find(|option| option.kind == v2::PermissionOptionKind::AllowOnce)
+            .map(|option| option.option_id.clone())
+            .ok_or_else(|| acp_types::ErrorObject::invalid_params("no allow_once option"))?;
+        Ok(v2::RequestPermissionResponse::new(
+            v2::RequestPermissionOutcome::Selected(v2::SelectedPermissionOutcome::new(allow)),
+        ))
     }
 
     /// Answers one `session/request_permission` with its `allow_once` option.

@@ -53,6 +53,7 @@ fn client(seen: Arc<Seen>) -> Router {
 }
 
 async fn run(args: &ClientArgs, started: Instant) -> Result<Report, Box<dyn std::error::Error>> {
+    args.require_v1("bench_client")?;
     let scenario = args.scenario;
     let mut child = tokio::process::Command::new(&args.agent[0])
         .args(&args.agent[1..])

@@ -182,6 +182,8 @@ fn expect_response(from: &mut impl BufRead, id: u64) -> io::Result<Value> {
 }
 
 fn run(args: &ClientArgs) -> io::Result<Report> {
+    args.require_v1("bench_limit_client")
+        .map_err(io::Error::other)?;
     let scenario = args.scenario;
     let mut child = std::process::Command::new(&args.agent[0])
         .args(&args.agent[1..])

@@ -171,6 +171,14 @@ impl Extras {
         }
     }
 
+    /// Forgets every explicit null (for a conversion to a version where `null` means
+    /// something else, such as a v2 patch's "clear").
+    pub(crate) fn forget_nulls(&mut self) {
+        if let Some(inner) = self.0.as_deref_mut() {
+            inner.nulls.clear();
+        }
+    }
+
     pub(crate) fn unmark_null(&mut self, field: &'static str) {
         if let Some(inner) = self.0.as_deref_mut() {
             inner.nulls.retain(|f| *f != field);

@@ -157,15 +157,14 @@ impl ClientHandle {
         &self,
         request: RequestPermissionRequest,
     ) -> Result<RequestPermissionResponse, Error> {
+        let session_id = request.session_id.clone();
         let v2_request =
-            convert::permission_to_v2(&request).map_err(unconvertible("a permission request"))?;
+            convert::permission_to_v2(request).map_err(unconvertible("a permission request"))?;
         let asking = self
             .peer()
             .request::<v2::methods::SessionRequestPermission>(&v2_request);
-        let answer = self
-            .awaiting_user(Some(&request.session_id), asking)
-            .await?;
-        convert::transcode(&answer).map_err(unconvertible("the client's permission answer"))
+        let answer = self.awaiting_user(Some(&session_id), asking).await?;
+        Ok(RequestPermissionResponse::from(answer))
     }
 
     /// An elicitation in its v2 form; when it is scoped to a session whose turn runs, the turn

@@ -504,7 +504,10 @@ async fn prompt<A: Agent>(
     }
     let mut blocks = Vec::with_capacity(request.prompt.len());
     for block in &request.prompt {
-        blocks.push(convert::content_to_v1(block.clone()).map_err(unreadable("the prompt"))?);
+        blocks.push(
+            ContentBlock::try_from(block.clone())
+                .map_err(|e| unreadable("the prompt")(e.to_string()))?,
+        );
     }
     let mut v1 = PromptRequest::new(session_id.clone(), blocks);
     v1.meta = request.meta.clone();

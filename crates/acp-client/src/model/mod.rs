@@ -265,7 +265,7 @@ impl SessionModel {
                 self.tool_call_update(update);
             }
             U::Plan(plan) => {
-                let entries = plan.entries.into_iter().map(convert::plan_entry).collect();
+                let entries = plan.entries.into_iter().map(v2::PlanEntry::from).collect();
                 self.plans.upsert(&None, || Plan::new(None)).entries = entries;
             }
             U::AvailableCommandsUpdate(update) => {

@@ -50,6 +50,7 @@
 
 mod check;
 mod conversions;
+pub mod convert;
 mod definitions;
 mod error_code;
 mod helpers;
@@ -87,6 +88,7 @@ pub use capabilities::*;
 pub use command::*;
 pub use config::*;
 pub use content::*;
+pub use convert::ConvertError;
 pub use definitions::{REEXPORTED, REEXPORTED_DRAFTS};
 pub use diff::*;
 pub use elicitation::*;

@@ -7,6 +7,7 @@
 #![cfg(feature = "unstable_protocol_v2")]
 
 mod checklist;
+mod convert;
 mod fixtures;
 mod patch;
 #[cfg(feature = "unstable")]
