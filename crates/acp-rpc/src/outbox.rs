@@ -302,6 +302,23 @@ impl Outbox {
         }
     }
 
+    /// Refuses new messages but keeps what is buffered: the writer takes the rest and then
+    /// sees the end ([`take`](Self::take) returns `None` once drained). For a connection whose
+    /// input ended, once nothing more will be sent.
+    pub(crate) fn finish(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        self.closed.store(true, Ordering::Release);
+        drop(state);
+        self.space.notify_waiters();
+        self.data_ready.notify_one();
+    }
+
+    /// The bytes buffered and not yet taken by the writer.
+    pub(crate) fn buffered(&self) -> usize {
+        self.buffered.load(Ordering::Acquire)
+    }
+
     /// Refuses new messages and wakes everyone; buffered data is dropped.
     pub(crate) fn close(&self) {
         let mut state = self.lock();
