@@ -1,0 +1,132 @@
+//! A prompt as large as a frame may be (32 MiB) through chains of 1 and 3 pass-through
+//! proxies: it reaches the agent intact, and no proxy holds more than a few copies of it.
+
+use acp_codec::DEFAULT_MAX_FRAME_LEN;
+use acp_conductor::{Conductor, Direction, Link};
+use acp_types::methods::SessionPrompt;
+use acp_types::{ContentBlock, ImageContent, PromptRequest, SessionUpdate, StopReason};
+
+use crate::common::{Editor, agent, proxy, token, within};
+
+/// The most memory a proxy may have held at its peak, as a multiple of the message: the frame
+/// read, the envelope written, and the buffers between them.
+const RSS_FACTOR: u64 = 4;
+
+/// The image of the prompt: base64 data as long as the frame limit allows for the whole
+/// `session/prompt` message (less a margin for the request id), made of varied bytes.
+fn image(session: &acp_types::SessionId) -> (ImageContent, usize) {
+    let empty = PromptRequest::new(
+        session.clone(),
+        vec![ContentBlock::Image(ImageContent::new("", "image/png"))],
+    );
+    let envelope = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1_000_000, "method": "session/prompt", "params": empty,
+    });
+    let overhead = serde_json::to_vec(&envelope).expect("serializable").len();
+    // Whole base64 quads: 3 bytes each.
+    let quads = (DEFAULT_MAX_FRAME_LEN - overhead) / 4;
+    let bytes: Vec<u8> = (0..quads * 3)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3])
+        .collect();
+    (ImageContent::from_bytes(&bytes, "image/png"), bytes.len())
+}
+
+/// The peak resident memory of a process (`VmHWM`), in bytes.
+#[cfg(target_os = "linux")]
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The pids of the test's proxy processes (marked with `token`).
+#[cfg(target_os = "linux")]
+fn proxy_pids(token: &str) -> Vec<u32> {
+    crate::common::alive(token)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmd| {
+                cmd.split(|&b| b == 0)
+                    .any(|arg| arg.ends_with(b"chain_proxy"))
+            })
+        })
+        .collect()
+}
+
+async fn through(proxies: usize) {
+    let t = token(&format!("big{proxies}"));
+    let mut components: Vec<_> = (0..proxies).map(|_| proxy(&t, &["pass"])).collect();
+    components.push(agent(&t));
+    let editor = Editor::start(Conductor::agent(components));
+    let session = editor.open_session().await;
+    let (image, decoded) = image(&session);
+    let data = image.data.clone();
+    let prompt = PromptRequest::new(session.clone(), vec![ContentBlock::Image(image)]);
+    let response = within(
+        "the 32 MiB prompt",
+        editor.agent.request::<SessionPrompt>(&prompt),
+    )
+    .await
+    .expect("the 32 MiB prompt went through the chain");
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+
+    // The agent got the very data, and decoded all of it.
+    let to_agent = editor
+        .checker
+        .messages(Link::Component(proxies), Direction::Sent);
+    let received = to_agent
+        .iter()
+        .find(|m| m["method"] == "session/prompt")
+        .expect("the prompt reached the agent");
+    let blocks = received["params"]["prompt"].as_array().expect("a prompt");
+    assert_eq!(blocks.len(), 1, "nothing added or lost");
+    assert!(
+        blocks[0]["data"].as_str() == Some(data.as_str()),
+        "the image data reached the agent intact"
+    );
+    let said = format!("an image (image/png, {decoded} bytes)");
+    let updates = editor.updates.lock().expect("updates").clone();
+    assert!(
+        updates.iter().any(|u| matches!(
+            &u.update,
+            SessionUpdate::AgentMessageChunk(chunk)
+                if chunk.content.as_text().is_some_and(|text| text.contains(&said))
+        )),
+        "the agent says it got {said}"
+    );
+
+    #[cfg(target_os = "linux")]
+    {
+        let pids = proxy_pids(&t);
+        assert_eq!(pids.len(), proxies, "every proxy found: {pids:?}");
+        let bound = RSS_FACTOR * DEFAULT_MAX_FRAME_LEN as u64;
+        for pid in pids {
+            let peak = peak_rss(pid).expect("the proxy's VmHWM");
+            eprintln!("proxy {pid}: peak RSS {} MiB", peak >> 20);
+            assert!(
+                peak <= bound,
+                "proxy {pid} held {} MiB at its peak, over {} MiB",
+                peak >> 20,
+                bound >> 20
+            );
+        }
+    }
+    editor.checker.assert_clean();
+    editor.driver.abort();
+    drop(editor.agent);
+    within("the conductor's end", editor.conductor)
+        .await
+        .expect("the conductor task")
+        .expect("the editor's hang-up is a clean end");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_32_mib_prompt_passes_one_proxy_intact_within_memory_bounds() {
+    through(1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_32_mib_prompt_passes_three_proxies_intact_within_memory_bounds() {
+    through(3).await;
+}
