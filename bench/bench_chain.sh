@@ -8,7 +8,7 @@
 #            (`passthrough`: acp-proxy's example, forwarding everything untouched)
 # Then it prints, per scenario, the medians and the range (min-max over the runs) of each
 # set-up's ratio to the direct run of the same round. Goals: conduct >= 90%, proxy >= 50% of
-# direct (S1 notif_per_s, S3 rt_per_s).
+# direct (S1 notif_per_s, S3 msgs_per_s; S2, if asked for, rt_per_s).
 #
 #   bench/bench_chain.sh                 # builds the programs in release mode first
 #   RUNS=7 SCENARIOS="s1" bench/bench_chain.sh
@@ -71,7 +71,7 @@ function field(line, name,    re) {
 {
     scenario = $1; run = $2; setup = $3; line = $0
     if (line !~ /"ok":true/) { failed[++nfailed] = line; next }
-    f = (scenario == "s1") ? "notif_per_s" : (scenario == "s3") ? "rt_per_s" : "msgs_per_s"
+    f = (scenario == "s1") ? "notif_per_s" : (scenario == "s2") ? "rt_per_s" : "msgs_per_s"
     v = field(line, f)
     if (v == "") { failed[++nfailed] = line; next }
     metric[scenario] = f
