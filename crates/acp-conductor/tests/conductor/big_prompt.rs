@@ -62,6 +62,7 @@ fn proxy_pids(token: &str) -> Vec<u32> {
         .collect()
 }
 
+#[allow(clippy::print_stderr)] // The measured time and memory, for whoever reads the output.
 async fn through(proxies: usize) {
     let t = token(&format!("big{proxies}"));
     let mut components: Vec<_> = (0..proxies).map(|_| proxy(&t, &["pass"])).collect();
