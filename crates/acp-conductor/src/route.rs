@@ -53,14 +53,13 @@ const FLUSH_LIMIT: Duration = Duration::from_secs(5);
 const FLUSH_QUIET: Duration = Duration::from_millis(50);
 /// How long the components get to receive what the predecessor sent last, once it hung up.
 const HANG_UP_FLUSH_LIMIT: Duration = Duration::from_secs(1);
-/// Room for the `proxy/successor` envelopes around a message of the largest size the
-/// predecessor may send (the method names and members they add, for a few levels of nesting).
-const ENVELOPE_HEADROOM: usize = 64 * 1024;
 
-/// `proxy/initialize` as the official conductor releases of 2026 spell it (an extension
-/// method's name).
+/// `proxy/initialize` as official conductor releases before 5.0 spell it (an extension
+/// method's name). `agent-client-protocol-conductor` 5.0.0 sends `proxy/initialize` and
+/// `proxy/successor`, the schema's names, which are what we send first; this spelling is the
+/// fallback for proxies written for the older releases.
 const EXT_PROXY_INITIALIZE: &str = "_proxy/initialize";
-/// `proxy/successor` as the official conductor releases of 2026 spell it.
+/// `proxy/successor` as official conductor releases before 5.0 spell it.
 const EXT_PROXY_SUCCESSOR: &str = "_proxy/successor";
 
 /// True for `proxy/successor` in either spelling.
@@ -503,16 +502,17 @@ impl Handler for Hop {
     }
 }
 
-/// The connection settings of every hop, with the observer of `link` if any. The hops to the
-/// components carry messages wrapped in `proxy/successor`: a message of the largest size the
-/// predecessor may send still fits once wrapped.
-fn config(observe: Option<&Observe>, link: crate::Link) -> Config {
-    let config = match link {
-        crate::Link::Predecessor => Config::default(),
+/// The connection settings of every hop, with the observer of `link` if any. The hops that
+/// carry messages wrapped in `proxy/successor` (to the components, and from the predecessor in
+/// proxy mode) allow [`acp_types::PROXY_ENVELOPE_HEADROOM`] beyond the default frame limit: a
+/// message of the largest size the editor may send still fits once wrapped.
+fn config(observe: Option<&Observe>, link: crate::Link, mode: Mode) -> Config {
+    let config = Config::default();
+    let config = match (link, mode) {
+        (crate::Link::Predecessor, Mode::Agent) => config,
         _ => {
-            let default = Config::default();
-            let max_frame_len = default.max_frame_len + ENVELOPE_HEADROOM;
-            default.max_frame_len(max_frame_len)
+            let max_frame_len = config.max_frame_len + acp_types::PROXY_ENVELOPE_HEADROOM;
+            config.max_frame_len(max_frame_len)
         }
     };
     match observe {
@@ -570,7 +570,7 @@ where
             |_| hop,
             stdout,
             stdin,
-            config(observe.as_ref(), crate::Link::Component(i)),
+            config(observe.as_ref(), crate::Link::Component(i), mode),
         );
         peers.push(peer);
         drivers.push(driver);
@@ -587,7 +587,7 @@ where
             inner: writer,
             activity: activity.clone(),
         },
-        config(observe.as_ref(), crate::Link::Predecessor),
+        config(observe.as_ref(), crate::Link::Predecessor, mode),
     );
     if chain
         .wiring

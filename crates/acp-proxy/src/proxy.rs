@@ -105,17 +105,25 @@ async fn traced(method: &'static str, work: impl Future<Output = Result<(), Erro
 }
 
 impl Proxy {
-    /// A proxy that forwards everything untouched, with the connection's default settings.
+    /// A proxy that forwards everything untouched, with the connection's default settings,
+    /// except for the frame limit: the default one plus
+    /// [`PROXY_ENVELOPE_HEADROOM`](acp_types::PROXY_ENVELOPE_HEADROOM), so that a message of
+    /// the largest size an editor may send still reaches the proxy inside `proxy/successor`.
     pub fn new() -> Self {
+        let config = Config::default();
+        let max_frame_len = config.max_frame_len + acp_types::PROXY_ENVELOPE_HEADROOM;
         Self {
             to_successor: Routes::default(),
             to_predecessor: Routes::default(),
             initialize: None,
-            config: Config::default(),
+            config: config.max_frame_len(max_frame_len),
         }
     }
 
-    /// The settings of the connection to the conductor (limits, framing). Its
+    /// The settings of the connection to the conductor (limits, framing). Its frame limit
+    /// applies to the envelopes: allow
+    /// [`PROXY_ENVELOPE_HEADROOM`](acp_types::PROXY_ENVELOPE_HEADROOM) beyond the largest
+    /// message to forward, as [`Proxy::new`] does. Its
     /// `request_timeout` does not apply to what the proxy forwards or sends through a
     /// [`Context`]: the two ends of the chain time out their own requests, and a proxy that
     /// wants a limit of its own wraps its call in `tokio::time::timeout` (dropping the call

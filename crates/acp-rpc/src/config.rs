@@ -41,6 +41,11 @@ pub const DEFAULT_MAX_QUEUED_NOTIFICATIONS: usize = 1024;
 /// make us hold [`DEFAULT_MAX_IN_FLIGHT`] frames of 32 MiB at once.
 pub const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 64 * 1024 * 1024;
 
+/// The default time a connection whose input ended may take to write out its output: 5 s.
+///
+/// See [`Config::drain_timeout`].
+pub const DEFAULT_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Settings of a connection.
 ///
 /// ```
@@ -80,6 +85,15 @@ pub struct Config {
     /// (the default): no limit. [`Peer::request_with_timeout`](crate::Peer::request_with_timeout)
     /// sets one per call.
     pub request_timeout: Option<std::time::Duration>,
+    /// How long the connection may take, once its input ended, to handle the notifications
+    /// received before the end and to write out everything queued for output (what was queued
+    /// before the end, what those notification handlers send, what other tasks send meanwhile).
+    /// The running request handlers are cancelled at the end of input, not waited for. The
+    /// memory this takes is the connection's usual bounds (the outgoing buffer, the queued
+    /// notifications); this bounds the time, for a peer that closed its side but does not
+    /// read: past it, what is unwritten is dropped with a warning in the log and the driver
+    /// resolves. Default: [`DEFAULT_DRAIN_TIMEOUT`].
+    pub drain_timeout: std::time::Duration,
     /// Sees every message received and sent (see [`Observer`]); `None` (the default): none.
     pub observer: Option<Observer>,
 }
@@ -95,6 +109,7 @@ impl Default for Config {
             max_burst_bytes: DEFAULT_MAX_BURST_BYTES,
             max_queued_notifications: DEFAULT_MAX_QUEUED_NOTIFICATIONS,
             request_timeout: None,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             observer: None,
         }
     }
@@ -147,6 +162,14 @@ impl Config {
     #[must_use]
     pub fn request_timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets how long the output may take to be written out once the input ended (see
+    /// [`Config::drain_timeout`]).
+    #[must_use]
+    pub fn drain_timeout(mut self, drain_timeout: std::time::Duration) -> Self {
+        self.drain_timeout = drain_timeout;
         self
     }
 

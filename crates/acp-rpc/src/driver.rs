@@ -32,6 +32,18 @@ const READ_CHUNK: usize = 64 * 1024;
 /// [`Error::ConnectionClosed`], every running request handler was cancelled, and the
 /// notifications received before the end were handled, by then.
 ///
+/// The end of input is not the end of output: a peer may send its last messages and close its
+/// side while still reading (a shell pipeline, `echo ... | agent`, a relay). At the end of
+/// input, reading stops, pending calls fail at once, and the running request handlers are
+/// cancelled (dropped: a cancelled request gets no answer, as when the peer is gone). Then the
+/// notifications received before the end are handled, in order, and everything queued for
+/// output is written: what was queued before the end, and what is sent meanwhile (by those
+/// notification handlers, or by other tasks holding the [`Peer`]). Once the notifications are
+/// handled the output is closed (later sends fail with [`Error::ConnectionClosed`]), the rest
+/// written and flushed, and the output shut down. All of this within
+/// [`Config::drain_timeout`]: past it, what is unwritten is dropped with a warning in the log.
+/// When writing fails meanwhile (the peer is gone for good), the rest is dropped at once.
+///
 /// Dropping it closes the connection at once: pending calls fail with
 /// [`Error::ConnectionClosed`], handlers are cancelled, and the transport is dropped (for a
 /// child process's stdin, the child sees the end of its input).
@@ -210,7 +222,8 @@ fn write_bytes<W: AsyncWrite + Send + Unpin + 'static>(
                 writer.flush().await.map_err(Error::Io)?;
                 shared.outbox.recycle(bytes);
             }
-            Ok(())
+            // The output was finished with everything written: the peer sees the end of it.
+            writer.shutdown().await.map_err(Error::Io)
         })
     }
 }
@@ -381,9 +394,21 @@ where
     shared.close_calls();
     d.in_flight = FuturesUnordered::new();
     d.cancels.clear();
-    // What arrived before the end is still handled, in order: the queued notifications, and
-    // the answers held back behind them.
-    d.drain_lane(&mut write).await;
+    d.held_bytes = 0;
+    // What arrived before the end is still handled, and what is queued written, in time.
+    let deadline = tokio::time::sleep(config.drain_timeout);
+    tokio::pin!(deadline);
+    tokio::select! {
+        biased;
+        () = d.finish_output(&mut write) => {}
+        () = &mut deadline => tracing::warn!(
+            timeout = ?config.drain_timeout,
+            queued_notifications = d.lane.len() + usize::from(d.current.is_some()),
+            unwritten_bytes = shared.outbox.buffered(),
+            "the output was not written out within the drain timeout after the end of input \
+             (the peer does not read): dropping the rest"
+        ),
+    }
     drop(d);
     shared.close();
     result
@@ -399,6 +424,27 @@ impl Drop for CloseOnDrop {
 }
 
 impl<H: Handler> Dispatcher<H> {
+    /// Finishes the output once reading has ended: handles what is left in the lane with the
+    /// writer running, then closes the outbox and lets the writer write the rest, flush and
+    /// shut the output down. A writer that failed (before or now) drops what is unwritten.
+    async fn finish_output(&mut self, write: &mut Fuse<BoxFuture<'static, Result<(), Error>>>) {
+        if write.is_terminated() {
+            // Nothing can be written: senders fail from now on instead of waiting for room.
+            self.shared.outbox.close();
+        }
+        self.drain_lane(write).await;
+        if write.is_terminated() {
+            return;
+        }
+        self.shared.outbox.finish();
+        if let Err(error) = write.await {
+            tracing::warn!(
+                error = %with_source(&error),
+                "the output could not be written out after the end of input"
+            );
+        }
+    }
+
     /// Handles what is left in the lane once reading has ended, with the writer still running
     /// (a notification handler may still send).
     async fn drain_lane(&mut self, write: &mut Fuse<BoxFuture<'static, Result<(), Error>>>) {

@@ -150,9 +150,12 @@
 //! On end of input or a transport error, every pending call fails at once with
 //! [`Error::ConnectionClosed`] (no answer can arrive any more) and running request handlers are
 //! cancelled. Notifications received before the end are still handled, in order, and answers
-//! held back behind them are released; then the driver resolves with the reason, and the
-//! handle's methods fail immediately afterwards. Messages still queued for sending then are
-//! dropped. Dropping the [`Driver`] closes the connection the same way, at once.
+//! held back behind them are released. Everything queued for sending is still written (what was
+//! queued before the end, and what is sent until those notifications are handled), flushed, and
+//! the output shut down, within [`Config::drain_timeout`]: a peer that closes its side while
+//! still reading gets it all. Then the driver resolves with the reason, and the handle's methods
+//! fail immediately afterwards. Dropping the [`Driver`] closes the connection at once, dropping
+//! what is unwritten.
 //!
 //! Outgoing messages are batched into one buffer, written with one system call per batch; when
 //! the peer stops reading, senders wait once the buffer holds [`Config::max_outgoing_bytes`], so
@@ -177,8 +180,8 @@ mod sniff;
 mod stdio;
 
 pub use config::{
-    Config, DEFAULT_MAX_BURST_BYTES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT_BYTES,
-    DEFAULT_MAX_OUTGOING_BYTES, DEFAULT_MAX_QUEUED_NOTIFICATIONS,
+    Config, DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_BURST_BYTES, DEFAULT_MAX_IN_FLIGHT,
+    DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_MAX_OUTGOING_BYTES, DEFAULT_MAX_QUEUED_NOTIFICATIONS,
 };
 pub use driver::{Driver, connect, connect_messages};
 pub use error::Error;

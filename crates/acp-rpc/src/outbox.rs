@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use acp_codec::{AnyCodec, Framing, FramingMode};
+use acp_codec::{AnyCodec, FrameEncoder, Framing, FramingMode};
 use bytes::{Bytes, BytesMut};
 use tokio::sync::Notify;
 use tokio_util::codec::Encoder;
@@ -119,10 +119,38 @@ impl Outbox {
     }
 
     /// Frames `body` and shows it to the observer if it went into the buffer.
-    fn frame(&self, state: &mut State, body: &[u8]) -> Result<(), Error> {
-        frame(state, body)?;
+    ///
+    /// A large body (over [`MAX_KEPT_BODY`], which the thread would not keep anyway) going into
+    /// an empty buffer on an NDJSON stream becomes the buffer itself, with its newline: no copy
+    /// of a message of many MiB (a proxy forwarding a 32 MiB prompt holds one copy less).
+    fn frame(&self, state: &mut State, body: &mut Body) -> Result<(), Error> {
+        if body.0.len() > MAX_KEPT_BODY && state.buf.is_empty() {
+            if let Delimit::Codec(codec) = &mut state.delimit {
+                if codec.framing() == Some(Framing::Ndjson) {
+                    // An NDJSON frame starts where the body does and writes nothing before it.
+                    let start = codec.begin_frame(&mut BytesMut::new());
+                    // Room for the newline, then the vector becomes the buffer (both
+                    // conversions take a unique vector over without copying it).
+                    body.0.reserve(1);
+                    let mut whole = BytesMut::from(Bytes::from(std::mem::take(&mut body.0)));
+                    // On error the frame is cut off again: `whole` is then empty.
+                    codec
+                        .finish_frame(&mut whole, start)
+                        .map_err(Error::Frame)?;
+                    let empty = std::mem::replace(&mut state.buf, whole);
+                    if state.spare.is_none() && empty.capacity() > 0 {
+                        state.spare = Some(empty);
+                    }
+                    if let Some(observer) = &self.observer {
+                        observer.observe(Direction::Sent, &state.buf[..state.buf.len() - 1]);
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        frame(state, &body.0)?;
         if let Some(observer) = &self.observer {
-            observer.observe(Direction::Sent, body);
+            observer.observe(Direction::Sent, &body.0);
         }
         Ok(())
     }
@@ -178,12 +206,12 @@ impl Outbox {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::ConnectionClosed);
         }
-        let body = Body::write(write)?;
+        let mut body = Body::write(write)?;
         loop {
             let notified = self.space.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            match self.try_frame(&body) {
+            match self.try_frame(&mut body) {
                 None => notified.await,
                 // A sender that never waits (the buffer has room) would otherwise fill the whole
                 // buffer before the writer, often on the same task, gets to write any of it, and
@@ -200,7 +228,7 @@ impl Outbox {
 
     /// Frames `body` if the buffer has room, and says whether the sender should now yield
     /// (senders framed a burst's worth since the last yield); `None` while the buffer is full.
-    fn try_frame(&self, body: &Body) -> Option<Result<bool, Error>> {
+    fn try_frame(&self, body: &mut Body) -> Option<Result<bool, Error>> {
         let mut state = self.lock();
         if state.closed {
             return Some(Err(Error::ConnectionClosed));
@@ -209,10 +237,11 @@ impl Outbox {
         if state.buf.len() >= self.max_bytes {
             return None;
         }
-        let result = self.frame(&mut state, &body.0);
+        let len = body.0.len();
+        let result = self.frame(&mut state, body);
         self.buffered.store(state.buf.len(), Ordering::Release);
         let yield_now = result.is_ok() && {
-            state.unyielded += body.0.len();
+            state.unyielded += len;
             state.unyielded >= self.burst_bytes
         };
         if yield_now {
@@ -231,12 +260,12 @@ impl Outbox {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::ConnectionClosed);
         }
-        let body = Body::write(write)?;
+        let mut body = Body::write(write)?;
         let mut state = self.lock();
         if state.closed {
             return Err(Error::ConnectionClosed);
         }
-        let result = self.frame(&mut state, &body.0);
+        let result = self.frame(&mut state, &mut body);
         self.buffered.store(state.buf.len(), Ordering::Release);
         drop(state);
         self.data_ready.notify_one();
@@ -300,6 +329,23 @@ impl Outbox {
         if !state.closed {
             state.spare = Some(buf);
         }
+    }
+
+    /// Refuses new messages but keeps what is buffered: the writer takes the rest and then
+    /// sees the end ([`take`](Self::take) returns `None` once drained). For a connection whose
+    /// input ended, once nothing more will be sent.
+    pub(crate) fn finish(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        self.closed.store(true, Ordering::Release);
+        drop(state);
+        self.space.notify_waiters();
+        self.data_ready.notify_one();
+    }
+
+    /// The bytes buffered and not yet taken by the writer.
+    pub(crate) fn buffered(&self) -> usize {
+        self.buffered.load(Ordering::Acquire)
     }
 
     /// Refuses new messages and wakes everyone; buffered data is dropped.

@@ -3,6 +3,7 @@
 //! `acp-rpc`; every message of every hop is checked against the schema. And a chain served
 //! over WebSocket by the demo's bridge.
 
+mod big_prompt;
 mod chains;
 mod common;
 mod mcp;

@@ -573,3 +573,72 @@ async fn updates_sent_from_many_tasks_keep_each_tasks_order() {
     assert_eq!(*next.lock().unwrap(), vec![UPDATES; TASKS]);
     assert_eq!(lb.shutdown().await, [0, TASKS * UPDATES]);
 }
+
+/// Messages of several MiB, each after and before small ones, both ways and in both framings:
+/// each arrives whole and in order (a large message into an empty outgoing buffer becomes the
+/// buffer itself on an NDJSON stream; into a non-empty one, or framed with Content-Length, it
+/// is copied).
+#[tokio::test(flavor = "current_thread")]
+async fn messages_of_several_mib_arrive_whole_between_small_ones() {
+    const BIG: usize = 3 * 1024 * 1024;
+    for framing in [FramingMode::Ndjson, FramingMode::ContentLength] {
+        let (seen_tx, mut seen_rx) = mpsc::unbounded_channel::<String>();
+        let lb = Loopback::with_configs(
+            |client| {
+                Router::new().request::<SessionPrompt, _, _>(move |req| {
+                    let client = client.clone();
+                    async move {
+                        // Small, big, small, big: the updates and then the answer.
+                        for text in ["a".to_owned(), "b".repeat(BIG), "c".to_owned()] {
+                            client
+                                .notify::<SessionUpdate>(&chunk(&req.session_id.0, text))
+                                .await
+                                .expect("sending an update");
+                        }
+                        Ok(PromptResponse::new(StopReason::EndTurn))
+                    }
+                })
+            },
+            Config::default().framing(framing),
+            move |_agent| {
+                Router::new().notification::<SessionUpdate, _, _>(move |update| {
+                    let _ = seen_tx.send(chunk_text(&update));
+                    async {}
+                })
+            },
+            Config::default().framing(framing),
+        );
+        let agent = lb.to_agent();
+        let big_prompt = PromptRequest::new("s", vec!["p".repeat(BIG).into()]);
+        let small_prompt = prompt("s");
+        let (small, big) = tokio::join!(
+            agent.request::<SessionPrompt>(&small_prompt),
+            agent.request::<SessionPrompt>(&big_prompt),
+        );
+        assert_eq!(
+            small.expect("the small prompt").stop_reason,
+            StopReason::EndTurn
+        );
+        assert_eq!(
+            big.expect("the big prompt").stop_reason,
+            StopReason::EndTurn
+        );
+        let mut texts = Vec::new();
+        for _ in 0..6 {
+            texts.push(guard("an update", seen_rx.recv()).await.expect("an update"));
+        }
+        // Every update whole; the two turns may interleave, but each sends `a` first and `c`
+        // last.
+        let count = |wanted: &str| texts.iter().filter(|t| *t == wanted).count();
+        assert_eq!(count("a"), 2, "{framing:?}");
+        assert_eq!(
+            count(&"b".repeat(BIG)),
+            2,
+            "{framing:?}: the big updates whole"
+        );
+        assert_eq!(count("c"), 2, "{framing:?}");
+        assert_eq!(texts[0], "a", "{framing:?}");
+        assert_eq!(texts[5], "c", "{framing:?}");
+        lb.shutdown().await;
+    }
+}

@@ -6,6 +6,7 @@
 mod common;
 
 mod answers;
+mod end_of_input;
 mod ext;
 mod fairness;
 mod loopback;

@@ -11,6 +11,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::prelude::*;
 use crate::wire::lenient_no_default;
 
+/// The room a conductor and its proxies allow beyond their frame limit on the connections
+/// between them: a message of the largest size the editor may send still fits once wrapped in
+/// `proxy/successor` (the method names and members the envelope adds, for a few levels of
+/// nesting).
+pub const PROXY_ENVELOPE_HEADROOM: usize = 64 * 1024;
+
 /// Declares a newtype whose wire form and schema are those of another definition (`allOf`
 /// the inner one), under a name of its own.
 macro_rules! same_as {
