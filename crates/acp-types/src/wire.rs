@@ -173,6 +173,7 @@ impl Extras {
 
     /// Forgets every explicit null (for a conversion to a version where `null` means
     /// something else, such as a v2 patch's "clear").
+    #[cfg(feature = "unstable_protocol_v2")]
     pub(crate) fn forget_nulls(&mut self) {
         if let Some(inner) = self.0.as_deref_mut() {
             inner.nulls.clear();

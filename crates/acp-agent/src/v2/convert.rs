@@ -194,7 +194,6 @@ mod tests {
     use super::*;
 
     #[test]
-    #[test]
     fn v1_config_options_keep_every_option_in_v2_and_the_update_too() {
         let options = vec![
             SessionConfigOption::select(
