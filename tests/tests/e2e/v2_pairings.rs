@@ -352,7 +352,7 @@ async fn a_v2_client_runs_a_whole_prompt_lifecycle_with_the_v1_v2_agent() {
     )
     .await
     .expect("the turn ends");
-    assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn));
+    assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn), "{end:?}");
 
     {
         let model = pair.editor.model();

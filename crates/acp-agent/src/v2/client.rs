@@ -106,6 +106,14 @@ impl ClientHandle {
             return Ok(());
         }
         let update = match self.modes_update(&session_id, &update) {
+            None if matches!(update, SessionUpdate::CurrentModeUpdate(_)) => {
+                // v2 has no modes: they reach a v2 client as the config option `mode`, which a
+                // session whose agent offers a `mode` option of its own (mirroring its modes,
+                // as v1 asks of agents moving to config options) already has; the agent's
+                // `config_option_update` carries the change there.
+                tracing::debug!(session = %session_id, "current_mode_update of a session whose modes are not offered as the config option `mode`: not sent on v2");
+                return Ok(());
+            }
             Some(options) => {
                 let json = serde_json::json!({
                     "sessionUpdate": "config_option_update",

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::modes::Modes;
 use acp_types::v2::{self, Patch};
-use acp_types::{MessageId, SessionId, SessionUpdate, TerminalId, ToolCallId};
+use acp_types::{ErrorObject, MessageId, SessionId, SessionUpdate, TerminalId, ToolCallId};
 
 /// The message ids of a connection's sessions.
 ///
@@ -23,7 +23,18 @@ pub(crate) struct Cursors {
     prefix: String,
     next: AtomicU64,
     sessions: Mutex<HashMap<SessionId, Cursor>>,
+    /// The sessions open on this connection: made by its `session/new` or taken up by its
+    /// `session/resume`, and not closed or deleted since. v2 asks a client to resume a session
+    /// before it works in it, so the session methods refuse any other session with `-32002`
+    /// before the agent sees them (a prompt is acknowledged before the agent runs it, so the
+    /// agent could not refuse it in time).
+    open: Mutex<HashSet<SessionId>>,
 }
+
+/// How many sessions one v2 connection may hold open at once: `session/new` and
+/// `session/resume` beyond it fail until one is closed, so that a connection's bookkeeping
+/// stays bounded.
+pub(crate) const MAX_OPEN_SESSIONS: usize = 4096;
 
 /// The current messages of one session.
 #[derive(Debug, Default)]
@@ -57,6 +68,7 @@ impl Default for Cursors {
             prefix,
             next: AtomicU64::new(0),
             sessions: Mutex::default(),
+            open: Mutex::default(),
         }
     }
 }
@@ -125,9 +137,47 @@ impl Cursors {
         }
     }
 
-    /// Forgets `session` (closed).
+    /// Forgets `session` (closed or deleted): it is no longer open on this connection.
     pub(crate) fn forget(&self, session: &SessionId) {
         self.sessions().remove(session);
+        self.open_sessions().remove(session);
+    }
+
+    fn open_sessions(&self) -> std::sync::MutexGuard<'_, HashSet<SessionId>> {
+        self.open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Fails when this connection holds [`MAX_OPEN_SESSIONS`] open sessions and `session`
+    /// (`None`: a new one) is not among them.
+    pub(crate) fn room_for(&self, session: Option<&SessionId>) -> Result<(), ErrorObject> {
+        let open = self.open_sessions();
+        if open.len() >= MAX_OPEN_SESSIONS && session.is_none_or(|s| !open.contains(s)) {
+            return Err(ErrorObject::internal_error(format_args!(
+                "this connection holds {MAX_OPEN_SESSIONS} open sessions, the most it may: \
+                 close one with session/close first"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Marks `session` open on this connection.
+    pub(crate) fn open(&self, session: &SessionId) {
+        self.open_sessions().insert(session.clone());
+    }
+
+    /// Fails with `-32002` unless `session` is open on this connection.
+    pub(crate) fn check_open(&self, session: &SessionId) -> Result<(), ErrorObject> {
+        if self.open_sessions().contains(session) {
+            return Ok(());
+        }
+        let mut error = ErrorObject::session_not_found(session.as_str());
+        error.message.push_str(
+            " on this connection (make it with session/new or take it up with session/resume \
+             first)",
+        );
+        Err(error)
     }
 
     /// Counts a permission request of `session` that starts waiting; true when it is the only

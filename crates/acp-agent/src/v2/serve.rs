@@ -400,7 +400,9 @@ pub(crate) fn handle<A: Agent>(
             Call::NewSession(request) => {
                 let v1: NewSessionRequest = session_request_to_v1(&request, m::SESSION_NEW)?;
                 let v1 = admitted!(&this, NewSession, v1);
+                this.client.cursors().room_for(None)?;
                 let response = agent.new_session(v1).await?;
+                this.client.cursors().open(&response.session_id);
                 Answer::new(&session_response::<v2::NewSessionResponse>(
                     &response,
                     "session/new answer",
@@ -426,6 +428,7 @@ pub(crate) fn handle<A: Agent>(
                 .await
             }
             Call::Close(request) => {
+                this.client.cursors().check_open(&request.session_id)?;
                 this.cancel_prompts(&request.session_id);
                 this.client.cursors().forget(&request.session_id);
                 let closes = this
@@ -449,9 +452,16 @@ pub(crate) fn handle<A: Agent>(
                         methods::agent::SESSION_DELETE,
                     )?;
                 }
-                Answer::new(&agent.delete_session(request).await?)
+                let session_id = request.session_id.clone();
+                let answer = Answer::new(&agent.delete_session(request).await?);
+                this.cancel_prompts(&session_id);
+                this.client.cursors().forget(&session_id);
+                answer
             }
-            Call::SetConfigOption(request) => set_config_option(&this, request).await,
+            Call::SetConfigOption(request) => {
+                this.client.cursors().check_open(&request.session_id)?;
+                set_config_option(&this, request).await
+            }
             Call::Login(request) => {
                 through_v1::<_, _, v2::LoginAuthResponse, _>(&request, m::AUTH_LOGIN, |r| {
                     agent.authenticate(r)
@@ -464,8 +474,14 @@ pub(crate) fn handle<A: Agent>(
                 })
                 .await
             }
-            Call::ToolCallCancel(request) => Answer::new(&agent.cancel_tool_call(request).await?),
-            Call::TerminalCancel(request) => Answer::new(&agent.cancel_terminal(request).await?),
+            Call::ToolCallCancel(request) => {
+                this.client.cursors().check_open(&request.session_id)?;
+                Answer::new(&agent.cancel_tool_call(request).await?)
+            }
+            Call::TerminalCancel(request) => {
+                this.client.cursors().check_open(&request.session_id)?;
+                Answer::new(&agent.cancel_terminal(request).await?)
+            }
         }
     }
     .boxed()
@@ -478,6 +494,12 @@ pub(crate) async fn handle_notification<A: Agent>(
 ) -> Result<(), ErrorObject> {
     match notification {
         Notification::Cancel(n) => {
+            if this.client.cursors().check_open(&n.session_id).is_err() {
+                // A notification gets no answer: a session not open here is not this
+                // connection's to cancel.
+                tracing::debug!(session = %n.session_id, "session/cancel of a session not open on this connection: ignored");
+                return Ok(());
+            }
             this.cancel_prompts(&n.session_id);
             let mut v1 = CancelNotification::new(n.session_id);
             v1.meta = n.meta;
@@ -496,6 +518,7 @@ async fn prompt<A: Agent>(
     request: v2::PromptRequest,
 ) -> Result<Answer, ErrorObject> {
     let session_id = request.session_id.clone();
+    this.client.cursors().check_open(&session_id)?;
     if request.prompt.is_empty() {
         // The schema lets an agent refuse it without inserting it.
         return Err(ErrorObject::invalid_params(
@@ -613,6 +636,7 @@ async fn resume<A: Agent>(
     this: &AgentHandler<A>,
     request: v2::ResumeSessionRequest,
 ) -> Result<Answer, ErrorObject> {
+    this.client.cursors().room_for(Some(&request.session_id))?;
     let caps = this
         .state
         .advertised
@@ -679,6 +703,7 @@ async fn resume<A: Agent>(
             )));
         }
     };
+    this.client.cursors().open(&request.session_id);
     let state = if this.state.prompts().contains_key(&request.session_id) {
         running()
     } else {

@@ -913,3 +913,44 @@ async fn v2_only_updates_replacement_display_terminals_and_tool_call_cancel() {
         .await;
     assert_eq!(again["error"]["code"], -32602, "a final tool call: {again}");
 }
+
+/// v2 asks a client to make or resume a session before working in it: the session methods of
+/// a connection refuse a session it did not open (or closed) with `-32002` before the agent
+/// runs anything, a prompt included (it is never acknowledged), even when the agent's store
+/// knows the session.
+#[tokio::test]
+async fn a_session_not_open_on_the_connection_is_not_found() {
+    let sessions = SessionStore::new();
+    let mut owner = RawClient::start(sessions.clone(), Spec::load_v2());
+    let session = owner.open_v2().await;
+    let mut other = RawClient::start(sessions, Spec::load_v2());
+    let init = other
+        .call(
+            "initialize",
+            json!({"protocolVersion": 2, "info": {"name": "other", "version": "0.1.0"}, "capabilities": {}}),
+        )
+        .await;
+    assert_eq!(init["result"]["protocolVersion"], 2, "{init}");
+    let prompt = json!({"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]});
+    for (method, params) in [
+        ("session/prompt", prompt.clone()),
+        ("session/close", json!({"sessionId": session})),
+        (
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "mode", "type": "id", "value": "ask"}),
+        ),
+    ] {
+        let refused = other.call(method, params).await;
+        assert_eq!(refused["error"]["code"], -32002, "{method}: {refused}");
+    }
+
+    // The owner's session works; closed, it is not open any more.
+    owner.prompt(&session, "hi").await;
+    owner.until_idle().await;
+    let closed = owner
+        .call("session/close", json!({"sessionId": session}))
+        .await;
+    assert!(closed.get("result").is_some(), "{closed}");
+    let refused = owner.call("session/prompt", prompt).await;
+    assert_eq!(refused["error"]["code"], -32002, "{refused}");
+}

@@ -282,17 +282,18 @@ async fn others_cannot_reach_the_session(mut owner: V2, mut theirs: V2, again: O
     assert_eq!(code(&closed), Some(-32002), "{closed}");
     let (list, _) = theirs.call("session/list", json!({})).await;
     assert!(listed(&list).is_empty(), "another owner lists {list}");
-    // A prompt is acknowledged at once (v2), but its turn ends in an error: it never ran in
-    // the session.
-    let (_, turn) = theirs.turn(&session, "not yours").await;
-    let idle = turn.last().expect("the turn's end");
-    assert_eq!(idle["params"]["update"]["stopReason"], "error", "{idle}");
+    // A prompt in a session not open on this connection is refused before it is
+    // acknowledged, and nothing of the session reaches this connection.
+    let (refused, leaked) = theirs
+        .call(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": "not yours"}]}),
+        )
+        .await;
+    assert_eq!(code(&refused), Some(-32002), "{refused}");
     assert!(
-        !turn.iter().any(
-            |m| m["params"]["update"]["sessionUpdate"] == "agent_message"
-                || m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-        ),
-        "the agent answered another owner's prompt: {turn:?}"
+        leaked.is_empty(),
+        "another owner's prompt got updates: {leaked:?}"
     );
     theirs.close().await;
 
