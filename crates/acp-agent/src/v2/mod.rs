@@ -24,6 +24,13 @@
 //!   `replayFrom: {"type": "start"}`; other cursors are refused with `-32602`, as the schema
 //!   requires. v2 makes listing and closing baseline: an agent that advertised neither answers
 //!   an empty list and closes by cancelling the session's prompt.
+//! - **Open sessions.** v2 asks a client to make (`session/new`) or take up
+//!   (`session/resume`) a session before it works in it: `session/prompt`, `session/close`,
+//!   `session/set_config_option`, `tool_call/cancel` and `terminal/cancel` naming a session this
+//!   connection did not open, or closed or deleted since, fail with `-32002` before the agent
+//!   sees them (a prompt is acknowledged before the agent runs it, so the agent could not
+//!   refuse it in time), and such a `session/cancel` is ignored. A connection holds at most
+//!   4,096 open sessions; `session/new` and `session/resume` beyond that fail until one closes.
 //! - **The prompt lifecycle** is run by the library: `session/prompt` is answered at once with
 //!   the `messageId` it gives the user message; once that answer is written, the turn runs:
 //!   the `user_message` with that id, `state_update` `running`, the agent's
