@@ -141,7 +141,7 @@ impl Conductor {
     }
 
     /// Runs the chain on the connection `reader`/`writer` to the predecessor, until the
-    /// predecessor closes it (`Ok`) or the chain ends early (`Err`). Every process of the
+    /// predecessor closes it or hangs up (`Ok`) or the chain ends early (`Err`). Every process of the
     /// chain has been stopped when it returns.
     ///
     /// # Errors
@@ -191,6 +191,17 @@ impl Conductor {
         processes.stop_all(self.grace).await;
         match ended {
             Ended::Predecessor(Ok(())) => Ok(()),
+            // Writing to a predecessor that hung up (closed both ends while messages were on
+            // their way to it) fails before its end of input is read: it is the same end.
+            Ended::Predecessor(Err(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+                ) =>
+            {
+                tracing::debug!(error = %e, "the predecessor hung up while the chain was writing to it");
+                Ok(())
+            }
             Ended::Predecessor(Err(e)) => Err(Error::Io(e)),
             Ended::Component { index, how } => Err(Error::ComponentEnded {
                 component: names[index].clone(),
