@@ -13,7 +13,7 @@
 //! (`ACP_BENCH_RUNTIME=multi` for the multi-thread one).
 //!
 //! With `--protocol 2` (feature `unstable_protocol_v2`) it negotiates ACP v2 instead
-//! ([`AgentHandle::negotiate`], failing when the agent answers 1), runs the same scenario with
+//! (`acp_client::AgentHandle::negotiate`, failing when the agent answers 1), runs the same scenario with
 //! the v2 calls, and checks the `agent_message_chunk` upserts (each with its `messageId`) as
 //! the v1 chunks; a turn ends at its `idle` state update, whose `_meta` carries the agent's
 //! figures as the v1 answer does.
