@@ -800,7 +800,7 @@ impl TryFrom<crate::RequestPermissionRequest> for super::RequestPermissionReques
 
     /// v1 asks about a tool call; v2 about a subject, with a required `title`: the tool call
     /// becomes the `tool_call` subject (as a v2 upsert), its title the request's title (or
-    /// "Allow the tool call <id>?" when it has none). Fails for tool call content with no v2
+    /// "Allow the tool call `<id>`?" when it has none). Fails for tool call content with no v2
     /// form.
     fn try_from(mut value: crate::RequestPermissionRequest) -> Result<Self, ConvertError> {
         let id = value.tool_call.tool_call_id.clone();
