@@ -90,7 +90,13 @@ impl Cursors {
     /// kind (a new one if there is none), and closes the current messages on any other update.
     pub(crate) fn stamp(&self, session: &SessionId, update: &mut SessionUpdate) {
         let mut sessions = self.sessions();
-        let cursor = sessions.entry(session.clone()).or_default();
+        // Every chunk passes here: clone the session id only for a session's first update.
+        if !sessions.contains_key(session) {
+            sessions.insert(session.clone(), Cursor::default());
+        }
+        let Some(cursor) = sessions.get_mut(session) else {
+            return;
+        };
         let (chunk, slot) = match update {
             SessionUpdate::AgentMessageChunk(c) => (c, 0),
             SessionUpdate::AgentThoughtChunk(c) => (c, 1),
