@@ -158,9 +158,9 @@ pub(crate) struct State {
     /// The message ids of the sessions of a v2 connection.
     #[cfg(feature = "unstable_protocol_v2")]
     cursors: crate::v2::Cursors,
-    /// Wakes the v2 prompts held until their session's running prompt ends.
+    /// The turns of a v2 connection's sessions, and the prompts held behind them.
     #[cfg(feature = "unstable_protocol_v2")]
-    pub(crate) prompt_ended: tokio::sync::Notify,
+    pub(crate) turns: crate::v2::Turns,
     /// Numbers the tool calls started through [`PromptContext::tool_call`].
     next_tool_call: std::sync::atomic::AtomicU64,
     /// The running prompts of each session (one, unless the one-prompt rule is off), by their
@@ -650,9 +650,6 @@ impl Drop for PromptGuard {
                 prompts.remove(&self.session_id);
             }
         }
-        drop(prompts);
-        #[cfg(feature = "unstable_protocol_v2")]
-        self.state.prompt_ended.notify_waiters();
     }
 }
 
@@ -668,6 +665,9 @@ impl<A> AgentHandler<A> {
     /// Cancels the prompts running in `session_id` (`session/cancel`, or the session is closed
     /// or archived).
     pub(crate) fn cancel_prompts(&self, session_id: &SessionId) {
+        // First the prompts a v2 session holds: one accepted meanwhile is registered below.
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.state.turns.cancel(session_id);
         for signal in self.state.prompts().get(session_id).into_iter().flatten() {
             tracing::debug!(session = %session_id, "cancelling the running prompt");
             signal.set();

@@ -15,7 +15,9 @@ use tokio::sync::oneshot;
 
 use super::convert::{self, transcode};
 use super::modes::{MODE_OPTION, Modes};
+use super::turns::{Begin, TurnGuard};
 use crate::connection::{AgentHandler, PromptGuard};
+use crate::signal::Signal;
 use crate::{Agent, PromptContext};
 
 /// The protocol version v2 connections speak.
@@ -429,8 +431,14 @@ pub(crate) fn handle<A: Agent>(
             }
             Call::Close(request) => {
                 this.client.cursors().check_open(&request.session_id)?;
+                // The schema: held prompts answer `-32800` and never run; the running turn's
+                // final updates and its `idle` (`cancelled`) precede this answer, and nothing
+                // of the session follows it.
+                this.state.turns.close(&request.session_id);
                 this.cancel_prompts(&request.session_id);
+                this.state.turns.idle(&request.session_id).await;
                 this.client.cursors().forget(&request.session_id);
+                this.state.turns.closed(&request.session_id);
                 let closes = this
                     .state
                     .advertised
@@ -535,7 +543,7 @@ async fn prompt<A: Agent>(
     let mut v1 = PromptRequest::new(session_id.clone(), blocks);
     v1.meta = request.meta.clone();
     let v1 = admitted!(&this, Prompt, v1);
-    let guard = accept(&this, &session_id).await?;
+    let (guard, turn) = accept(&this, &session_id).await?;
     let cursors = this.client.cursors();
     let message_id = cursors.new_id();
     cursors.start_user_message(&session_id, message_id.clone());
@@ -562,18 +570,16 @@ async fn prompt<A: Agent>(
             } else {
                 match result {
                     Ok(response) => {
-                        #[cfg(feature = "unstable_end_turn_token_usage")]
-                        if response.usage.is_some() {
-                            tracing::warn!(
-                                "the turn's token usage has no place in a v2 idle state: left \
-                                 out (send a usage_update)"
-                            );
-                        }
                         if !WireFields::extras(&response).is_empty() {
                             tracing::warn!(
-                                "the prompt answer's fields beyond stopReason and _meta have no \
-                                 place in a v2 idle state: left out"
+                                "the prompt answer's fields beyond stopReason, usage and _meta \
+                                 have no place in a v2 idle state: left out"
                             );
+                        }
+                        // The draft's end-of-turn usage has its place in the v2 idle too.
+                        #[cfg(feature = "unstable_end_turn_token_usage")]
+                        {
+                            idle.usage = response.usage;
                         }
                         idle.stop_reason = Some(convert::stop_reason_to_v2(&response.stop_reason));
                         idle.meta = response.meta;
@@ -586,11 +592,15 @@ async fn prompt<A: Agent>(
                 }
             }
             client.cursors().close(&session_id);
-            // A new prompt is accepted from here.
+            // No prompt runs from here: a `session/resume` now reports `idle`.
             drop(guard);
-            client
+            let sent = client
                 .send_state(&session_id, v2::StateUpdate::Idle(idle))
-                .await
+                .await;
+            // The next held prompt is answered only now, after this turn's `idle`: a client
+            // takes the first `idle` after a prompt's answer as that prompt's end.
+            drop(turn);
+            sent
         };
         tokio::select! {
             result = turn => if let Err(error) = result {
@@ -602,25 +612,55 @@ async fn prompt<A: Agent>(
     Ok(answer)
 }
 
-/// Registers a prompt of `session_id` among the running ones, once the session's running
-/// prompt (if any) has ended: v2 answers `session/prompt` when the prompt is accepted, so a
+/// Registers a prompt of `session_id` among the running ones, once the session's turn (if
+/// any) has ended with its `idle`: v2 answers `session/prompt` when the prompt is inserted, so a
 /// prompt sent while a turn runs is held, not refused (with the one-prompt rule on; held
-/// prompts count among the connection's requests in flight, which are bounded).
+/// prompts count among the connection's requests in flight, which are bounded). A held prompt
+/// that `session/cancel` or `session/close` cancels before it is inserted answers `-32800`
+/// and never runs, as the schema's `CancelSessionNotification` and `CloseSessionRequest` ask.
 async fn accept<A>(
     this: &AgentHandler<A>,
     session_id: &SessionId,
-) -> Result<PromptGuard, ErrorObject> {
+) -> Result<(PromptGuard, Option<TurnGuard>), ErrorObject> {
+    if !this.options.one_prompt_per_session {
+        return Ok((this.register_prompt(session_id)?, None));
+    }
+    let turns = &this.state.turns;
+    let cancelled = Signal::default();
+    let held = turns.hold(session_id, &cancelled);
     loop {
-        // Listen before looking, so that an end between the two is not missed.
-        let ended = this.state.prompt_ended.notified();
-        tokio::pin!(ended);
-        ended.as_mut().enable();
-        match this.register_prompt(session_id) {
-            Ok(guard) => return Ok(guard),
-            Err(_) if this.options.one_prompt_per_session => ended.await,
-            Err(error) => return Err(error),
+        // Listen before looking, so that a change between the two is not missed.
+        let changed = turns.changed();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        match turns.begin(&held) {
+            Begin::Started(turn) => {
+                // Closed while it was held: it is not inserted.
+                if this.client.cursors().check_open(session_id).is_err() {
+                    return Err(not_inserted(session_id));
+                }
+                let guard = this.register_prompt(session_id)?;
+                if cancelled.is_set() {
+                    // Cancelled between its start and its registration: it is inserted, and
+                    // its turn ends `cancelled`.
+                    guard.signal().set();
+                }
+                return Ok((guard, Some(turn)));
+            }
+            Begin::Cancelled => return Err(not_inserted(session_id)),
+            Begin::Wait => changed.await,
         }
     }
+}
+
+/// The `-32800` of a prompt that `session/cancel` or `session/close` kept from being inserted.
+fn not_inserted(session_id: &SessionId) -> ErrorObject {
+    let mut error = ErrorObject::request_cancelled();
+    error.message = format!(
+        "Request cancelled: the prompt was held while a turn of session {session_id} ran, and \
+         session/cancel or session/close cancelled it before it was inserted"
+    );
+    error
 }
 
 /// A `running` state.

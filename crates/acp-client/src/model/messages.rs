@@ -1,4 +1,4 @@
-//! Messages of the session model: upserts by `messageId`, chunks that append.
+//! Messages of the session model: upserts by kind and `messageId`, chunks that append.
 
 use acp_types::v2::{ContentBlock, Patch};
 use acp_types::{MessageId, Meta};
@@ -6,7 +6,7 @@ use acp_types::{MessageId, Meta};
 use super::{Keyed, patch_meta};
 
 /// Who a message is from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum MessageRole {
     /// The user (a prompt, or its replay).
@@ -61,10 +61,12 @@ pub(crate) struct Messages {
     anonymous: u64,
 }
 
-/// A message's key in the model: its id, or the number of an id-less one.
+/// A message's key in the model: its kind and id (the schema gives each message kind its own
+/// id space, so a user message and an agent message may share an id and stay two messages),
+/// or the number of an id-less one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum MessageKey {
-    Id(MessageId),
+    Id(MessageRole, MessageId),
     Anonymous(u64),
 }
 
@@ -73,8 +75,18 @@ impl Messages {
         self.keyed.items()
     }
 
-    pub(crate) fn get(&self, id: &MessageId) -> Option<&Message> {
-        self.keyed.get(&MessageKey::Id(id.clone()))
+    /// The message of kind `role` with id `id`.
+    pub(crate) fn get(&self, role: MessageRole, id: &MessageId) -> Option<&Message> {
+        self.keyed.get(&MessageKey::Id(role, id.clone()))
+    }
+
+    /// The first message (in the order they appeared) with id `id`, of any kind.
+    pub(crate) fn first_with(&self, id: &MessageId) -> Option<&Message> {
+        [MessageRole::User, MessageRole::Agent, MessageRole::Thought]
+            .into_iter()
+            .filter_map(|role| self.keyed.index.get(&MessageKey::Id(role, id.clone())))
+            .min()
+            .map(|&i| &self.keyed.items[i])
     }
 
     /// Appends a chunk. A chunk without id continues the latest message when that one has no
@@ -86,7 +98,7 @@ impl Messages {
         content: ContentBlock,
     ) {
         let key = match id {
-            Some(id) => MessageKey::Id(id),
+            Some(id) => MessageKey::Id(role, id),
             None => match self.keyed.items().last() {
                 Some(last) if last.id.is_none() && last.role == role => {
                     MessageKey::Anonymous(self.anonymous)
@@ -99,7 +111,7 @@ impl Messages {
         };
         let message = self.keyed.upsert(&key, || {
             let id = match &key {
-                MessageKey::Id(id) => Some(id.clone()),
+                MessageKey::Id(_, id) => Some(id.clone()),
                 MessageKey::Anonymous(_) => None,
             };
             Message::new(id, role)
@@ -115,9 +127,9 @@ impl Messages {
         content: Patch<Vec<ContentBlock>>,
         meta: Patch<Meta>,
     ) {
-        let key = MessageKey::Id(id);
+        let key = MessageKey::Id(role, id);
         let message = self.keyed.upsert(&key, || {
-            let MessageKey::Id(id) = &key else {
+            let MessageKey::Id(_, id) = &key else {
                 unreachable!("keyed by id")
             };
             Message::new(Some(id.clone()), role)

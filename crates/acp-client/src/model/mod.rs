@@ -1,11 +1,12 @@
 //! One session model for both protocol versions (feature `unstable_protocol_v2`): what an editor
 //! renders, built from the `session/update`s of a v1 or a v2 agent alike.
 //!
-//! v2 sends upserts keyed by required ids (messages by `messageId`, tool calls by `toolCallId`,
-//! plans by `planId`, display terminals by `terminalId`) whose fields have three states
-//! ([`Patch`](acp_types::v2::Patch): omitted keeps, `null` clears, a value replaces), and chunks
-//! that append. v1 sends chunks with optional message ids, `tool_call` + `tool_call_update`,
-//! and one id-less plan. [`SessionModel::apply_v2`] and [`SessionModel::apply_v1`] fold both
+//! v2 sends upserts keyed by required ids (messages by kind and `messageId`, as each message
+//! kind has its own ids; tool calls by `toolCallId`, plans by `planId`, display terminals by
+//! `terminalId`) whose fields have three states ([`Patch`](acp_types::v2::Patch): omitted
+//! keeps, `null` clears, a value replaces), and chunks that append. v1 sends chunks with
+//! optional message ids, `tool_call` + `tool_call_update`, and one id-less plan.
+//! [`SessionModel::apply_v2`] and [`SessionModel::apply_v1`] fold both
 //! into the same state, in the v2 shapes (the newer, richer ones): a v1 diff becomes a
 //! structured diff with a whole-file `git_patch`, a v1 plan the plan without an id.
 //!
@@ -331,9 +332,16 @@ impl SessionModel {
         self.messages.items()
     }
 
-    /// The message with id `id`.
+    /// The first message (in the order they appeared) with id `id`, whatever its kind. Each
+    /// message kind has its own ids (the schema), so a user and an agent message may share
+    /// one: [`message_of`](Self::message_of) names the kind.
     pub fn message(&self, id: &acp_types::MessageId) -> Option<&Message> {
-        self.messages.get(id)
+        self.messages.first_with(id)
+    }
+
+    /// The message of kind `role` with id `id`.
+    pub fn message_of(&self, role: MessageRole, id: &acp_types::MessageId) -> Option<&Message> {
+        self.messages.get(role, id)
     }
 
     /// The tool calls, in the order they first appeared.
@@ -407,11 +415,22 @@ pub(crate) fn turn_state(state: &v2::StateUpdate) -> TurnState {
     }
 }
 
-/// Patches stored `_meta` as v2 upserts do: a value patches key by key, `null` removes it.
+/// Patches stored `_meta` as the schema's v2 upserts do: `null` removes it all; an object
+/// patches it by top-level key, a key set to `null` is removed and any other value replaces
+/// that key's (nested objects are not merged).
 pub(crate) fn patch_meta(stored: &mut Option<acp_types::Meta>, patch: v2::Patch<acp_types::Meta>) {
     match patch {
         v2::Patch::Unchanged => {}
         v2::Patch::Clear => *stored = None,
-        v2::Patch::Set(values) => stored.get_or_insert_with(Default::default).extend(values),
+        v2::Patch::Set(values) => {
+            let meta = stored.get_or_insert_with(Default::default);
+            for (key, value) in values {
+                if value.is_null() {
+                    meta.remove(&key);
+                } else {
+                    meta.insert(key, value);
+                }
+            }
+        }
     }
 }

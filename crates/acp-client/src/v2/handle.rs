@@ -247,18 +247,26 @@ impl AgentHandle {
     }
 
     /// `session/close`: closes a session; its pending permission requests are answered
-    /// `cancelled`.
+    /// `cancelled`. As the schema's `CloseSessionRequest` asks of clients, an agent's `-32002`
+    /// (the session does not exist or is not active) is a successful close: the answer is then
+    /// an empty response.
     ///
     /// # Errors
     ///
-    /// As the other session methods.
+    /// As the other session methods, except `-32002`.
     pub async fn close_session(
         &self,
         request: v2::CloseSessionRequest,
     ) -> Result<v2::CloseSessionResponse, Error> {
         self.check_session(m::agent::SESSION_CLOSE)?;
         self.inner.cancel_permissions(&request.session_id);
-        let response = self.inner.peer.request::<m::SessionClose>(&request).await?;
+        let response = match self.inner.peer.request::<m::SessionClose>(&request).await {
+            Err(acp_rpc::Error::Remote(e)) if e.code == acp_types::ErrorCode::RESOURCE_NOT_FOUND => {
+                tracing::debug!(session = %request.session_id, "session/close answered -32002: closed");
+                v2::CloseSessionResponse::default()
+            }
+            other => other?,
+        };
         self.session_gone(&request.session_id);
         Ok(response)
     }
