@@ -20,5 +20,6 @@ mod remote;
 mod rules;
 mod spec_update;
 mod toolkit;
+mod v2_lifecycle;
 mod v2_pairings;
 mod v2_remote;

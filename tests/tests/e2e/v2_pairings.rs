@@ -160,10 +160,10 @@ impl acp_client::Client for Editor {
 }
 
 /// Our agent and our client over tapped in-memory pipes.
-struct Pair {
-    agent: AgentHandle,
-    editor: Arc<Editor>,
-    wire: Wire,
+pub(crate) struct Pair {
+    pub(crate) agent: AgentHandle,
+    pub(crate) editor: Arc<Editor>,
+    pub(crate) wire: Wire,
     agent_driver: JoinHandle<Result<(), acp_rpc::Error>>,
     client_driver: JoinHandle<Result<(), acp_rpc::Error>>,
     hangup: acp_e2e::wire::Hangup<tokio::io::DuplexStream>,
@@ -171,7 +171,7 @@ struct Pair {
 
 impl Pair {
     /// Serves `make(client)` with `options`, the editor with `editor`, checked by `check`.
-    fn start<A: acp_agent::Agent>(
+    pub(crate) fn start<A: acp_agent::Agent>(
         make: impl FnOnce(ClientHandle) -> A,
         options: AgentOptions,
         editor: Editor,
@@ -270,7 +270,7 @@ impl Pair {
     }
 
     /// Hangs up; both drivers end cleanly and the wire was clean (at least `min` messages).
-    async fn shutdown(self, min: usize) -> Wire {
+    pub(crate) async fn shutdown(self, min: usize) -> Wire {
         self.editor.assert_no_model_errors();
         self.hangup.hang_up();
         let agent = within("the agent's driver", self.agent_driver).await;

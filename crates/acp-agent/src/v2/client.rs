@@ -96,6 +96,11 @@ impl ClientHandle {
             meta,
             ..
         } = notification;
+        if self.cursors().is_silent(&session_id) {
+            // The history a `session/resume` without replay loads through `session/load`.
+            tracing::trace!(session = %session_id, "update of a session resumed without replay: left out");
+            return Ok(());
+        }
         if matches!(update, SessionUpdate::CurrentModeUpdate(_))
             && self.cursors().replaying_without_modes(&session_id)
         {

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::modes::Modes;
 use acp_types::v2::{self, Patch};
@@ -29,6 +29,10 @@ pub(crate) struct Cursors {
     /// before the agent sees them (a prompt is acknowledged before the agent runs it, so the
     /// agent could not refuse it in time).
     open: Mutex<HashSet<SessionId>>,
+    /// The sessions whose updates are left out: `session/resume` without replay of an agent
+    /// that can only load (replay) a session; their number, for a cheap look on every update.
+    silent: Mutex<HashSet<SessionId>>,
+    silent_count: AtomicUsize,
 }
 
 /// How many sessions one v2 connection may hold open at once: `session/new` and
@@ -69,6 +73,8 @@ impl Default for Cursors {
             next: AtomicU64::new(0),
             sessions: Mutex::default(),
             open: Mutex::default(),
+            silent: Mutex::default(),
+            silent_count: AtomicUsize::new(0),
         }
     }
 }
@@ -184,6 +190,34 @@ impl Cursors {
              first)",
         );
         Err(error)
+    }
+
+    /// Leaves the updates of `session` out (`silent`), or sends them again.
+    pub(crate) fn set_silent(&self, session: &SessionId, silent: bool) {
+        let mut sessions = self
+            .silent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let changed = if silent {
+            sessions.insert(session.clone())
+        } else {
+            sessions.remove(session)
+        };
+        match (changed, silent) {
+            (true, true) => self.silent_count.fetch_add(1, Ordering::Relaxed),
+            (true, false) => self.silent_count.fetch_sub(1, Ordering::Relaxed),
+            (false, _) => 0,
+        };
+    }
+
+    /// True when the updates of `session` are left out (see [`set_silent`](Self::set_silent)).
+    pub(crate) fn is_silent(&self, session: &SessionId) -> bool {
+        self.silent_count.load(Ordering::Relaxed) > 0
+            && self
+                .silent
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .contains(session)
     }
 
     /// Counts a permission request of `session` that starts waiting; true when it is the only

@@ -18,12 +18,18 @@
 //!   `session/new`, `session/list`,
 //!   `session/close`, `session/delete`, `session/set_config_option`, `session/cancel`,
 //!   `auth/login` ([`Agent::authenticate`](crate::Agent::authenticate)), `auth/logout`
-//!   ([`Agent::logout`](crate::Agent::logout)). `session/resume` goes to
+//!   ([`Agent::logout`](crate::Agent::logout) when the agent advertised v1's `auth.logout`;
+//!   v2 requires the method of every agent with `authMethods`, so without it the library
+//!   answers success: the agent keeps no sign-in of its own to end). `session/resume` goes to
 //!   [`Agent::resume_session`](crate::Agent::resume_session) without `replayFrom`, and to
 //!   [`Agent::load_session`](crate::Agent::load_session) (which replays the history) with
 //!   `replayFrom: {"type": "start"}`; other cursors are refused with `-32602`, as the schema
-//!   requires. v2 makes listing and closing baseline: an agent that advertised neither answers
-//!   an empty list and closes by cancelling the session's prompt.
+//!   requires. v2 makes listing, resuming and closing baseline: an agent that advertised
+//!   neither v1 method answers an empty list, and closes by cancelling the session's turn. An
+//!   agent without v1's `session/resume` resumes without replay a session open on the
+//!   connection as it is, and any other through `Agent::load_session` with the replay left out
+//!   (a [`SessionStore`](crate::SessionStore) backed agent thus resumes from its store); an
+//!   agent that cannot load answers `-32002` for a session not open on the connection.
 //! - **Open sessions.** v2 asks a client to make (`session/new`) or take up
 //!   (`session/resume`) a session before it works in it: `session/prompt`, `session/close`,
 //!   `session/set_config_option`, `tool_call/cancel` and `terminal/cancel` naming a session this
@@ -35,8 +41,13 @@
 //!   the `messageId` it gives the user message; once that answer is written, the turn runs:
 //!   the `user_message` with that id, `state_update` `running`, the agent's
 //!   [`prompt`](crate::Agent::prompt), then `idle` with the stop reason (`cancelled` after
-//!   `session/cancel`, `error` with the error when the agent fails). While a permission request
-//!   waits, the state is `requires_action`.
+//!   `session/cancel`, `error` with the error when the agent fails) and, with
+//!   `unstable_end_turn_token_usage`, the turn's `usage`. While a permission request
+//!   waits, the state is `requires_action`. A prompt sent while a turn runs is held
+//!   unanswered until that turn's `idle` is out, then answered and run; `session/cancel` and
+//!   `session/close` cancel held prompts, which answer `-32800` and never run.
+//!   `session/close` answers after the cancelled turn's last updates and its `idle`, and
+//!   nothing of the session follows its answer (the schema's `CloseSessionRequest`).
 //! - **The toolkit speaks v2 on a v2 connection**: message and thought chunks get a
 //!   `messageId` (a chunk continues the current message of its kind until another kind of
 //!   update, or the end of the turn, closes it; a chunk's own `messageId` is kept), recorded
@@ -59,9 +70,16 @@
 //!   current mode): a replayed `current_mode_update` is left out, as the answer supersedes it.
 //! - **v1-only features fail on a v2 connection** with
 //!   [`Error::NotInProtocolVersion`](crate::Error::NotInProtocolVersion): the client's `fs/*`
-//!   and `terminal/*` methods; a `current_mode_update` for a session that offered no modes is
-//!   [`Error::Unconvertible`](crate::Error::Unconvertible); v1-only methods a v2 client sends
-//!   (`session/load`, `session/set_mode`, `authenticate`, ...) get `-32601` naming the version.
+//!   and `terminal/*` methods; v1-only methods a v2 client sends (`session/load`,
+//!   `session/set_mode`, `authenticate`, ...) get `-32601` naming the version. A
+//!   `current_mode_update` for a session whose modes are not offered as the config option
+//!   `mode` is not sent (logged at debug level): an agent with a `mode` option of its own
+//!   sends that option's change as a `config_option_update`.
+//! - **Cancellable tool calls and terminals** are known per connection, from the updates sent
+//!   on it: after `session/resume` on a new connection, `tool_call/cancel` and
+//!   `terminal/cancel` are accepted for the ones a replay or a later update advertises
+//!   `capabilities.cancel` for (a resume without replay sends none, so until the agent sends
+//!   the tool call's capabilities again they get `-32602`).
 //!
 //! Conversions go through each value's JSON where the two versions write the same or nearly
 //! the same, and keep unknown fields; what cannot be said in the other version is an error

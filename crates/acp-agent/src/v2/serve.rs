@@ -477,6 +477,19 @@ pub(crate) fn handle<A: Agent>(
                 .await
             }
             Call::Logout(request) => {
+                let logs_out = this
+                    .state
+                    .advertised
+                    .get()
+                    .and_then(|r| r.agent_capabilities.as_ref())
+                    .and_then(|c| c.auth.as_ref())
+                    .is_some_and(|a| a.logout.is_some());
+                if !logs_out {
+                    // v2 requires `auth/logout` of every agent with `authMethods`. One that
+                    // did not advertise v1's `auth.logout` keeps no sign-in of its own to end.
+                    tracing::debug!("auth/logout of an agent without `auth.logout`: nothing to end");
+                    return Answer::new(&v2::LogoutAuthResponse::new());
+                }
                 through_v1::<_, _, v2::LogoutAuthResponse, _>(&request, m::AUTH_LOGOUT, |r| {
                     agent.logout(r)
                 })
@@ -668,6 +681,48 @@ fn running() -> v2::StateUpdate {
     v2::StateUpdate::Running(v2::RunningStateUpdate::new())
 }
 
+/// `session/resume` without `replayFrom` of an agent without v1's `session/resume` (v2 makes
+/// resuming baseline): a session open on this connection is resumed as it is; otherwise an
+/// agent that can load sessions (v1's `loadSession`, as a [`SessionStore`](crate::SessionStore)
+/// backed one does) loads it through [`Agent::load_session`] with its replay left out; any
+/// other session is `-32002`, as the library cannot tell whether it exists.
+async fn resume_baseline<A: Agent>(
+    this: &AgentHandler<A>,
+    request: &v2::ResumeSessionRequest,
+    loads: bool,
+) -> Result<v2::ResumeSessionResponse, ErrorObject> {
+    let cursors = this.client.cursors();
+    if cursors.check_open(&request.session_id).is_ok() {
+        let options = cursors.with_modes(&request.session_id, |modes| modes.options());
+        let json = match options {
+            Some(options) => json!({"configOptions": options}),
+            None => json!({}),
+        };
+        return convert::read(json).map_err(unsayable("session/resume answer"));
+    }
+    if !loads {
+        let mut error = ErrorObject::session_not_found(request.session_id.as_str());
+        error.message.push_str(
+            ": this agent resumes only the sessions open on this connection (it supports neither \
+             v1's `session/resume` nor `session/load`)",
+        );
+        return Err(error);
+    }
+    let v1: LoadSessionRequest = session_request_to_v1(request, m::SESSION_RESUME)?;
+    let v1 = admitted!(this, LoadSession, v1);
+    cursors.set_silent(&request.session_id, true);
+    let response = this.agent.load_session(v1).await;
+    cursors.set_silent(&request.session_id, false);
+    let response = response?;
+    cursors.close(&request.session_id);
+    session_response(
+        &response,
+        "session/resume answer",
+        cursors,
+        Some(&request.session_id),
+    )
+}
+
 /// `session/resume`: without `replayFrom` through the agent's `session/resume`, with
 /// `replayFrom: start` through its `session/load` (which streams the history, converted); then
 /// the current state (`running` while a prompt of the session runs, else `idle`), then the
@@ -689,18 +744,11 @@ async fn resume<A: Agent>(
         object.remove("replayFrom");
     }
     let answer: v2::ResumeSessionResponse = match &request.replay_from {
-        None => {
-            if caps
-                .session_capabilities
-                .as_ref()
-                .is_none_or(|s| s.resume.is_none())
-            {
-                let mut error = ErrorObject::method_not_found(m::SESSION_RESUME);
-                error.message = "Method not found: this agent cannot resume a session without \
-                                 replaying it (it does not support v1's `session/resume`)"
-                    .into();
-                return Err(error);
-            }
+        None if caps
+            .session_capabilities
+            .as_ref()
+            .is_some_and(|s| s.resume.is_some()) =>
+        {
             let v1: ResumeSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
             let v1 = admitted!(this, ResumeSession, v1);
             let response = this.agent.resume_session(v1).await?;
@@ -711,6 +759,7 @@ async fn resume<A: Agent>(
                 Some(&request.session_id),
             )?
         }
+        None => resume_baseline(this, &request, caps.load_session == Some(true)).await?,
         Some(v2::ReplayFrom::Start(_)) => {
             if caps.load_session != Some(true) {
                 return Err(ErrorObject::invalid_params(

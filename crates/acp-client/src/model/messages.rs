@@ -142,3 +142,64 @@ impl Messages {
         patch_meta(&mut message.meta, meta);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use acp_types::v2::SessionUpdate;
+    use serde_json::{Value, json};
+
+    use super::MessageRole;
+    use crate::model::SessionModel;
+
+    fn apply(model: &mut SessionModel, update: Value) {
+        let update: SessionUpdate = serde_json::from_value(update).expect("a v2 update");
+        model.apply_v2(update).expect("applied");
+    }
+
+    #[test]
+    fn each_message_kind_has_its_own_ids() {
+        let mut model = SessionModel::new();
+        let text = |t: &str| json!({"type": "text", "text": t});
+        apply(
+            &mut model,
+            json!({"sessionUpdate": "user_message", "messageId": "m1", "content": [text("hi")]}),
+        );
+        apply(
+            &mut model,
+            json!({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": text("hello")}),
+        );
+        apply(
+            &mut model,
+            json!({"sessionUpdate": "agent_thought_chunk", "messageId": "m1", "content": text("hmm")}),
+        );
+        let roles: Vec<_> = model.messages().iter().map(|m| (m.role, m.text())).collect();
+        assert_eq!(
+            roles,
+            [
+                (MessageRole::User, "hi".to_owned()),
+                (MessageRole::Agent, "hello".to_owned()),
+                (MessageRole::Thought, "hmm".to_owned()),
+            ]
+        );
+        let id = acp_types::MessageId::from("m1");
+        assert_eq!(model.message(&id).map(|m| m.role), Some(MessageRole::User));
+        assert_eq!(
+            model.message_of(MessageRole::Agent, &id).map(|m| m.text()),
+            Some("hello".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_meta_key_set_to_null_is_removed() {
+        let mut model = SessionModel::new();
+        let message = |meta: Value| {
+            json!({"sessionUpdate": "agent_message", "messageId": "m1", "_meta": meta})
+        };
+        apply(&mut model, message(json!({"a": 1, "b": {"x": 1}})));
+        apply(&mut model, message(json!({"a": null, "b": {"y": 2}, "c": 3})));
+        let meta = model.messages()[0].meta.clone().expect("meta kept");
+        assert_eq!(Value::Object(meta), json!({"b": {"y": 2}, "c": 3}));
+        apply(&mut model, message(Value::Null));
+        assert_eq!(model.messages()[0].meta, None, "`null` removes it all");
+    }
+}
