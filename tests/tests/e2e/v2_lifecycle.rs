@@ -245,11 +245,18 @@ async fn cancel_cancels_a_held_prompt_which_never_runs() {
         "{refused}"
     );
     // The session goes on: a prompt after the cancel runs.
-    let after = within("a prompt after the cancel", v2.prompt(v2_prompt(&session, "after")))
-        .await
-        .expect("the next turn runs");
+    let after = within(
+        "a prompt after the cancel",
+        v2.prompt(v2_prompt(&session, "after")),
+    )
+    .await
+    .expect("the next turn runs");
     assert_eq!(after.idle.stop_reason, Some(v2::StopReason::EndTurn));
-    assert_eq!(steering.ran.load(Ordering::SeqCst), 2, "the held prompt never ran");
+    assert_eq!(
+        steering.ran.load(Ordering::SeqCst),
+        2,
+        "the held prompt never ran"
+    );
     assert!(
         !agent_texts(&pair).iter().any(|t| t == "done: held"),
         "{:?}",
@@ -306,7 +313,10 @@ async fn close_cancels_held_prompts_and_answers_after_the_turns_idle() {
         .position(|m| m.get("method").is_none() && m["id"] == close)
         .expect("session/close answered");
     let last_idle = *idles(&pair).last().expect("an idle");
-    assert!(last_idle < answered, "idle at {last_idle}, close answer at {answered}");
+    assert!(
+        last_idle < answered,
+        "idle at {last_idle}, close answer at {answered}"
+    );
     let stopped = messages
         .iter()
         .position(|m| m["params"]["update"]["content"]["text"] == "stopped")
@@ -317,7 +327,11 @@ async fn close_cancels_held_prompts_and_answers_after_the_turns_idle() {
         .filter(|m| m["params"]["sessionId"] == session.as_str())
         .collect();
     assert!(after.is_empty(), "after the close answer: {after:?}");
-    assert_eq!(steering.ran.load(Ordering::SeqCst), 1, "the held prompt never ran");
+    assert_eq!(
+        steering.ran.load(Ordering::SeqCst),
+        1,
+        "the held prompt never ran"
+    );
     pair.shutdown(8).await;
 }
 
@@ -380,7 +394,10 @@ async fn the_turns_usage_reaches_the_idle() {
         .expect("the turn ends");
     assert_eq!(end.idle.usage, Some(Usage::new(15, 10, 5)));
     let idle = &from_agent(&pair)[*idles(&pair).last().expect("an idle")];
-    assert_eq!(idle["params"]["update"]["usage"]["totalTokens"], 15, "{idle}");
+    assert_eq!(
+        idle["params"]["update"]["usage"]["totalTokens"], 15,
+        "{idle}"
+    );
     pair.shutdown(6).await;
 }
 
@@ -417,9 +434,12 @@ async fn resume_without_replay_loads_silently_or_is_not_found() {
         .map(|m| m["params"]["update"]["sessionUpdate"].clone())
         .collect();
     assert_eq!(updates, ["state_update"], "only the state snapshot");
-    let end = within("a prompt", v2.prompt(v2_prompt(&SessionId::from("s-1"), "go")))
-        .await
-        .expect("the resumed session takes prompts");
+    let end = within(
+        "a prompt",
+        v2.prompt(v2_prompt(&SessionId::from("s-1"), "go")),
+    )
+    .await
+    .expect("the resumed session takes prompts");
     assert_eq!(end.idle.stop_reason, Some(v2::StopReason::EndTurn));
     pair.shutdown(6).await;
 
@@ -455,7 +475,10 @@ async fn our_client_takes_minus_32002_from_close_as_a_successful_close() {
     }
     let answers = from_agent(&pair);
     assert_eq!(
-        answers.last().and_then(|m| m.pointer("/error/code")).and_then(Value::as_i64),
+        answers
+            .last()
+            .and_then(|m| m.pointer("/error/code"))
+            .and_then(Value::as_i64),
         Some(-32002),
         "the agent did answer -32002 the second time: {answers:?}"
     );

@@ -93,6 +93,6 @@ mod serve;
 mod turns;
 
 pub(crate) use cursor::Cursors;
-pub(crate) use turns::Turns;
 pub(crate) use serve::{Answer, Call, Notification, V2, decode_notification, decode_request};
 pub(crate) use serve::{handle, handle_notification};
+pub(crate) use turns::Turns;

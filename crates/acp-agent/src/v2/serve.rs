@@ -487,7 +487,9 @@ pub(crate) fn handle<A: Agent>(
                 if !logs_out {
                     // v2 requires `auth/logout` of every agent with `authMethods`. One that
                     // did not advertise v1's `auth.logout` keeps no sign-in of its own to end.
-                    tracing::debug!("auth/logout of an agent without `auth.logout`: nothing to end");
+                    tracing::debug!(
+                        "auth/logout of an agent without `auth.logout`: nothing to end"
+                    );
                     return Answer::new(&v2::LogoutAuthResponse::new());
                 }
                 through_v1::<_, _, v2::LogoutAuthResponse, _>(&request, m::AUTH_LOGOUT, |r| {
@@ -556,7 +558,7 @@ async fn prompt<A: Agent>(
     let mut v1 = PromptRequest::new(session_id.clone(), blocks);
     v1.meta = request.meta.clone();
     let v1 = admitted!(&this, Prompt, v1);
-    let (guard, turn) = accept(&this, &session_id).await?;
+    let (guard, slot) = accept(&this, &session_id).await?;
     let cursors = this.client.cursors();
     let message_id = cursors.new_id();
     cursors.start_user_message(&session_id, message_id.clone());
@@ -612,7 +614,7 @@ async fn prompt<A: Agent>(
                 .await;
             // The next held prompt is answered only now, after this turn's `idle`: a client
             // takes the first `idle` after a prompt's answer as that prompt's end.
-            drop(turn);
+            drop(slot);
             sent
         };
         tokio::select! {

@@ -132,7 +132,11 @@ impl Turns {
             let changed = self.0.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            if self.sessions().get(session).is_none_or(|s| s.turn.is_none()) {
+            if self
+                .sessions()
+                .get(session)
+                .is_none_or(|s| s.turn.is_none())
+            {
                 return;
             }
             changed.await;
@@ -210,7 +214,10 @@ mod tests {
             panic!("the first prompt starts at once");
         };
         let b = turns.hold(&id("s"), &second);
-        assert!(matches!(turns.begin(&b), Begin::Wait), "held while a turn runs");
+        assert!(
+            matches!(turns.begin(&b), Begin::Wait),
+            "held while a turn runs"
+        );
         turns.cancel(&id("s"));
         assert!(first.is_set(), "the running turn's prompt is flagged too");
         assert!(matches!(turns.begin(&b), Begin::Cancelled));
@@ -223,7 +230,10 @@ mod tests {
             "a prompt after the cancel runs"
         );
         drop(c);
-        assert!(turns.sessions().is_empty(), "nothing kept for an idle session");
+        assert!(
+            turns.sessions().is_empty(),
+            "nothing kept for an idle session"
+        );
     }
 
     #[test]

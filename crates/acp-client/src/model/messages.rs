@@ -172,7 +172,11 @@ mod tests {
             &mut model,
             json!({"sessionUpdate": "agent_thought_chunk", "messageId": "m1", "content": text("hmm")}),
         );
-        let roles: Vec<_> = model.messages().iter().map(|m| (m.role, m.text())).collect();
+        let roles: Vec<_> = model
+            .messages()
+            .iter()
+            .map(|m| (m.role, m.text()))
+            .collect();
         assert_eq!(
             roles,
             [
@@ -192,11 +196,12 @@ mod tests {
     #[test]
     fn a_meta_key_set_to_null_is_removed() {
         let mut model = SessionModel::new();
-        let message = |meta: Value| {
-            json!({"sessionUpdate": "agent_message", "messageId": "m1", "_meta": meta})
-        };
+        let message = |meta: Value| json!({"sessionUpdate": "agent_message", "messageId": "m1", "_meta": meta});
         apply(&mut model, message(json!({"a": 1, "b": {"x": 1}})));
-        apply(&mut model, message(json!({"a": null, "b": {"y": 2}, "c": 3})));
+        apply(
+            &mut model,
+            message(json!({"a": null, "b": {"y": 2}, "c": 3})),
+        );
         let meta = model.messages()[0].meta.clone().expect("meta kept");
         assert_eq!(Value::Object(meta), json!({"b": {"y": 2}, "c": 3}));
         apply(&mut model, message(Value::Null));

@@ -261,7 +261,9 @@ impl AgentHandle {
         self.check_session(m::agent::SESSION_CLOSE)?;
         self.inner.cancel_permissions(&request.session_id);
         let response = match self.inner.peer.request::<m::SessionClose>(&request).await {
-            Err(acp_rpc::Error::Remote(e)) if e.code == acp_types::ErrorCode::RESOURCE_NOT_FOUND => {
+            Err(acp_rpc::Error::Remote(e))
+                if e.code == acp_types::ErrorCode::RESOURCE_NOT_FOUND =>
+            {
                 tracing::debug!(session = %request.session_id, "session/close answered -32002: closed");
                 v2::CloseSessionResponse::default()
             }
