@@ -374,13 +374,14 @@ async fn a_turns_idle_precedes_the_next_held_prompts_answer() {
         "the first turn's idle comes before the second prompt's answer"
     );
     // The second turn's text came before its end, so the model has it.
-    let model = pair.editor.model();
-    assert!(
-        model.messages().iter().any(|m| m.text() == "done: second"),
-        "{:?}",
-        model.messages()
-    );
-    drop(model);
+    let texts: Vec<String> = pair
+        .editor
+        .model()
+        .messages()
+        .iter()
+        .map(|m| m.text())
+        .collect();
+    assert!(texts.iter().any(|t| t == "done: second"), "{texts:?}");
     pair.shutdown(12).await;
 }
 
