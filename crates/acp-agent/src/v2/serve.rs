@@ -710,18 +710,37 @@ async fn resume_baseline<A: Agent>(
         );
         return Err(error);
     }
+    resume_by_loading(this, request, false).await
+}
+
+/// `session/resume` through [`Agent::load_session`]: with `replay` the history it sends is
+/// converted and sent, else it is left out.
+async fn resume_by_loading<A: Agent>(
+    this: &AgentHandler<A>,
+    request: &v2::ResumeSessionRequest,
+    replay: bool,
+) -> Result<v2::ResumeSessionResponse, ErrorObject> {
     let v1: LoadSessionRequest = session_request_to_v1(request, m::SESSION_RESUME)?;
     let v1 = admitted!(this, LoadSession, v1);
-    cursors.set_silent(&request.session_id, true);
+    let cursors = this.client.cursors();
+    let session_id = &request.session_id;
+    let loading = |on| {
+        if replay {
+            cursors.set_replaying(session_id, on);
+        } else {
+            cursors.set_silent(session_id, on);
+        }
+    };
+    loading(true);
     let response = this.agent.load_session(v1).await;
-    cursors.set_silent(&request.session_id, false);
+    loading(false);
     let response = response?;
-    cursors.close(&request.session_id);
+    cursors.close(session_id);
     session_response(
         &response,
         "session/resume answer",
         cursors,
-        Some(&request.session_id),
+        Some(session_id),
     )
 }
 
@@ -769,20 +788,7 @@ async fn resume<A: Agent>(
                      history (it does not support v1's `session/load`)",
                 ));
             }
-            let v1: LoadSessionRequest = session_request_to_v1(&request, m::SESSION_RESUME)?;
-            let v1 = admitted!(this, LoadSession, v1);
-            let cursors = this.client.cursors();
-            cursors.set_replaying(&request.session_id, true);
-            let response = this.agent.load_session(v1).await;
-            cursors.set_replaying(&request.session_id, false);
-            let response = response?;
-            cursors.close(&request.session_id);
-            session_response(
-                &response,
-                "session/resume answer",
-                this.client.cursors(),
-                Some(&request.session_id),
-            )?
+            resume_by_loading(this, &request, true).await?
         }
         Some(other) => {
             let kind = serde_json::to_value(other)

@@ -145,15 +145,19 @@ impl Turns {
 
     /// Ends the close of `session` begun by [`close`](Self::close).
     pub(crate) fn closed(&self, session: &SessionId) {
+        self.update(session, |entry| entry.closing = false);
+        self.0.changed.notify_waiters();
+    }
+
+    /// Changes the entry of `session` (if any) with `f`, and forgets it once unused.
+    fn update(&self, session: &SessionId, f: impl FnOnce(&mut Session)) {
         let mut sessions = self.sessions();
         if let Some(entry) = sessions.get_mut(session) {
-            entry.closing = false;
+            f(entry);
             if entry.is_unused() {
                 sessions.remove(session);
             }
         }
-        drop(sessions);
-        self.0.changed.notify_waiters();
     }
 }
 
@@ -166,13 +170,9 @@ pub(crate) struct Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        let mut sessions = self.turns.sessions();
-        if let Some(session) = sessions.get_mut(&self.session) {
+        self.turns.update(&self.session, |session| {
             session.held.retain(|s| !s.ptr_eq(&self.signal));
-            if session.is_unused() {
-                sessions.remove(&self.session);
-            }
-        }
+        });
     }
 }
 
@@ -185,14 +185,8 @@ pub(crate) struct TurnGuard {
 
 impl Drop for TurnGuard {
     fn drop(&mut self) {
-        let mut sessions = self.turns.sessions();
-        if let Some(entry) = sessions.get_mut(&self.session) {
-            entry.turn = None;
-            if entry.is_unused() {
-                sessions.remove(&self.session);
-            }
-        }
-        drop(sessions);
+        self.turns
+            .update(&self.session, |session| session.turn = None);
         self.turns.0.changed.notify_waiters();
     }
 }
