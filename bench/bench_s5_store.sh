@@ -4,6 +4,7 @@
 # recording the same, in the same run (alternating, RUNS times each), then prints the medians
 # of each and their ratio to the in-memory store (goal: >= 50% of its notif/s, 0 errors,
 # server memory within S5's bounds). STORES="none memory postgres" adds plain S5 (no store).
+# `pg_cpu_s` is the CPU the database's backends spent on a PostgreSQL run (the sessions' setup included).
 #
 # The server is `bench_trait_agent --listen 127.0.0.1:0 [--sessions memory|postgres://URL]`;
 # the load is `bench_s5_client`. PostgreSQL is a throwaway cluster this script creates in a
