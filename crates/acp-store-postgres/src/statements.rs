@@ -8,6 +8,10 @@ use tokio_postgres::{Client, Error, Statement};
 pub(crate) const TABLES: &str = "
 BEGIN;
 SELECT pg_advisory_xact_lock(4708526393851625473);
+-- Half of each page left free, and no index on `updated_ms`: the upsert that each commit makes
+-- of a session it recorded into changes no indexed column, so PostgreSQL writes the new row
+-- version on the same page without touching any index (a HOT update). The idle expiry, once a
+-- minute, scans the table instead.
 CREATE TABLE IF NOT EXISTS acp_sessions (
     id TEXT PRIMARY KEY,
     owner TEXT,
@@ -16,37 +20,35 @@ CREATE TABLE IF NOT EXISTS acp_sessions (
     created_ms BIGINT NOT NULL,
     updated_ms BIGINT NOT NULL,
     state TEXT NOT NULL
-);
+) WITH (fillfactor = 50);
 CREATE INDEX IF NOT EXISTS acp_sessions_by_owner ON acp_sessions (owner, created_ms, id);
 CREATE INDEX IF NOT EXISTS acp_sessions_by_cwd ON acp_sessions (owner, cwd, created_ms, id);
--- Half of each page left free, and no index on `updated_ms`: the upsert that each commit makes
--- of a session it recorded into changes no indexed column, so PostgreSQL writes the new row
--- version on the same page without touching any index (a HOT update). The idle expiry, once a
--- minute, scans the table instead. Databases made before drop the index here.
-ALTER TABLE acp_sessions SET (fillfactor = 50);
-DROP INDEX IF EXISTS acp_sessions_by_use;
--- The histories in chunks (see `chunks`): one row per stretch of consecutive updates.
-CREATE TABLE IF NOT EXISTS acp_history_chunks (
-    session TEXT NOT NULL,
-    first_seq BIGINT NOT NULL,
-    last_seq BIGINT NOT NULL,
-    updates TEXT[] NOT NULL,
-    PRIMARY KEY (session, first_seq)
-);
--- A chunk stays in its row, uncompressed, up to a page (the default compresses rows past
--- 2 KiB: pglz then took half of the database's CPU under load); a larger one goes to the
--- TOAST table as it is.
-ALTER TABLE acp_history_chunks SET (toast_tuple_target = 8160);
-ALTER TABLE acp_history_chunks ALTER COLUMN updates SET STORAGE EXTERNAL;
--- A database of the first layout (one row per update, `acp_history`) moves to chunks of one
--- update each, in this transaction; the nodes of a cluster upgrade together (an older node
--- finds its table gone and fails its commits loudly, losing nothing already written).
 DO $$
 BEGIN
+    -- The histories in chunks (see `chunks`): one row per stretch of consecutive updates. A
+    -- chunk stays in its row, uncompressed, up to a page (the default compresses rows past
+    -- 2 KiB: pglz then took half of the database's CPU under load); a larger one goes to the
+    -- TOAST table as it is. Altered only when made: an open takes no table lock.
+    IF to_regclass('acp_history_chunks') IS NULL THEN
+        CREATE TABLE acp_history_chunks (
+            session TEXT NOT NULL,
+            first_seq BIGINT NOT NULL,
+            last_seq BIGINT NOT NULL,
+            updates TEXT[] NOT NULL,
+            PRIMARY KEY (session, first_seq)
+        ) WITH (toast_tuple_target = 8160);
+        ALTER TABLE acp_history_chunks ALTER COLUMN updates SET STORAGE EXTERNAL;
+    END IF;
+    -- A database of the first layout (one row per update in `acp_history`, an index on the
+    -- sessions' last use) moves to chunks of one update each, in this transaction; the nodes
+    -- of a cluster upgrade together (an older node finds its table gone and fails its commits
+    -- loudly, losing nothing already written).
     IF to_regclass('acp_history') IS NOT NULL THEN
         INSERT INTO acp_history_chunks (session, first_seq, last_seq, updates)
             SELECT session, seq, seq, ARRAY[update_json] FROM acp_history;
         DROP TABLE acp_history;
+        DROP INDEX IF EXISTS acp_sessions_by_use;
+        ALTER TABLE acp_sessions SET (fillfactor = 50);
     END IF;
 END
 $$;

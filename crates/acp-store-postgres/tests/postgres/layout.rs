@@ -64,6 +64,17 @@ fn a_commit_writes_one_row_per_session_and_trims_cut_chunks() {
             .unwrap()
             .get(0);
         assert_eq!(rows, 3, "one row per session and commit");
+        // Chunks are kept as they are: never compressed (pglz cost half the server's CPU).
+        let storage: i8 = db
+            .query_one(
+                "SELECT attstorage FROM pg_attribute
+                 WHERE attrelid = 'acp_history_chunks'::regclass AND attname = 'updates'",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(storage, b'e' as i8, "STORAGE EXTERNAL");
 
         // A trim across the first chunk cuts it; one past it drops it whole.
         let trim = |keep_from| Write::Trim {
@@ -129,6 +140,15 @@ fn a_database_of_the_first_layout_moves_to_chunks() {
             .unwrap()
             .get(0);
         assert_eq!(old, None, "the old table is gone");
+        let index: Option<String> = db
+            .query_one("SELECT to_regclass('acp_sessions_by_use')::text", &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(
+            index, None,
+            "the index on the last use is gone (HOT upserts)"
+        );
 
         // It goes on as any session: new updates after the moved ones, then a reopen.
         backend
