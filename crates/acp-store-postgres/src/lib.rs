@@ -54,17 +54,16 @@
 //!
 //! # Failures
 //!
-//! A
-//! connection that fails is dropped and made again on the next call: the store's writer
+//! A connection that fails is dropped and made again on the next call: the store's writer
 //! retries with backoff while the server is down, so it reconnects by itself. Every value is a
-//! bound parameter. No TLS: put the server on a private network or a local socket.
+//! bound parameter. No TLS: put the server on a private network or a local socket. A stored
+//! chunk whose updates are not as many as its numbers say is a permanent error, never read
+//! as something else.
 
 mod chunks;
 mod statements;
 
 use std::collections::HashMap;
-
-use chunks::{Appends, Chunks, big};
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
@@ -73,6 +72,7 @@ use async_trait::async_trait;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, NoTls};
 
+use chunks::{Appends, Chunks, big};
 use statements::Statements;
 
 /// The most connections a backend keeps open.
