@@ -4,6 +4,7 @@
 # recording the same, in the same run (alternating, RUNS times each), then prints the medians
 # of each and their ratio to the in-memory store (goal: >= 50% of its notif/s, 0 errors,
 # server memory within S5's bounds). STORES="none memory postgres" adds plain S5 (no store).
+# `pg_cpu_s` is the CPU the database's backends spent on a PostgreSQL run (the sessions' setup included).
 #
 # The server is `bench_trait_agent --listen 127.0.0.1:0 [--sessions memory|postgres://URL]`;
 # the load is `bench_s5_client`. PostgreSQL is a throwaway cluster this script creates in a
@@ -85,6 +86,23 @@ grep -q "ready to accept connections" "$work/postgres.log" \
 
 transport_flags "$transport"
 
+# The CPU time, in clock ticks, of the PostgreSQL server and of the backends it has reaped
+# (fields 14-17 of /proc/PID/stat: utime, stime, cutime, cstime).
+pg_cpu_ticks() {
+    awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$pg_pid/stat"
+}
+
+# Seconds of CPU the server and its finished backends spent since `pg_cpu_ticks` said $1;
+# waits (at most 5 s) for the backends of the stopped agent to end first.
+pg_cpu_since() {
+    for _ in $(seq 50); do
+        [ -z "$(pgrep -P "$pg_pid" -f 'postgres: acp ' || true)" ] && break
+        sleep 0.1
+    done
+    awk -v a="$1" -v b="$(pg_cpu_ticks)" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "%.2f", (b - a) / hz }'
+}
+
 : >"$results"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), C=$conns N=$n $transport, fsync=$fsync, PostgreSQL $("$pg_bin/postgres" --version | awk '{print $NF}')"
 for run in $(seq "$runs"); do
@@ -94,13 +112,18 @@ for run in $(seq "$runs"); do
             "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U acp "s5_$run"
             sessions="postgres://acp@127.0.0.1:$pg_port/s5_$run"
         fi
+        pg_before="$(pg_cpu_ticks)"
         if [ "$store" = none ]; then start_server; else start_server --sessions "$sessions"; fi
         line="$(load_run "$conns")"
         stop_server
         if [ "$store" = postgres ]; then
+            # The CPU the database's backends spent on the run (they end with the server's
+            # connections; the postmaster reaps them and counts their time).
+            pg_cpu="$(pg_cpu_since "$pg_before")"
+            line="${line%\}},\"pg_cpu_s\":$pg_cpu}"
             # What the store holds once the server stopped: every update of every session.
             rows="$(psql -h 127.0.0.1 -p "$pg_port" -U acp -d "s5_$run" -At -c \
-                "SELECT (SELECT count(*) FROM acp_sessions) || ' sessions, ' || (SELECT count(*) FROM acp_history) || ' updates'" 2>/dev/null || echo "?")"
+                "SELECT (SELECT count(*) FROM acp_sessions) || ' sessions, ' || (SELECT coalesce(sum(cardinality(updates)), 0) FROM acp_history_chunks) || ' updates'" 2>/dev/null || echo "?")"
             echo "run $run: the store holds $rows" >&2
         fi
         echo "$store $line" >>"$results"
@@ -117,7 +140,7 @@ awk "$s5_awk_functions"'
     collect(store, line)
 }
 END {
-    nf = split("notif_per_s elapsed_s first_update_p50_ms first_update_p99_ms idle_kib_per_conn server_rss_kb server_cpu_s client_cpu_s setup_s errors", order, " ")
+    nf = split("notif_per_s elapsed_s first_update_p50_ms first_update_p99_ms idle_kib_per_conn server_rss_kb server_cpu_s client_cpu_s pg_cpu_s setup_s errors", order, " ")
     ns = split(stores, names, " ")
     printf "\n%-22s", "S5-store (medians)"
     for (k = 1; k <= ns; k++) printf " %14s", names[k]

@@ -41,11 +41,26 @@
 //!
 //! A small pool ([`MAX_CONNECTIONS`]) of connections made on demand, each with its
 //! statements prepared once; the queries of a batch are pipelined in one transaction, the
-//! batch's upserts and appends as one multi-row statement each (arrays through `unnest`). A
-//! connection that fails is dropped and made again on the next call: the store's writer
+//! batch's upserts and appends as one multi-row statement each (arrays through `unnest`).
+//!
+//! # Layout
+//!
+//! One row per session (`acp_sessions`), and its history in chunks (`acp_history_chunks`): one
+//! row per stretch of consecutive updates that one commit wrote, so a commit adds a row per
+//! session it recorded into, not a row per update. The session rows have no index on their
+//! last use, so the upsert of each commit is a HOT update (no index touched). A database of
+//! the first layout (one row per update in `acp_history`) moves to chunks when a backend opens
+//! it.
+//!
+//! # Failures
+//!
+//! A connection that fails is dropped and made again on the next call: the store's writer
 //! retries with backoff while the server is down, so it reconnects by itself. Every value is a
-//! bound parameter. No TLS: put the server on a private network or a local socket.
+//! bound parameter. No TLS: put the server on a private network or a local socket. A stored
+//! chunk whose updates are not as many as its numbers say is a permanent error, never read
+//! as something else.
 
+mod chunks;
 mod statements;
 
 use std::collections::HashMap;
@@ -57,6 +72,7 @@ use async_trait::async_trait;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, NoTls};
 
+use chunks::{Appends, Chunks, big};
 use statements::Statements;
 
 /// The most connections a backend keeps open.
@@ -159,44 +175,44 @@ fn permanent(error: tokio_postgres::Error) -> BackendError {
     BackendError::permanent(format_args!("the session database refused: {error}"))
 }
 
-/// A number as PostgreSQL's `bigint`.
-fn big(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
 #[async_trait]
 impl Backend for PostgresBackend {
     async fn commit(&self, batch: Vec<Write>) -> Result<(), BackendError> {
         let mut conn = self.take().await?;
         let result = commit(&mut conn, &batch).await;
         self.give_back(conn);
-        result.map_err(transient)
+        result
     }
 
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, BackendError> {
         let conn = self.take().await?;
         let s = &conn.statements;
         let result = async {
-            let Some(found) = conn.client.query_opt(&s.load, &[&id]).await? else {
+            let Some(found) = conn
+                .client
+                .query_opt(&s.load, &[&id])
+                .await
+                .map_err(transient)?
+            else {
                 return Ok(None);
             };
-            let history = conn
+            let mut history = Vec::new();
+            for chunk in conn
                 .client
                 .query(&s.history, &[&id])
-                .await?
-                .iter()
-                .map(|r| {
-                    Ok((
-                        u64::try_from(r.try_get::<_, i64>(0)?).unwrap_or(0),
-                        r.try_get(1)?,
-                    ))
-                })
-                .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
-            Ok(Some(StoredSession::new(row(&found)?, history)))
+                .await
+                .map_err(transient)?
+            {
+                chunks::read_chunk(&chunk, |seq, update| history.push((seq, update)))?;
+            }
+            Ok(Some(StoredSession::new(
+                row(&found).map_err(transient)?,
+                history,
+            )))
         }
         .await;
         self.give_back(conn);
-        result.map_err(transient)
+        result
     }
 
     async fn list(&self, query: &ListQuery<'_>) -> Result<Vec<SessionRow>, BackendError> {
@@ -288,45 +304,22 @@ impl<'a> Rows<'a> {
     }
 }
 
-/// The appends of a stretch of a batch, as the arrays their statement binds: one per
-/// `(session, seq)` (the last one of the stretch).
-#[derive(Default)]
-struct Columns<'a> {
-    at: HashMap<(&'a str, u64), usize>,
-    ids: Vec<&'a str>,
-    seqs: Vec<i64>,
-    updates: Vec<&'a str>,
-}
-
-impl<'a> Columns<'a> {
-    fn push(&mut self, id: &'a str, seq: u64, update: &'a str) {
-        if let Some(&i) = self.at.get(&(id, seq)) {
-            self.updates[i] = update;
-            return;
-        }
-        self.at.insert((id, seq), self.ids.len());
-        self.ids.push(id);
-        self.seqs.push(big(seq));
-        self.updates.push(update);
-    }
-}
-
 /// A batch as its statements: the upserts and appends between two other writes each gathered
 /// into one statement (an upsert touches only the sessions' table, an append only the
 /// histories', so they commute; the writes that touch both, or trim, stay where they were).
 enum Planned<'a> {
     Upserts(Rows<'a>),
-    Appends(Columns<'a>),
+    Appends(Appends<'a>),
     One(&'a Write, i64),
 }
 
 /// Ends a stretch: its upserts, then its appends, as one statement each.
-fn flush<'a>(plan: &mut Vec<Planned<'a>>, rows: &mut Rows<'a>, columns: &mut Columns<'a>) {
+fn flush<'a>(plan: &mut Vec<Planned<'a>>, rows: &mut Rows<'a>, appends: &mut Appends<'a>) {
     if !rows.ids.is_empty() {
         plan.push(Planned::Upserts(std::mem::take(rows)));
     }
-    if !columns.ids.is_empty() {
-        plan.push(Planned::Appends(std::mem::take(columns)));
+    if !appends.is_empty() {
+        plan.push(Planned::Appends(std::mem::take(appends)));
     }
 }
 
@@ -334,13 +327,13 @@ fn flush<'a>(plan: &mut Vec<Planned<'a>>, rows: &mut Rows<'a>, columns: &mut Col
 fn plan(batch: &[Write]) -> Vec<Planned<'_>> {
     let mut plan = Vec::new();
     let mut rows = Rows::default();
-    let mut columns = Columns::default();
+    let mut appends = Appends::default();
     for write in batch {
         match write {
             Write::Upsert(r) => rows.push(r),
-            Write::Append { id, seq, update } => columns.push(id, *seq, update),
+            Write::Append { id, seq, update } => appends.push(id, *seq, update),
             other => {
-                flush(&mut plan, &mut rows, &mut columns);
+                flush(&mut plan, &mut rows, &mut appends);
                 let n = match other {
                     Write::Trim { keep_from, .. } => big(*keep_from),
                     _ => 0,
@@ -349,21 +342,31 @@ fn plan(batch: &[Write]) -> Vec<Planned<'_>> {
             }
         }
     }
-    flush(&mut plan, &mut rows, &mut columns);
+    flush(&mut plan, &mut rows, &mut appends);
     plan
 }
 
 /// Applies `batch` in one transaction, its statements pipelined: a handful of statements for
-/// a batch of upserts and appends, however many sessions it touches.
-async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), tokio_postgres::Error> {
+/// a batch of upserts and appends, however many sessions it touches. The statements up to a
+/// stretch of appends go out together with it; the stretch's answer (the sessions whose new
+/// updates overlap kept ones) is awaited, and those sessions take the slow path, before the
+/// rest of the batch.
+async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), BackendError> {
     let s = &conn.statements;
     // The values the queries borrow, living as long as them.
     let plan = plan(batch);
-    let tx = conn.client.transaction().await?;
+    let chunks: Vec<Option<Chunks<'_>>> = plan
+        .iter()
+        .map(|planned| match planned {
+            Planned::Appends(appends) => Some(appends.chunks()),
+            _ => None,
+        })
+        .collect();
+    let tx = conn.client.transaction().await.map_err(transient)?;
     let mut pending = Vec::with_capacity(plan.len() + 1);
-    for planned in &plan {
-        let write = match planned {
-            Planned::Upserts(r) => {
+    for (planned, chunked) in plan.iter().zip(&chunks) {
+        let write = match (planned, chunked) {
+            (Planned::Upserts(r), _) => {
                 pending.push(tx.execute_raw(
                     &s.upsert,
                     params([
@@ -372,14 +375,28 @@ async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), tokio_postgres::
                 ));
                 continue;
             }
-            Planned::Appends(c) => {
-                pending.push(tx.execute_raw(&s.append, params([&c.ids, &c.seqs, &c.updates])));
+            (Planned::Appends(appends), Some(c)) => {
+                // In order on the one connection: what came before, then the stretch.
+                let values = c.params();
+                let (_, clashes) = futures::try_join!(
+                    futures::future::try_join_all(std::mem::take(&mut pending)),
+                    tx.query(&s.append, &values),
+                )
+                .map_err(transient)?;
+                for clash in &clashes {
+                    let id: &str = clash.try_get(0).map_err(transient)?;
+                    rewrite(&tx, s, id, appends.of(id)).await?;
+                }
                 continue;
             }
-            Planned::One(write, n) => (*write, n),
+            (Planned::Appends(_), None) => continue,
+            (Planned::One(write, n), _) => (*write, n),
         };
         match write {
-            (Write::Trim { id, .. }, n) => pending.push(tx.execute_raw(&s.trim, params([id, n]))),
+            (Write::Trim { id, .. }, n) => {
+                pending.push(tx.execute_raw(&s.trim, params([id, n])));
+                pending.push(tx.execute_raw(&s.cut, params([id, n])));
+            }
             (Write::ClearHistory { id }, _) => {
                 pending.push(tx.execute_raw(&s.clear, params([id])));
             }
@@ -396,9 +413,35 @@ async fn commit(conn: &mut Conn, batch: &[Write]) -> Result<(), tokio_postgres::
             }
         }
     }
-    // Sent in order on the one connection, answered in order: one round trip for the batch.
-    futures::future::try_join_all(pending).await?;
-    tx.commit().await
+    // Sent in order on the one connection, answered in order: one round trip for the rest.
+    futures::future::try_join_all(pending)
+        .await
+        .map_err(transient)?;
+    tx.commit().await.map_err(transient)
+}
+
+/// The slow path of session `id`, whose `appends` overlap its kept chunks (they replace kept
+/// updates): its history read, the appends laid over it, and written back as fresh chunks.
+async fn rewrite(
+    tx: &tokio_postgres::Transaction<'_>,
+    s: &Statements,
+    id: &str,
+    appends: &[(u64, &str)],
+) -> Result<(), BackendError> {
+    let kept = tx.query(&s.history, &[&id]).await.map_err(transient)?;
+    let all = chunks::merged(&kept, appends)?;
+    let mut fresh = Chunks::default();
+    fresh.add(id, all.iter().map(|(seq, update)| (*seq, update.as_str())));
+    let (key, values) = ([&id as &(dyn ToSql + Sync)], fresh.params());
+    let (_, clashes) = futures::try_join!(tx.execute(&s.clear, &key), tx.query(&s.append, &values))
+        .map_err(transient)?;
+    if clashes.is_empty() {
+        Ok(())
+    } else {
+        Err(BackendError::permanent(format_args!(
+            "the history of session {id} could not be written back"
+        )))
+    }
 }
 
 /// A statement's parameters, moved into its query (one type for every statement, so that the

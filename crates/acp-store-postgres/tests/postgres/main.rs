@@ -6,6 +6,7 @@
 #[path = "../../../acp-store-sqlite/tests/sqlite/common.rs"]
 mod common;
 mod history;
+mod layout;
 #[path = "../../../acp-store-sqlite/tests/sqlite/model.rs"]
 mod model;
 mod nodes;
