@@ -22,3 +22,4 @@ mod spec_update;
 mod toolkit;
 mod v2_pairings;
 mod v2_remote;
+mod v2_toolkit;

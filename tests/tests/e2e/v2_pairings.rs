@@ -160,10 +160,10 @@ impl acp_client::Client for Editor {
 }
 
 /// Our agent and our client over tapped in-memory pipes.
-struct Pair {
-    agent: AgentHandle,
-    editor: Arc<Editor>,
-    wire: Wire,
+pub(crate) struct Pair {
+    pub(crate) agent: AgentHandle,
+    pub(crate) editor: Arc<Editor>,
+    pub(crate) wire: Wire,
     agent_driver: JoinHandle<Result<(), acp_rpc::Error>>,
     client_driver: JoinHandle<Result<(), acp_rpc::Error>>,
     hangup: acp_e2e::wire::Hangup<tokio::io::DuplexStream>,
@@ -171,7 +171,7 @@ struct Pair {
 
 impl Pair {
     /// Serves `make(client)` with `options`, the editor with `editor`, checked by `check`.
-    fn start<A: acp_agent::Agent>(
+    pub(crate) fn start<A: acp_agent::Agent>(
         make: impl FnOnce(ClientHandle) -> A,
         options: AgentOptions,
         editor: Editor,
@@ -220,7 +220,7 @@ impl Pair {
     }
 
     /// Negotiates v2 and opens a session (see [`v2_session`]).
-    async fn v2_session(&self) -> (acp_client::v2::AgentHandle, SessionId) {
+    pub(crate) async fn v2_session(&self) -> (acp_client::v2::AgentHandle, SessionId) {
         v2_session(&self.agent).await
     }
 
@@ -236,7 +236,7 @@ impl Pair {
     }
 
     /// Opens a session through the v1 surface and runs a prompt of `text` in it to its end.
-    async fn v1_turn(&self, text: &str) -> PromptResponse {
+    pub(crate) async fn v1_turn(&self, text: &str) -> PromptResponse {
         let session = within(
             "session/new",
             self.agent
@@ -270,7 +270,7 @@ impl Pair {
     }
 
     /// Hangs up; both drivers end cleanly and the wire was clean (at least `min` messages).
-    async fn shutdown(self, min: usize) -> Wire {
+    pub(crate) async fn shutdown(self, min: usize) -> Wire {
         self.editor.assert_no_model_errors();
         self.hangup.hang_up();
         let agent = within("the agent's driver", self.agent_driver).await;
