@@ -1,5 +1,6 @@
 //! The tool calls of a turn: reading, editing (with a diff and a permission request),
-//! running a command in a client terminal, switching modes, and asking the user.
+//! running a command in a client terminal (on v2, here in a display terminal: `display.rs`),
+//! switching modes, and asking the user.
 
 use acp_agent::{Error as CallError, Permission, ToolCallHandle, permission_options};
 use acp_types::*;
@@ -178,22 +179,21 @@ impl Turn<'_> {
             .raw_input(json!({ "command": command, "args": args, "cwd": cwd }))
             .name("run_command");
         let call = self.start(call).await?;
-        if !self.agent.client.can_use_terminal() {
-            let why = match self.v2() {
-                true => format!(
-                    "ACP v2 has no client terminals (`terminal/*` is v1 only), so I cannot run \
-                     `{line}` in this editor."
-                ),
-                false => format!(
-                    "The client offers no terminal (the `terminal` capability), so I cannot \
-                     run `{line}`."
-                ),
-            };
+        // v2 has no client terminals: the agent runs the command itself (`run_here`).
+        if !self.v2() && !self.agent.client.can_use_terminal() {
+            let why = format!(
+                "The client offers no terminal (the `terminal` capability), so I cannot run \
+                 `{line}`."
+            );
             return self.give_up(&call, &why).await;
         }
         if mode == "ask" && !always && !self.ask(&call, &format!("Run `{line}`")).await? {
             self.fail_call(&call, "Rejected by the user.").await?;
             return self.say(&format!("OK, I did not run `{line}`.")).await;
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.v2() {
+            return self.run_here(&call, command, args, &cwd, &line).await;
         }
         let request = CreateTerminalRequest::new(self.session_id.clone(), command)
             .args(args.to_vec())
