@@ -228,7 +228,9 @@ async fn v2_turn(
 ) -> std::result::Result<String, Box<dyn std::error::Error>> {
     let cwd = std::env::current_dir()?;
     let id = agent
-        .new_session(v2::NewSessionRequest::new(cwd))
+        .new_session(v2::NewSessionRequest::new(
+            cwd.to_string_lossy().into_owned(),
+        ))
         .await?
         .session_id;
     let request = v2::PromptRequest::new(id.clone(), vec![v2::ContentBlock::from(prompt)]);
