@@ -2,6 +2,8 @@
 //! terminals, so the agent runs the command itself and shows it in an agent-owned display
 //! terminal embedded in the tool call, its output streamed as byte chunks as it comes.
 
+use std::future::IntoFuture;
+
 use acp_agent::{DisplayTerminalHandle, ToolCallHandle};
 use acp_types::*;
 use serde_json::json;
@@ -44,7 +46,9 @@ impl Turn<'_> {
         };
         // Live only: the history keeps the output as text (a replay has no terminal to show).
         let live = self.cx.unrecorded();
-        let terminal = self.guard(live.display_terminal(line).cwd(cwd)).await?;
+        let terminal = self
+            .guard(live.display_terminal(line).cwd(cwd).into_future())
+            .await?;
         let running = ToolCallUpdate::new(call.id().clone())
             .status(ToolCallStatus::InProgress)
             .content(vec![terminal.content()]);
