@@ -165,7 +165,7 @@ async fn a_v2_client_renders_replaced_messages_content_chunks_and_display_termin
         .expect("the turn ends");
     assert_eq!(end.stop_reason(), Some(&v2::StopReason::EndTurn), "{end:?}");
 
-    let seen = seen.lock().unwrap_or_else(PoisonError::into_inner);
+    let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(PoisonError::into_inner));
     assert_eq!(
         seen.errors.len(),
         1,
@@ -282,7 +282,6 @@ async fn a_v2_client_renders_replaced_messages_content_chunks_and_display_termin
         terminal_updates.iter().all(|u| u["command"] != "ls"),
         "the refused terminal was never announced"
     );
-    drop(seen);
     pair.shutdown(10).await;
 }
 
@@ -303,7 +302,7 @@ async fn on_a_v1_connection_the_same_agent_sends_whole_content_and_refuses_the_v
     let done = pair.v1_turn("go").await;
     assert_eq!(done.stop_reason, StopReason::EndTurn);
 
-    let seen = seen.lock().unwrap_or_else(PoisonError::into_inner);
+    let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(PoisonError::into_inner));
     let refused: Vec<&str> = seen
         .errors
         .iter()
@@ -360,6 +359,5 @@ async fn on_a_v1_connection_the_same_agent_sends_whole_content_and_refuses_the_v
     ] {
         assert!(updates(&pair, kind).is_empty(), "no {kind} on v1");
     }
-    drop(seen);
     pair.shutdown(6).await;
 }
