@@ -6,11 +6,11 @@ use std::future::IntoFuture;
 
 use acp_agent::{DisplayTerminalHandle, ToolCallHandle};
 use acp_types::*;
-use serde_json::json;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
-use super::{Stop, TERMINAL_OUTPUT_LIMIT_BYTES, Turn, fenced};
+use super::tools::Ran;
+use super::{Stop, TERMINAL_OUTPUT_LIMIT_BYTES, Turn};
 
 /// The most bytes one output chunk carries.
 const CHUNK_BYTES: usize = 4096;
@@ -81,39 +81,15 @@ impl Turn<'_> {
         let exit = exit_status(status);
         self.guard(terminal.exit(exit.clone())).await?;
 
-        let ended = match (exit.exit_code, &exit.signal) {
-            (Some(code), _) => format!("exited with code {code}"),
-            (None, Some(signal)) => format!("was killed by {signal}"),
-            (None, None) => "ended".to_owned(),
+        let text = String::from_utf8_lossy(&output.bytes);
+        let ran = Ran {
+            line,
+            exit_code: exit.exit_code,
+            signal: exit.signal.as_deref(),
+            truncated: output.truncated,
+            output: &text,
         };
-        let truncated = if output.truncated {
-            " (output truncated)"
-        } else {
-            ""
-        };
-        let summary = format!("`{line}` {ended}{truncated}.");
-        let state = if exit.exit_code == Some(0) {
-            ToolCallStatus::Completed
-        } else {
-            ToolCallStatus::Failed
-        };
-        let text = String::from_utf8_lossy(&output.bytes).into_owned();
-        let raw = json!({ "exitCode": exit.exit_code, "signal": exit.signal, "truncated": output.truncated });
-        let done = |shown: ToolCallContent| {
-            ToolCallUpdate::new(call.id().clone())
-                .status(state.clone())
-                .content(vec![shown, ToolCallContent::from(summary.as_str())])
-                .raw_output(raw.clone())
-        };
-        let recorded = done(ToolCallContent::from(fenced(&text)));
-        self.agent
-            .sessions
-            .0
-            .record(&self.session_id, &recorded.into());
-        self.guard(live.update(done(terminal.content()))).await?;
-        let lines = text.lines().count();
-        self.say(&format!("{summary} It printed {lines} line(s)."))
-            .await
+        self.report_run(call, &ran, terminal.content()).await
     }
 }
 
