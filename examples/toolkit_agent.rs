@@ -11,6 +11,11 @@
 //! `session/cancel` stops the turn at whatever it awaits; `session/load` replays the
 //! session's history first. The library refuses a relative `cwd` before it gets here.
 //!
+//! Built with the feature `unstable_protocol_v2` it serves v2 clients too. v2 has no client
+//! file system or terminals, so on a v2 connection the agent reads and writes the file itself
+//! and runs the check itself, shown in a display terminal of the `execute` tool call; its
+//! opening "Working on FILE…" message is replaced by the outcome when the turn ends.
+//!
 //! ```text
 //! cargo run -p acp-examples --example toolkit_client -- target/debug/examples/toolkit_agent
 //! ```
@@ -19,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use acp_agent::{
     Agent, AgentOptions, Cancelled, ClientHandle, Modes, Permission, PromptContext, SessionStore,
-    ToolOutput, async_trait, permission_options, serve_stdio,
+    ToolCallHandle, ToolOutput, async_trait, permission_options, serve_stdio,
 };
 use acp_types::PlanEntryPriority::{High, Medium};
 use acp_types::*;
@@ -99,6 +104,8 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
     let plan = cx.plan(steps.into_iter().zip([High, High, Medium])).await?;
     cx.thought(format!("To fix {name} I read it first."))
         .await?;
+    #[cfg(feature = "unstable_protocol_v2")]
+    let status = v2::status(cx, name).await?;
 
     // 1. Read the file through the client (it sees unsaved editor buffers).
     plan.start(0).await?;
@@ -109,7 +116,7 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
         .raw_input(json!({ "path": path }));
     let read = cx.start_tool_call(read).await?;
     read.in_progress().await?;
-    let old = match cx.read_text_file(&path).await {
+    let old = match read_file(cx, &path).await {
         Ok(text) => text,
         Err(error) => {
             read.failed_with(format!("Cannot read it: {error}")).await?;
@@ -150,7 +157,7 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
         }
     }
     edit.in_progress().await?;
-    cx.write_text_file(&path, new.as_str()).await?;
+    write_file(cx, &path, &new).await?;
     if cx.client_supports_notices() {
         cx.notice(NoticeSeverity::Info, format!("{name} was written"))
             .await?;
@@ -166,25 +173,32 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
         .new_tool_call("Check", ToolKind::Execute)
         .name("run_command");
     let check = cx.start_tool_call(check).await?;
-    let terminal = cx
-        .new_terminal("grep")
-        .args(["-c", "TODO", name])
-        .cwd(cwd)
-        .output_byte_limit(4096)
-        .await?;
-    check.terminal(&terminal).await?;
-    let exit = terminal.wait_for_exit().await?;
-    let left = format!("{} TODO(s) left.", terminal.output().await?.output.trim());
-    terminal.release().await?;
+    #[cfg(feature = "unstable_protocol_v2")]
+    let (exit, output) = if cx.client().is_v2() {
+        v2::check(&check, cwd, name).await?
+    } else {
+        client_check(cx, &check, cwd, name).await?
+    };
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    let (exit, output) = client_check(cx, &check, cwd, name).await?;
+    let left = format!("{} TODO(s) left.", output.trim());
     // `grep -c` prints the count, and exits with 1 when it found none: what we want.
-    if exit.exit_code == Some(1) {
+    if exit == Some(1) {
         check.completed_with(left).await?;
     } else {
         check.failed_with(left).await?;
     }
     plan.complete(2).await?;
-    cx.message(format!("Done: {todos} TODO(s) now DONE."))
-        .await?;
+    let done = format!("Done: {todos} TODO(s) now DONE.");
+    #[cfg(feature = "unstable_protocol_v2")]
+    if let Some(status) = status {
+        // v2: the status message becomes the outcome.
+        status.replace([done.as_str()]).await?;
+    } else {
+        cx.message(done).await?;
+    }
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    cx.message(done).await?;
 
     // 4. Compact the turn's context into a summary (dropped before it ends, `cancelled`).
     if cx.client_supports_compaction() {
@@ -196,6 +210,100 @@ async fn fix(cx: &PromptContext, cwd: &Path, name: &str, ask: bool) -> Result<Pr
         compaction.completed().await?;
     }
     end(StopReason::EndTurn)
+}
+
+/// Reads `path`: through the client on v1 (it sees unsaved editor buffers), itself on v2,
+/// which has no client file system.
+async fn read_file(cx: &PromptContext, path: &Path) -> std::result::Result<String, String> {
+    #[cfg(feature = "unstable_protocol_v2")]
+    if cx.client().is_v2() {
+        return tokio::fs::read_to_string(path)
+            .await
+            .map_err(|e| e.to_string());
+    }
+    cx.read_text_file(path).await.map_err(|e| e.to_string())
+}
+
+/// Writes `path`: through the client on v1, itself on v2.
+async fn write_file(cx: &PromptContext, path: &Path, text: &str) -> Result<()> {
+    #[cfg(feature = "unstable_protocol_v2")]
+    if cx.client().is_v2() {
+        return tokio::fs::write(path, text)
+            .await
+            .map_err(|e| ErrorObject::internal_error(format_args!("cannot write it: {e}")));
+    }
+    Ok(cx.write_text_file(path, text).await?)
+}
+
+/// Runs `grep -c TODO name` in a client terminal the user watches live inside `check`: its
+/// exit code and output.
+async fn client_check(
+    cx: &PromptContext,
+    check: &ToolCallHandle,
+    cwd: &Path,
+    name: &str,
+) -> Result<(Option<u32>, String)> {
+    let terminal = cx
+        .new_terminal("grep")
+        .args(["-c", "TODO", name])
+        .cwd(cwd)
+        .output_byte_limit(4096)
+        .await?;
+    check.terminal(&terminal).await?;
+    let exit = terminal.wait_for_exit().await?;
+    let output = terminal.output().await?.output;
+    terminal.release().await?;
+    Ok((exit.exit_code, output))
+}
+
+/// What the turn does its own way on a v2 connection.
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2 {
+    use std::path::Path;
+
+    use acp_agent::{MessageHandle, PromptContext, ToolCallHandle};
+    use acp_types::v2::TerminalExitStatus;
+    use acp_types::*;
+
+    /// On v2, a "Working on…" message to replace with the outcome; `None` on v1.
+    pub(crate) async fn status(cx: &PromptContext, name: &str) -> Result<Option<MessageHandle>> {
+        if !cx.client().is_v2() {
+            return Ok(None);
+        }
+        let status = cx.new_message();
+        status.chunk(format!("Working on {name}\u{2026}")).await?;
+        Ok(Some(status))
+    }
+
+    /// Runs `grep -c TODO name` here, shown in a display terminal of `check`: its exit code
+    /// and output.
+    pub(crate) async fn check(
+        check: &ToolCallHandle,
+        cwd: &Path,
+        name: &str,
+    ) -> Result<(Option<u32>, String)> {
+        let terminal = check
+            .display_terminal(format!("grep -c TODO {name}"))
+            .cwd(cwd)
+            .await?;
+        let ran = tokio::process::Command::new("grep")
+            .args(["-c", "TODO", name])
+            .current_dir(cwd)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .map_err(|e| ErrorObject::internal_error(format_args!("cannot run grep: {e}")))?;
+        terminal.output(&ran.stdout).await?;
+        terminal.output(&ran.stderr).await?;
+        let code = ran.status.code();
+        let mut exit = TerminalExitStatus::new();
+        if let Some(code) = code {
+            exit = exit.exit_code(i64::from(code));
+        }
+        terminal.exit(exit).await?;
+        let output = String::from_utf8_lossy(&ran.stdout).into_owned();
+        Ok((code.and_then(|c| u32::try_from(c).ok()), output))
+    }
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -8,8 +8,14 @@
 //! loads the session again (printing the replay), and closes the agent gracefully. With `--wire-log PREFIX` every message goes, one JSON per
 //! line, to `PREFIX.recv` and `PREFIX.sent`.
 //!
+//! It prints the protocol version `initialize` negotiated first (`protocol: ACP v1`). Built
+//! with the feature `unstable_protocol_v2` it asks for v2 and falls back to v1 (`--protocol 1`
+//! asks for v1 only): on v2 the agent works on the files itself (v2 has no client file system
+//! or terminals), the mode is set as the config option `mode`, replaced messages and display
+//! terminals are shown, and `session/resume` replays the history instead of `session/load`.
+//!
 //! ```text
-//! toolkit_client [--workdir DIR] [--file NAME] [--mode ID] [--reject | --cancel] [--wire-log PREFIX] AGENT [ARGS...]
+//! toolkit_client [--workdir DIR] [--file NAME] [--mode ID] [--reject | --cancel] [--protocol 1|2] [--wire-log PREFIX] AGENT [ARGS...]
 //! ```
 
 // A command-line program: it reports on stdout and stderr.
@@ -17,6 +23,8 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+#[cfg(feature = "unstable_protocol_v2")]
+use std::sync::PoisonError;
 use std::time::Duration;
 
 use acp_client::{AgentHandle, Client, ClientOptions, Local, Observer, SpawnOptions, Stderr};
@@ -37,6 +45,10 @@ enum Answer {
 struct Editor {
     agent: AgentHandle,
     answer: Answer,
+    /// On v2, the session as the updates built it (display terminals fold their output
+    /// chunks here).
+    #[cfg(feature = "unstable_protocol_v2")]
+    model: std::sync::Mutex<acp_client::model::SessionModel>,
 }
 
 #[async_trait]
@@ -70,6 +82,26 @@ impl Client for Editor {
 
     async fn session_notification(&self, notification: SessionNotification) -> Result<()> {
         println!("{}", describe(&notification.update));
+        Ok(())
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn request_permission_v2(
+        &self,
+        request: acp_types::v2::RequestPermissionRequest,
+    ) -> Result<acp_types::v2::RequestPermissionResponse> {
+        v2::permission(&self.agent, self.answer, request)
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn session_notification_v2(
+        &self,
+        notification: acp_types::v2::UpdateSessionNotification,
+    ) -> Result<()> {
+        let mut model = self.model.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(line) = v2::describe(&mut model, notification.update) {
+            println!("{line}");
+        }
         Ok(())
     }
 }
@@ -148,11 +180,14 @@ struct Args {
     file: String,
     mode: Option<String>,
     answer: Answer,
+    /// The protocol version to ask for: 2 (with the feature `unstable_protocol_v2`, the
+    /// default there) falls back to 1.
+    protocol: u16,
     wire_log: Option<PathBuf>,
     agent: Vec<String>,
 }
 
-const USAGE: &str = "usage: toolkit_client [--workdir DIR] [--file NAME] [--mode ID] [--reject | --cancel] [--wire-log PREFIX] AGENT [ARGS...]";
+const USAGE: &str = "usage: toolkit_client [--workdir DIR] [--file NAME] [--mode ID] [--reject | --cancel] [--protocol 1|2] [--wire-log PREFIX] AGENT [ARGS...]";
 
 fn parse_args() -> std::result::Result<Args, String> {
     let mut args = std::env::args().skip(1);
@@ -161,6 +196,11 @@ fn parse_args() -> std::result::Result<Args, String> {
         file: "notes.txt".into(),
         mode: None,
         answer: Answer::Allow,
+        protocol: if cfg!(feature = "unstable_protocol_v2") {
+            2
+        } else {
+            1
+        },
         wire_log: None,
         agent: Vec::new(),
     };
@@ -173,6 +213,14 @@ fn parse_args() -> std::result::Result<Args, String> {
             "--wire-log" => parsed.wire_log = Some(value()?.into()),
             "--reject" => parsed.answer = Answer::Reject,
             "--cancel" => parsed.answer = Answer::Cancel,
+            "--protocol" => {
+                parsed.protocol = match value()?.as_str() {
+                    "1" => 1,
+                    "2" if cfg!(feature = "unstable_protocol_v2") => 2,
+                    "2" => return Err("--protocol 2 needs the feature unstable_protocol_v2".into()),
+                    other => return Err(format!("--protocol: 1 or 2, not {other}")),
+                }
+            }
             _ => parsed
                 .agent
                 .extend(std::iter::once(arg).chain(args.by_ref())),
@@ -203,19 +251,45 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
     let mut command = Command::new(&args.agent[0]);
     command.args(&args.agent[1..]);
     let answer = args.answer;
-    let make = move |agent| local.serve(Editor { agent, answer });
+    let make = move |agent| {
+        local.serve(Editor {
+            agent,
+            answer,
+            #[cfg(feature = "unstable_protocol_v2")]
+            model: std::sync::Mutex::default(),
+        })
+    };
     let spawn_options = SpawnOptions::default()
         .client(options)
         .stderr(Stderr::Inherit);
-    let mut spawned = acp_client::spawn(command, make, spawn_options)?;
+    let spawned = acp_client::spawn(command, make, spawn_options)?;
     let driver = tokio::spawn(spawned.driver);
     let agent = spawned.agent;
 
     let client_info = Implementation::new("toolkit-client", env!("CARGO_PKG_VERSION"));
-    let init = InitializeRequest::new(ProtocolVersion::LATEST)
+    let init = InitializeRequest::new(ProtocolVersion::V1)
         .client_capabilities(capabilities)
-        .client_info(client_info);
-    let info = agent.initialize(init).await?.agent_info;
+        .client_info(client_info.clone());
+    #[cfg(feature = "unstable_protocol_v2")]
+    let response = if args.protocol == 2 {
+        let mut request = acp_types::v2::InitializeRequest::new(2u16, client_info);
+        request.capabilities = Some(acp_types::v2::ClientCapabilities::new());
+        match agent.negotiate(request, init).await? {
+            acp_client::v2::Negotiated::V1(response) => response,
+            negotiated => {
+                println!("protocol: ACP v{}", negotiated.protocol_version());
+                let v2 = agent.v2().ok_or("the connection did not negotiate v2")?;
+                v2::session(&v2, &args).await?;
+                return stop(agent, spawned.process, driver).await;
+            }
+        }
+    } else {
+        agent.initialize(init).await?
+    };
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    let response = agent.initialize(init).await?;
+    println!("protocol: ACP v{}", response.protocol_version);
+    let info = response.agent_info;
     println!("agent: {}", info.map_or("(unnamed)".into(), |i| i.name));
 
     let no_servers = Vec::<McpServer>::new();
@@ -256,8 +330,17 @@ async fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> 
             .await?;
         println!("--- loaded");
     }
+    stop(agent, spawned.process, driver).await
+}
+
+/// Closes the connection and stops the agent gracefully.
+async fn stop(
+    agent: AgentHandle,
+    mut process: acp_client::AgentProcess,
+    driver: tokio::task::JoinHandle<impl Sized>,
+) -> std::result::Result<(), Box<dyn std::error::Error>> {
     drop(agent);
-    let stopped = spawned.process.shutdown(Duration::from_secs(5)).await?;
+    let stopped = process.shutdown(Duration::from_secs(5)).await?;
     println!("agent stopped: {stopped:?}");
     let _ = driver.await;
     Ok(())
@@ -281,4 +364,181 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// The session on a v2 connection.
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2 {
+    use acp_client::AgentHandle;
+    use acp_client::model::SessionModel;
+    use acp_types::v2::{self, SessionUpdate as U};
+    use acp_types::{ErrorObject, Result};
+
+    use super::{Answer, Args, TURN_LIMIT};
+
+    /// Opens the session, sets `--mode` (the config option `mode`), runs the prompt, and
+    /// resumes the session with its history replayed.
+    pub(super) async fn session(
+        agent: &acp_client::v2::AgentHandle,
+        args: &Args,
+    ) -> std::result::Result<(), Box<dyn std::error::Error>> {
+        let info = &agent.initialize_response().info;
+        println!("agent: {}", info.name);
+        let cwd = args.workdir.to_string_lossy().into_owned();
+        let id = agent
+            .new_session(v2::NewSessionRequest::new(cwd.clone()))
+            .await?
+            .session_id;
+        if let Some(mode) = &args.mode {
+            let mut request = v2::SetSessionConfigOptionRequest::new(
+                v2::SessionConfigValueKind::Id,
+                id.clone(),
+                "mode",
+            );
+            request.value = Some(serde_json::Value::from(mode.as_str()));
+            agent.set_session_config_option(request).await?;
+            println!("mode: {mode}");
+        }
+        let text = format!("Please fix the TODOs in {}", args.file);
+        let prompt = v2::PromptRequest::new(id.clone(), vec![v2::ContentBlock::from(text)]);
+        let end = agent.prompt_with_timeout(prompt, TURN_LIMIT).await?;
+        let stop = end.stop_reason().map_or("none", v2::StopReason::as_str);
+        println!("stop: {stop}");
+        println!("--- session/resume replays the history:");
+        let mut resume = v2::ResumeSessionRequest::new(id, cwd);
+        resume.replay_from = Some(v2::ReplayFrom::from(v2::ReplayFromStart::new()));
+        agent.resume_session(resume).await?;
+        println!("--- resumed");
+        Ok(())
+    }
+
+    /// Answers a permission request as `--reject` / `--cancel` say.
+    pub(super) fn permission(
+        agent: &AgentHandle,
+        answer: Answer,
+        request: v2::RequestPermissionRequest,
+    ) -> Result<v2::RequestPermissionResponse> {
+        let title = &request.title;
+        let wanted = match answer {
+            Answer::Allow => v2::PermissionOptionKind::AllowOnce,
+            Answer::Reject => v2::PermissionOptionKind::RejectOnce,
+            Answer::Cancel => {
+                println!("permission: {title}? cancelling the turn");
+                // The cancel waits for the turn's `idle`, which comes after this answer.
+                if let Some(v2) = agent.v2() {
+                    let cancel = v2::CancelSessionNotification::new(request.session_id.clone());
+                    tokio::spawn(async move { v2.cancel(cancel).await });
+                }
+                return Ok(v2::RequestPermissionResponse::new(
+                    v2::CancelledPermissionOutcome::new(),
+                ));
+            }
+        };
+        let Some(option) = request.options.iter().find(|o| o.kind == wanted) else {
+            return Err(ErrorObject::invalid_params(
+                "no option of the kind to choose",
+            ));
+        };
+        println!("permission: {title}? {}", option.name);
+        Ok(v2::RequestPermissionResponse::new(
+            v2::SelectedPermissionOutcome::new(option.option_id.clone()),
+        ))
+    }
+
+    /// Applies `update` to the session model; the line to show about it, if any.
+    pub(super) fn describe(model: &mut SessionModel, update: U) -> Option<String> {
+        let line = match &update {
+            U::UserMessageChunk(c) => format!("user: {}", text(&c.content)),
+            U::AgentMessageChunk(c) => format!("agent: {}", text(&c.content)),
+            U::AgentThoughtChunk(c) => format!("thought: {}", text(&c.content)),
+            U::UserMessage(m) => format!("user: {}", texts(m.content.as_set())),
+            U::AgentMessage(m) => format!("agent (replaced): {}", texts(m.content.as_set())),
+            U::ToolCallUpdate(call) => {
+                let title = call.title.as_set().map_or("", String::as_str);
+                let status = call.status.as_set().map_or("", v2::ToolCallStatus::as_str);
+                let shown = call
+                    .content
+                    .as_set()
+                    .map(|c| contents(c))
+                    .unwrap_or_default();
+                format!("tool {} {title} {status} {shown}", call.tool_call_id)
+            }
+            U::ToolCallContentChunk(chunk) => format!(
+                "tool {} + {}",
+                chunk.tool_call_id,
+                contents(std::slice::from_ref(&chunk.content))
+            ),
+            U::PlanUpdate(update) => match &update.plan {
+                v2::PlanUpdateContent::Items(items) => {
+                    let entries = items.entries.iter().map(|e| {
+                        format!(
+                            "[{}] {} ({})",
+                            e.status.as_str(),
+                            e.content,
+                            e.priority.as_str()
+                        )
+                    });
+                    format!("plan: {}", entries.collect::<Vec<_>>().join(", "))
+                }
+                _ => "plan: (of a kind this client does not show)".to_owned(),
+            },
+            U::TerminalUpdate(t) => match t.command.as_set() {
+                Some(command) => format!("terminal {}: `{command}`", t.terminal_id),
+                None => String::new(),
+            },
+            // Folded into the model; shown whole when the terminal exits.
+            U::TerminalOutputChunk(_) | U::StateUpdate(_) => String::new(),
+            other => format!("update: {}", other.tag().unwrap_or("unknown")),
+        };
+        let exited = match &update {
+            U::TerminalUpdate(t) => t
+                .exit_status
+                .as_set()
+                .map(|e| (t.terminal_id.clone(), e.exit_code)),
+            _ => None,
+        };
+        if let Err(error) = model.apply_v2(update) {
+            return Some(format!("refused update: {error}"));
+        }
+        let mut lines: Vec<String> = Vec::new();
+        if !line.is_empty() {
+            lines.push(line);
+        }
+        if let Some((id, code)) = exited {
+            let output = model
+                .terminal(&id)
+                .map(|t| t.output_lossy().trim_end().to_owned())
+                .unwrap_or_default();
+            let code = code.map_or_else(|| "no code".to_owned(), |c| c.to_string());
+            lines.push(format!("terminal {id} exited ({code}): {output}"));
+        }
+        (!lines.is_empty()).then(|| lines.join("\n"))
+    }
+
+    fn text(block: &v2::ContentBlock) -> String {
+        match block {
+            v2::ContentBlock::Text(t) => t.text.clone(),
+            _ => "[non-text content]".to_owned(),
+        }
+    }
+
+    fn texts(blocks: Option<&Vec<v2::ContentBlock>>) -> String {
+        blocks.into_iter().flatten().map(text).collect()
+    }
+
+    fn contents(items: &[v2::ToolCallContent]) -> String {
+        let shown = items.iter().map(|c| match c {
+            v2::ToolCallContent::Content(c) => text(&c.content),
+            v2::ToolCallContent::Diff(d) => {
+                let paths = d
+                    .changes
+                    .iter()
+                    .flat_map(|c| c.path.as_ref().map(ToString::to_string));
+                format!("[diff of {}]", paths.collect::<Vec<_>>().join(", "))
+            }
+            v2::ToolCallContent::Terminal(t) => format!("[terminal {}]", t.terminal_id),
+            _ => "[other content]".to_owned(),
+        });
+        shown.collect::<Vec<_>>().join(" ")
+    }
 }

@@ -395,6 +395,47 @@ impl PromptContext {
             .await
     }
 
+    /// Fails with [`Error::NotInProtocolVersion`] naming `what` unless the connection speaks
+    /// v2.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn require_v2(&self, what: &'static str) -> Result<(), Error> {
+        if self.client.is_v2() {
+            return Ok(());
+        }
+        Err(Error::NotInProtocolVersion {
+            what: what.into(),
+            version: self
+                .client
+                .peer()
+                .protocol_version()
+                .unwrap_or(ProtocolVersion::V1),
+        })
+    }
+
+    /// True when what this context sends is kept in a [`SessionStore`](crate::SessionStore).
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn is_recording(&self) -> bool {
+        self.recorder.is_some()
+    }
+
+    /// On a v2 connection, sends `live` and records `recorded`, the v1 update a replay shows
+    /// for it (the store keeps v1 updates): for what v2 says shorter than v1, such as a tool
+    /// call's content chunk, recorded as the whole content.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) async fn update_v2_recorded(
+        &self,
+        live: impl Into<acp_types::v2::SessionUpdate>,
+        recorded: impl FnOnce() -> SessionUpdate,
+    ) -> Result<(), Error> {
+        if let Some(record) = &self.recorder {
+            record.record(&self.session_id, &recorded());
+            if let Some(room) = record.room() {
+                room.await;
+            }
+        }
+        self.update_v2(live).await
+    }
+
     /// The client capability `update` needs and the client did not advertise (`None` when it
     /// may be sent, or when gating is off).
     pub(crate) fn unadvertised(&self, update: &SessionUpdate) -> Option<&'static str> {

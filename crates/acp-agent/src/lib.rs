@@ -76,7 +76,10 @@
 //! serves clients of protocol version 2, the version negotiated per connection: the library
 //! converts v2 requests onto this one [`Agent`] trait, runs the v2 prompt lifecycle, and makes
 //! the toolkit speak v2 on a v2 connection. The module `v2` explains the design and what each
-//! v2 feature maps to.
+//! v2 feature maps to. What only v2 can say has calls of its own, each documented with what it
+//! does on a v1 connection: [`MessageHandle`] (replace or clear a message by its `messageId`),
+//! tool-call content chunks ([`ToolCallHandle::content`]), and agent-owned display terminals
+//! ([`DisplayTerminalHandle`]).
 
 #![doc(test(attr(deny(warnings))))]
 
@@ -86,7 +89,11 @@ mod compaction;
 mod connection;
 mod context;
 mod cwd;
+#[cfg(feature = "unstable_protocol_v2")]
+mod display_terminal;
 mod error;
+#[cfg(feature = "unstable_protocol_v2")]
+mod message;
 mod modes;
 mod notice;
 mod signal;
@@ -111,7 +118,11 @@ pub use async_trait::async_trait;
 pub use compaction::Compaction;
 pub use connection::{AgentOptions, ClientHandle, serve, serve_messages, serve_stdio};
 pub use context::{Cancelled, PromptContext};
+#[cfg(feature = "unstable_protocol_v2")]
+pub use display_terminal::{DisplayTerminalHandle, NewDisplayTerminal};
 pub use error::Error;
+#[cfg(feature = "unstable_protocol_v2")]
+pub use message::MessageHandle;
 pub use modes::{DEFAULT_MAX_MODE_SESSIONS, Modes};
 pub use store::{
     DurableOptions, History, HistoryLimits, SessionState, SessionStore, StoreLimits, TurnGuard,

@@ -60,6 +60,12 @@ impl ToolCallHandle {
         }
     }
 
+    /// The context of the turn the call belongs to.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn context(&self) -> &PromptContext {
+        &self.cx
+    }
+
     /// The tool call's id.
     pub fn id(&self) -> &ToolCallId {
         &self.id
@@ -98,15 +104,69 @@ impl ToolCallHandle {
 
     /// Adds `content` to what the call shows (text, or any [`ToolCallContent`]).
     ///
+    /// On a v2 connection only the new item goes out, as a `tool_call_content_chunk` the
+    /// client appends; on v1, which has no chunks, a `tool_call_update` with the whole content
+    /// the handle accumulated (the client then shows the same). A
+    /// [`SessionStore`](crate::SessionStore) records the whole content either way, so that a
+    /// replay shows it.
+    ///
+    /// # Errors
+    ///
+    /// On v2, [`Error::Unconvertible`] for content v2 cannot say (nothing is sent or added);
+    /// or when the connection is closed.
+    pub async fn content(&self, content: impl Into<ToolCallContent>) -> Result<(), Error> {
+        let content = content.into();
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.cx.client().is_v2() {
+            return self.content_chunk(content).await;
+        }
+        let all = {
+            let mut shown = self.content.lock().unwrap_or_else(PoisonError::into_inner);
+            shown.push(content);
+            shown.clone()
+        };
+        self.update(ToolCallUpdate::new(self.id.clone()).content(all))
+            .await
+    }
+
+    /// Sends `content` as a v2 content chunk, recording the whole content.
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn content_chunk(&self, content: ToolCallContent) -> Result<(), Error> {
+        use acp_types::v2;
+        let item =
+            v2::ToolCallContent::try_from(content.clone()).map_err(|e| Error::Unconvertible {
+                what: "a tool call's content".into(),
+                version: crate::v2::V2,
+                reason: e.to_string(),
+            })?;
+        let recorded = {
+            let mut shown = self.content.lock().unwrap_or_else(PoisonError::into_inner);
+            shown.push(content);
+            // Only a recording context needs the whole list again.
+            self.cx.is_recording().then(|| shown.clone())
+        };
+        let chunk = v2::ToolCallContentChunk::new(self.id.clone(), item);
+        self.cx
+            .update_v2_recorded(chunk, || {
+                let all = recorded.unwrap_or_default();
+                SessionUpdate::from(ToolCallUpdate::new(self.id.clone()).content(all))
+            })
+            .await
+    }
+
+    /// Replaces everything the call shows with `content` (`[]` clears it): a
+    /// `tool_call_update` with the whole list, on either protocol version; later
+    /// [`content`](Self::content) adds to it.
+    ///
     /// # Errors
     ///
     /// When the connection is closed.
-    pub async fn content(&self, content: impl Into<ToolCallContent>) -> Result<(), Error> {
-        let all = {
-            let mut shown = self.content.lock().unwrap_or_else(PoisonError::into_inner);
-            shown.push(content.into());
-            shown.clone()
-        };
+    pub async fn replace_content(
+        &self,
+        content: impl IntoIterator<Item = impl Into<ToolCallContent>>,
+    ) -> Result<(), Error> {
+        let all: Vec<ToolCallContent> = content.into_iter().map(Into::into).collect();
+        *self.content.lock().unwrap_or_else(PoisonError::into_inner) = all.clone();
         self.update(ToolCallUpdate::new(self.id.clone()).content(all))
             .await
     }

@@ -395,4 +395,26 @@ impl<C: Client> Client for WithLocal<C> {
     async fn auth_status_update(&self, n: AuthStatusUpdateNotification) -> Result<(), ErrorObject> {
         self.client.auth_status_update(n).await
     }
+    // v2 has no client file system or terminals: its calls all go to the wrapped client.
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn request_permission_v2(
+        &self,
+        r: acp_types::v2::RequestPermissionRequest,
+    ) -> Result<acp_types::v2::RequestPermissionResponse, ErrorObject> {
+        self.client.request_permission_v2(r).await
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn session_notification_v2(
+        &self,
+        n: acp_types::v2::UpdateSessionNotification,
+    ) -> Result<(), ErrorObject> {
+        self.client.session_notification_v2(n).await
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    async fn create_elicitation_v2(
+        &self,
+        r: acp_types::v2::CreateElicitationRequest,
+    ) -> Result<acp_types::v2::CreateElicitationResponse, ErrorObject> {
+        self.client.create_elicitation_v2(r).await
+    }
 }

@@ -209,6 +209,78 @@ fn a_v2_turn_is_cancelled_and_ends_at_the_idle_that_confirms_it() {
 }
 
 #[test]
+fn a_v2_run_streams_the_command_into_a_display_terminal_of_the_tool_call() {
+    let dir = Workdir::new("v2", "display-terminal");
+    let wire = dir.path().join("wire");
+    let run = run(
+        &dir,
+        &[],
+        &["run sh -c 'echo out; echo err >&2; exit 3'"],
+        &[],
+        &wire,
+    );
+    let events = run.events();
+    assert_eq!(negotiated(&events), 2);
+    assert_eq!(stop_reasons(&events), ["end_turn"]);
+    let updates: Vec<acp_types::v2::SessionUpdate> = events
+        .iter()
+        .filter(|e| e["event"] == "update")
+        .map(|e| serde_json::from_value(e["update"].clone()).expect("a v2 update"))
+        .collect();
+    use acp_types::v2::SessionUpdate as U;
+    // The terminal is announced with its command, streamed, and exits with the code.
+    let terminals: Vec<&acp_types::v2::TerminalUpdate> = updates
+        .iter()
+        .filter_map(|u| match u {
+            U::TerminalUpdate(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(!terminals.is_empty(), "a display terminal: {updates:?}");
+    let id = &terminals[0].terminal_id;
+    assert!(
+        terminals[0]
+            .command
+            .as_set()
+            .is_some_and(|c| c.contains("echo out")),
+        "{terminals:?}"
+    );
+    let exit = terminals
+        .iter()
+        .find_map(|t| t.exit_status.as_set())
+        .expect("the exit status");
+    assert_eq!(exit.exit_code, Some(3));
+    let mut output = Vec::new();
+    for update in &updates {
+        if let U::TerminalOutputChunk(chunk) = update {
+            assert_eq!(&chunk.terminal_id, id);
+            output.extend(chunk.bytes().expect("base64"));
+        }
+    }
+    let output = String::from_utf8(output).expect("the command printed UTF-8");
+    assert!(
+        output.contains("out\n") && output.contains("err\n"),
+        "stdout and stderr streamed: {output:?}"
+    );
+    // The tool call shows the terminal, and fails with the exit code.
+    assert!(
+        updates.iter().any(|u| matches!(
+            u,
+            U::ToolCallUpdate(c) if c.content.as_set().is_some_and(|items| items.iter().any(
+                |i| matches!(i, acp_types::v2::ToolCallContent::Terminal(t) if &t.terminal_id == id)
+            ))
+        )),
+        "the terminal in the tool call's content"
+    );
+    assert!(run.stdout.contains("exited with code 3"), "{}", run.stdout);
+    let methods = check_wire(&wire, 2, true);
+    assert!(
+        !methods.keys().any(|m| m.starts_with("terminal/")),
+        "no client terminal on v2: {methods:?}"
+    );
+}
+
+#[test]
 fn protocol_1_forces_v1() {
     let dir = Workdir::new("v2", "forced-v1");
     let wire = dir.path().join("wire");

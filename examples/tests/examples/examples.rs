@@ -50,6 +50,14 @@ fn remote_client(cwd: &Path, url: &str, prompt: &str) -> Output {
     output_with_deadline(&mut command, LIMIT)
 }
 
+/// The first line `remote_client` prints: the version it negotiated (v2 when built with the
+/// feature `unstable_protocol_v2`, whose example agents serve it too).
+const NEGOTIATED: &str = if cfg!(feature = "unstable_protocol_v2") {
+    "[ACP v2]\n"
+} else {
+    "[ACP v1]\n"
+};
+
 /// Stdout of a run that must have succeeded.
 fn succeeded(run: &Output) -> String {
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
@@ -65,7 +73,10 @@ fn the_remote_client_prints_what_the_remote_agent_streams_over_http_and_websocke
     for url in [server.url().to_owned(), server.ws_url()] {
         let stdout = succeeded(&remote_client(&cwd, &url, "hello remote world"));
         assert_eq!(
-            stdout, "(thinking: 3 word(s) to send back.)\nhello remote world \n[end_turn]\n",
+            stdout,
+            format!(
+                "{NEGOTIATED}(thinking: 3 word(s) to send back.)\nhello remote world \n[end_turn]\n"
+            ),
             "{url}"
         );
     }
@@ -117,6 +128,7 @@ fn the_bridge_serves_a_stdio_agent_to_the_remote_client() {
         // The toolkit agent's turn: a plan, then a read through the client, which this client
         // does not offer (no `fs` capability): the read fails and the turn ends there.
         let stdout = succeeded(&remote_client(&cwd, &url, "fix the TODOs in notes.txt"));
+        assert!(stdout.starts_with(NEGOTIATED), "{url}:\n{stdout}");
         for expected in ["[plan of 3 step(s)]", "[tool call: Read notes.txt]"] {
             assert!(
                 stdout.contains(expected),

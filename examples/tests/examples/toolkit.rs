@@ -60,9 +60,19 @@ fn run(name: &str, flags: &[&str]) -> Run {
 }
 
 /// Runs the client in `dir` with `flags` against the agent, bounded; stderr is captured.
+///
+/// Built with `unstable_protocol_v2` the client asks for v2 unless told otherwise: the tests of
+/// the v1 session ask for v1 (`--protocol 1`) unless `flags` name a version.
 fn client(dir: &Path, flags: &[&OsStr]) -> std::process::Output {
+    let v1_only: &[&str] =
+        if cfg!(feature = "unstable_protocol_v2") && !flags.contains(&OsStr::new("--protocol")) {
+            &["--protocol", "1"]
+        } else {
+            &[]
+        };
     let mut child = Command::new(example("toolkit_client"))
         .args(["--workdir".as_ref(), dir.as_os_str()])
+        .args(v1_only)
         .args(flags)
         .arg(example("toolkit_agent"))
         .stdin(Stdio::null())
@@ -74,9 +84,14 @@ fn client(dir: &Path, flags: &[&OsStr]) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
-/// Checks every message against the schema, and each response against its request's method.
+/// Checks every message against the v1 schema, and each response against its request's
+/// method.
 fn check_wire(run: &Run) -> Vec<String> {
-    let spec = Spec::load();
+    check_wire_with(run, Spec::load())
+}
+
+/// Checks every message against `spec`, and each response against its request's method.
+fn check_wire_with(run: &Run, spec: &Spec) -> Vec<String> {
     // Requests by direction and id: a response goes the other way.
     let mut methods = HashMap::new();
     for (direction, message) in &run.wire {
@@ -279,4 +294,68 @@ fn cancel_at_the_permission_request_ends_the_turn_cancelled() {
         .find(|(d, m)| *d == "sent" && m["result"]["outcome"]["outcome"].is_string())
         .expect("the permission answer");
     assert_eq!(answer.1["result"]["outcome"]["outcome"], "cancelled");
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+#[test]
+fn on_v2_the_agent_works_itself_shows_a_display_terminal_and_replaces_its_status() {
+    let run = run("v2", &["--protocol", "2"]);
+    assert_eq!(run.notes, "# Notes\n- DONE: one\n- DONE: two\n");
+    let out = &run.stdout;
+    let (live, replay) = out.split_once("--- session/resume").expect("a resume");
+    assert!(live.contains("protocol: ACP v2"), "{out}");
+    assert!(
+        live.contains("permission: Edit notes.txt? Allow once"),
+        "{out}"
+    );
+    // The status message, replaced by the outcome under the same id.
+    assert!(
+        live.contains("agent: Working on notes.txt\u{2026}"),
+        "{out}"
+    );
+    assert!(
+        live.contains("agent (replaced): Done: 2 TODO(s) now DONE."),
+        "{out}"
+    );
+    // The diff and the terminal came as content chunks; the terminal shows the check's output.
+    assert!(live.contains("tool call-2 + [diff of "), "{out}");
+    let terminal = lines_starting(live, "tool call-3 + [terminal ")
+        .pop()
+        .expect("the terminal in the check's content")
+        .trim_start_matches("tool call-3 + [terminal ")
+        .trim_end_matches(']')
+        .to_owned();
+    assert!(
+        live.contains(&format!("terminal {terminal}: `grep -c TODO notes.txt`")),
+        "{out}"
+    );
+    assert!(
+        live.contains(&format!("terminal {terminal} exited (1): 0")),
+        "{out}"
+    );
+    assert!(live.contains("stop: end_turn"), "{out}");
+    // The replay opens with the user's prompt.
+    assert!(
+        replay.contains("user: Please fix the TODOs in notes.txt"),
+        "{replay}"
+    );
+    assert!(out.contains("--- resumed"), "{out}");
+
+    let seen = check_wire_with(&run, Spec::load_v2());
+    for method in [
+        "sent session/new",
+        "sent session/prompt",
+        "sent session/resume",
+    ] {
+        assert!(
+            seen.iter().any(|s| s == method),
+            "{method} never went over the wire"
+        );
+    }
+    assert!(
+        !seen
+            .iter()
+            .any(|s| s.starts_with("recv fs/") || s.starts_with("recv terminal/")),
+        "no client file system or terminal on v2: {seen:?}"
+    );
 }

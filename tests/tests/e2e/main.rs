@@ -23,3 +23,4 @@ mod toolkit;
 mod v2_lifecycle;
 mod v2_pairings;
 mod v2_remote;
+mod v2_toolkit;

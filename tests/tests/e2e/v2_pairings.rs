@@ -220,7 +220,7 @@ impl Pair {
     }
 
     /// Negotiates v2 and opens a session (see [`v2_session`]).
-    async fn v2_session(&self) -> (acp_client::v2::AgentHandle, SessionId) {
+    pub(crate) async fn v2_session(&self) -> (acp_client::v2::AgentHandle, SessionId) {
         v2_session(&self.agent).await
     }
 
@@ -236,7 +236,7 @@ impl Pair {
     }
 
     /// Opens a session through the v1 surface and runs a prompt of `text` in it to its end.
-    async fn v1_turn(&self, text: &str) -> PromptResponse {
+    pub(crate) async fn v1_turn(&self, text: &str) -> PromptResponse {
         let session = within(
             "session/new",
             self.agent

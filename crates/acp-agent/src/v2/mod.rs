@@ -58,9 +58,12 @@
 //!   its title as theirs.
 //! - **v2-only features** have their own calls: [`Agent::cancel_tool_call`](crate::Agent::cancel_tool_call)
 //!   and [`Agent::cancel_terminal`](crate::Agent::cancel_terminal) for `tool_call/cancel` and
-//!   `terminal/cancel`, and [`PromptContext::update_v2`](crate::PromptContext::update_v2) for
-//!   any v2 update (message replacement and clearing, display terminals with snapshots and
-//!   output chunks, background work), which fails on a v1 connection.
+//!   `terminal/cancel`; [`MessageHandle`](crate::MessageHandle) for message replacement and
+//!   clearing, [`DisplayTerminalHandle`](crate::DisplayTerminalHandle) for display terminals
+//!   with snapshots, output chunks and exit status, and
+//!   [`ToolCallHandle::content`](crate::ToolCallHandle::content), which sends a content chunk;
+//!   [`PromptContext::update_v2`](crate::PromptContext::update_v2) for any other v2 update
+//!   (background work), which fails on a v1 connection.
 //! - **Session modes** become what v2 asks agents to offer instead: a config option of
 //!   category `mode` (config id `mode`) among the session's `configOptions`;
 //!   `session/set_config_option` on it switches the mode through

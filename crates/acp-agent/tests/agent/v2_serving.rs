@@ -449,7 +449,7 @@ async fn a_v2_client_gets_the_v2_prompt_lifecycle() {
             "plan_update",
             "tool_call_update",
             "tool_call_update",
-            "tool_call_update",
+            "tool_call_content_chunk",
             "tool_call_update",
             "plan_update",
             "agent_message_chunk",
@@ -479,8 +479,8 @@ async fn a_v2_client_gets_the_v2_prompt_lifecycle() {
         updates[6].get("title").is_none(),
         "unchanged fields are left out"
     );
-    // The diff in v2's structured form, with a git patch.
-    let diff = &updates[7]["content"][0];
+    // The diff in v2's structured form, with a git patch, appended as a content chunk.
+    let diff = &updates[7]["content"];
     assert_eq!(diff["type"], "diff", "{diff}");
     assert_eq!(diff["changes"][0]["operation"], "modify", "{diff}");
     assert_eq!(diff["changes"][0]["path"], "/work/notes.txt", "{diff}");

@@ -17,6 +17,8 @@ use super::commands::{self, COMMANDS_HELP, Command};
 use super::session::{Session, now_iso8601};
 
 mod compaction;
+#[cfg(feature = "unstable_protocol_v2")]
+mod display;
 #[cfg(feature = "unstable")]
 mod draft;
 mod tools;

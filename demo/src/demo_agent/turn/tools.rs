@@ -1,5 +1,6 @@
 //! The tool calls of a turn: reading, editing (with a diff and a permission request),
-//! running a command in a client terminal, switching modes, and asking the user.
+//! running a command in a client terminal (on v2, here in a display terminal: `display.rs`),
+//! switching modes, and asking the user.
 
 use acp_agent::{Error as CallError, Permission, ToolCallHandle, permission_options};
 use acp_types::*;
@@ -178,22 +179,21 @@ impl Turn<'_> {
             .raw_input(json!({ "command": command, "args": args, "cwd": cwd }))
             .name("run_command");
         let call = self.start(call).await?;
-        if !self.agent.client.can_use_terminal() {
-            let why = match self.v2() {
-                true => format!(
-                    "ACP v2 has no client terminals (`terminal/*` is v1 only), so I cannot run \
-                     `{line}` in this editor."
-                ),
-                false => format!(
-                    "The client offers no terminal (the `terminal` capability), so I cannot \
-                     run `{line}`."
-                ),
-            };
+        // v2 has no client terminals: the agent runs the command itself (`run_here`).
+        if !self.v2() && !self.agent.client.can_use_terminal() {
+            let why = format!(
+                "The client offers no terminal (the `terminal` capability), so I cannot run \
+                 `{line}`."
+            );
             return self.give_up(&call, &why).await;
         }
         if mode == "ask" && !always && !self.ask(&call, &format!("Run `{line}`")).await? {
             self.fail_call(&call, "Rejected by the user.").await?;
             return self.say(&format!("OK, I did not run `{line}`.")).await;
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.v2() {
+            return self.run_here(&call, command, args, &cwd, &line).await;
         }
         let request = CreateTerminalRequest::new(self.session_id.clone(), command)
             .args(args.to_vec())
@@ -233,39 +233,58 @@ impl Turn<'_> {
         let (exit, output) = waited?;
         let embedded = terminal.content();
         self.guard(terminal.release()).await?;
-        let status = match (exit.exit_code, &exit.signal) {
+        let exit_code = exit.exit_code.map(i64::from);
+        let ran = Ran {
+            line: &line,
+            exit_code,
+            signal: exit.signal.as_deref(),
+            truncated: output.truncated,
+            output: &output.output,
+        };
+        self.report_run(&call, &ran, embedded).await
+    }
+
+    /// Ends the tool call of a command that ran (`run`, in a client terminal or, on v2, here)
+    /// and says how it went. Live, `shown` (the terminal) stays embedded (clients keep showing
+    /// released terminals); in the history, whose replay may come after the terminal is gone,
+    /// its output as text.
+    pub(super) async fn report_run(
+        &mut self,
+        call: &ToolCallHandle,
+        ran: &Ran<'_>,
+        shown: ToolCallContent,
+    ) -> Result<(), Stop> {
+        let status = match (ran.exit_code, ran.signal) {
             (Some(code), _) => format!("exited with code {code}"),
             (None, Some(signal)) => format!("was killed by {signal}"),
             (None, None) => "ended".to_owned(),
         };
-        let truncated = if output.truncated {
+        let truncated = if ran.truncated {
             " (output truncated)"
         } else {
             ""
         };
-        let summary = format!("`{line}` {status}{truncated}.");
-        let state = if exit.exit_code == Some(0) {
+        let summary = format!("`{}` {status}{truncated}.", ran.line);
+        let state = if ran.exit_code == Some(0) {
             ToolCallStatus::Completed
         } else {
             ToolCallStatus::Failed
         };
-        let raw = json!({ "exitCode": exit.exit_code, "signal": exit.signal, "truncated": output.truncated });
+        let raw =
+            json!({ "exitCode": ran.exit_code, "signal": ran.signal, "truncated": ran.truncated });
         let done = |shown: ToolCallContent| {
             ToolCallUpdate::new(call.id().clone())
                 .status(state.clone())
                 .content(vec![shown, ToolCallContent::from(summary.as_str())])
                 .raw_output(raw.clone())
         };
-        // Live: the terminal stays embedded (clients keep showing released terminals). In the
-        // history, whose replay may come after the terminal is gone, its output as text.
-        let recorded = done(ToolCallContent::from(fenced(&output.output)));
+        let recorded = done(ToolCallContent::from(fenced(ran.output)));
         self.agent
             .sessions
             .0
             .record(&self.session_id, &recorded.into());
-        self.guard(self.cx.unrecorded().update(done(embedded)))
-            .await?;
-        let lines = output.output.lines().count();
+        self.guard(self.cx.unrecorded().update(done(shown))).await?;
+        let lines = ran.output.lines().count();
         self.say(&format!("{summary} It printed {lines} line(s)."))
             .await
     }
@@ -312,4 +331,18 @@ impl Turn<'_> {
             decision => Ok(decision.is_allowed()),
         }
     }
+}
+
+/// How a command of `run` ended, for [`Turn::report_run`].
+pub(super) struct Ran<'a> {
+    /// The command line shown.
+    pub(super) line: &'a str,
+    /// Its exit code, when it exited.
+    pub(super) exit_code: Option<i64>,
+    /// The signal that ended it, when one did.
+    pub(super) signal: Option<&'a str>,
+    /// True when the output kept is not all of it.
+    pub(super) truncated: bool,
+    /// The output kept, as text.
+    pub(super) output: &'a str,
 }
