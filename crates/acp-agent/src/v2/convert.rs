@@ -1,10 +1,10 @@
 //! Conversions between the v1 shapes the [`Agent`](crate::Agent) trait and the toolkit speak
 //! and the v2 shapes a v2 connection carries.
 //!
-//! Content, message chunks, tool calls, plans, stop reasons and permission requests are
-//! converted by the typed conversions of [`acp_types::v2::convert`], field by field (the hot
-//! path, a streamed chunk, allocates nothing there). The rarer shapes not covered there yet
-//! (initialize, config options, commands, elicitations, errors) go through their JSON
+//! Content, message chunks, tool calls, plans, commands, stop reasons, permission requests
+//! and errors are converted by the typed conversions of [`acp_types::v2::convert`], field by
+//! field (the hot path, a streamed chunk, allocates nothing there). The rarer shapes not
+//! covered there yet (initialize, config options, elicitations) go through their JSON
 //! (rewritten where the versions differ) and are read again by the other version's decoder,
 //! which keeps unknown fields and refuses what does not fit. A value that cannot be said in
 //! the other version is an error naming it, never dropped.
@@ -13,7 +13,7 @@ use acp_types::v2;
 use acp_types::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The plan id a v1 plan gets on a v2 connection: v1 has one plan per session, which each
 /// `plan` update replaces, as one `planId` does in v2.
@@ -33,7 +33,7 @@ pub(crate) fn read<T: DeserializeOwned>(json: Value) -> Result<T, String> {
 /// A v1 session update in v2: message chunks keep their (stamped) `messageId`; `tool_call` and
 /// `tool_call_update` become `tool_call_update` upserts (a v1 `null` or absent field is left
 /// unchanged), with diffs in v2's structured form; `plan` becomes `plan_update` with
-/// [`PLAN_ID`] (all typed, see [`v2::convert::session_update`]); commands get their `type`.
+/// [`PLAN_ID`]; commands get their `type` (all typed, see [`v2::convert::session_update`]).
 /// Session modes have no v2 form: an error.
 pub(crate) fn update_to_v2(update: SessionUpdate) -> Result<v2::SessionUpdate, String> {
     let other = match v2::convert::session_update(update, || v2::PlanId::from(PLAN_ID)) {
@@ -54,14 +54,6 @@ pub(crate) fn update_to_v2(update: SessionUpdate) -> Result<v2::SessionUpdate, S
         .ok_or("a session update is an object")?;
     if let Some(options) = object.get_mut("configOptions") {
         config_options_to_v2(options);
-    }
-    if let Some(Value::Array(commands)) = object.get_mut("availableCommands") {
-        for command in commands.iter_mut().filter_map(Value::as_object_mut) {
-            command.entry("type").or_insert_with(|| "command".into());
-            if let Some(input) = command.get_mut("input").and_then(Value::as_object_mut) {
-                input.entry("type").or_insert_with(|| "text".into());
-            }
-        }
     }
     read(json)
 }
@@ -93,12 +85,15 @@ pub(crate) fn initialize_to_v1(request: &v2::InitializeRequest) -> InitializeReq
     }
     // What v2 makes baseline for every client: compactions, notices, and config options of
     // every kind (v2 has no client capability for boolean options).
-    capabilities.session = transcode(&json!({
-        "compaction": {},
-        "notices": {},
-        "configOptions": {"boolean": {}},
-    }))
-    .ok();
+    capabilities.session = Some(
+        ClientSessionCapabilities::new()
+            .compaction(CompactionCapabilities::new())
+            .notices(NoticeCapabilities::new())
+            .config_options(
+                SessionConfigOptionsCapabilities::new()
+                    .boolean(BooleanConfigOptionCapabilities::new()),
+            ),
+    );
     let mut v1 = InitializeRequest::new(request.protocol_version);
     v1.client_info = Some(request.info.clone());
     v1.client_capabilities = Some(capabilities);
@@ -171,9 +166,8 @@ pub(crate) fn initialize_to_v2(
 
 /// The v2 form of an error that ended a turn (for an idle `state_update` with stop reason
 /// `error`).
-pub(crate) fn error_to_v2(error: &ErrorObject) -> v2::Error {
-    transcode(error)
-        .unwrap_or_else(|_| v2::Error::new(v2::ErrorCode(error.code.0), error.message.clone()))
+pub(crate) fn error_to_v2(error: ErrorObject) -> v2::Error {
+    v2::Error::from(error)
 }
 
 /// The v2 form of a v1 stop reason (the same names).
@@ -192,6 +186,7 @@ pub(crate) fn permission_to_v2(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn v1_config_options_keep_every_option_in_v2_and_the_update_too() {

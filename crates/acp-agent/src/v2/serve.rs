@@ -602,7 +602,7 @@ async fn prompt<A: Agent>(
                     Err(error) => {
                         tracing::debug!(%error, "the turn failed");
                         idle.stop_reason = Some(v2::StopReason::Error);
-                        idle.error = Some(convert::error_to_v2(&error));
+                        idle.error = Some(convert::error_to_v2(error));
                     }
                 }
             }

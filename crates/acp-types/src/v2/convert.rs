@@ -1,6 +1,7 @@
 //! Typed conversions between the v1 shapes (the crate root) and the v2 shapes (this module)
 //! of the definitions both versions have: content blocks, message chunks, stop reasons, tool
-//! call statuses and kinds, plan entries and roles.
+//! call statuses and kinds, tool calls, plan entries and roles, slash commands, permission
+//! requests, errors.
 //!
 //! Field by field, without a JSON round trip: a text chunk moves its `String` and `_meta`
 //! across and allocates nothing. What both definitions allow is carried exactly: unknown
@@ -670,27 +671,36 @@ fn locations_to_v2(
     set_or_keep(locations.map(|l| l.into_iter().map(Into::into).collect()))
 }
 
+/// The v2 upsert of a v1 tool call or tool call update (`$value`), its title patch being
+/// `$title`: every other field it gives is set, what it leaves out or sends as `null` stays
+/// unchanged (v1's meaning of both; in v2 a `null` would clear the field). One body for both
+/// v1 shapes, whose fields are the same but for the title.
+macro_rules! tool_call_upsert {
+    ($value:ident, $title:expr) => {{
+        let mut out = Self::new($value.tool_call_id.clone());
+        out.title = $title;
+        out.name = set_or_keep($value.name.take());
+        out.kind = set_or_keep($value.kind.take().map(Into::into));
+        out.status = set_or_keep($value.status.take().map(Into::into));
+        out.content = contents_to_v2($value.content.take())?;
+        out.locations = locations_to_v2($value.locations.take());
+        out.raw_input = raw_patch($value.raw_input.take());
+        out.raw_output = raw_patch($value.raw_output.take());
+        out.meta = set_or_keep($value.meta.take());
+        let mut extras = carry(&mut $value);
+        extras.forget_nulls();
+        *out.extras_mut() = extras;
+        Ok(out)
+    }};
+}
+
 impl TryFrom<crate::ToolCall> for super::ToolCallUpdate {
     type Error = ConvertError;
 
     /// A v1 `tool_call` as the v2 upsert that creates the call: every field it gives is set,
     /// the rest left out. Fails only for content that does not convert.
     fn try_from(mut value: crate::ToolCall) -> Result<Self, ConvertError> {
-        let mut out = Self::new(value.tool_call_id.clone());
-        out.title = super::Patch::Set(std::mem::take(&mut value.title));
-        out.name = set_or_keep(value.name.take());
-        out.kind = set_or_keep(value.kind.take().map(Into::into));
-        out.status = set_or_keep(value.status.take().map(Into::into));
-        out.content = contents_to_v2(value.content.take())?;
-        out.locations = locations_to_v2(value.locations.take());
-        out.raw_input = raw_patch(value.raw_input.take());
-        out.raw_output = raw_patch(value.raw_output.take());
-        out.meta = set_or_keep(value.meta.take());
-        let mut extras = carry(&mut value);
-        // A v1 `null` leaves a field as it was; in v2 it would clear it.
-        extras.forget_nulls();
-        *out.extras_mut() = extras;
-        Ok(out)
+        tool_call_upsert!(value, super::Patch::Set(std::mem::take(&mut value.title)))
     }
 }
 
@@ -701,20 +711,7 @@ impl TryFrom<crate::ToolCallUpdate> for super::ToolCallUpdate {
     /// sends as `null` stays unchanged (v1's meaning of both). Fails only for content that
     /// does not convert.
     fn try_from(mut value: crate::ToolCallUpdate) -> Result<Self, ConvertError> {
-        let mut out = Self::new(value.tool_call_id.clone());
-        out.title = set_or_keep(value.title.take());
-        out.name = set_or_keep(value.name.take());
-        out.kind = set_or_keep(value.kind.take().map(Into::into));
-        out.status = set_or_keep(value.status.take().map(Into::into));
-        out.content = contents_to_v2(value.content.take())?;
-        out.locations = locations_to_v2(value.locations.take());
-        out.raw_input = raw_patch(value.raw_input.take());
-        out.raw_output = raw_patch(value.raw_output.take());
-        out.meta = set_or_keep(value.meta.take());
-        let mut extras = carry(&mut value);
-        extras.forget_nulls();
-        *out.extras_mut() = extras;
-        Ok(out)
+        tool_call_upsert!(value, set_or_keep(value.title.take()))
     }
 }
 
@@ -744,7 +741,8 @@ pub fn plan_update(plan: crate::Plan, plan_id: super::PlanId) -> super::PlanUpda
 /// A v1 session update in v2, the v1 message chunks, tool calls and plans typed:
 /// `agent_message_chunk`, `agent_thought_chunk` and `user_message_chunk` keep their
 /// `messageId` (required: stamp it first); `tool_call` and `tool_call_update` become
-/// `tool_call_update` upserts; `plan` becomes `plan_update` with `plan_id`. `Ok(Err(update))`
+/// `tool_call_update` upserts; `plan` becomes `plan_update` with `plan_id`; commands get their
+/// `type` (`command`, input `text`). `Ok(Err(update))`
 /// gives back any other update, for the caller to convert otherwise.
 ///
 /// # Errors
@@ -763,8 +761,82 @@ pub fn session_update(
         V1::ToolCall(call) => V2::ToolCallUpdate((*call).try_into()?),
         V1::ToolCallUpdate(call) => V2::ToolCallUpdate((*call).try_into()?),
         V1::Plan(plan) => V2::PlanUpdate(plan_update(plan, plan_id())),
+        V1::AvailableCommandsUpdate(commands) => V2::AvailableCommandsUpdate(commands.into()),
         other => return Ok(Err(other)),
     }))
+}
+
+impl From<crate::Error> for super::Error {
+    /// The same error: its `data` read as the v2 shapes it has (`-32022`'s versions, an
+    /// unknown session) or kept as it came.
+    fn from(mut value: crate::Error) -> Self {
+        let mut out = Self::new(
+            super::ErrorCode(value.code.0),
+            std::mem::take(&mut value.message),
+        );
+        out.data = value
+            .data
+            .take()
+            .map(|data| match crate::from_value(data.clone()) {
+                Ok(known) => known,
+                Err(_) => super::ErrorData::Other(data),
+            });
+        *out.extras_mut() = carry(&mut value);
+        out
+    }
+}
+
+/// The JSON name of the `type` tag v2 gives commands and their inputs: in a v1 value's unknown
+/// fields it would be written twice once the v2 union writes its own.
+const TYPE: &str = "type";
+
+impl From<crate::UnstructuredCommandInput> for super::TextCommandInput {
+    fn from(mut value: crate::UnstructuredCommandInput) -> Self {
+        let mut out = Self::new(std::mem::take(&mut value.hint));
+        out.meta = value.meta.take();
+        let mut extras = carry(&mut value);
+        extras.unknown_fields_mut().remove(TYPE);
+        *out.extras_mut() = extras;
+        out
+    }
+}
+
+impl From<crate::AvailableCommandInput> for super::AvailableCommandInput {
+    /// v1's one kind of input, free text, is v2's `text` input.
+    fn from(value: crate::AvailableCommandInput) -> Self {
+        match value {
+            crate::AvailableCommandInput::Unstructured(text) => Self::Text(text.into()),
+        }
+    }
+}
+
+impl From<crate::AvailableCommand> for super::AvailableCommand {
+    /// A v1 command is v2's `command` kind, its input of kind `text`.
+    fn from(mut value: crate::AvailableCommand) -> Self {
+        let mut out = super::Command::new(
+            std::mem::take(&mut value.name),
+            std::mem::take(&mut value.description),
+        );
+        out.input = value.input.take().map(Into::into);
+        out.meta = value.meta.take();
+        let mut extras = carry(&mut value);
+        extras.unknown_fields_mut().remove(TYPE);
+        *out.extras_mut() = extras;
+        Self::Command(out)
+    }
+}
+
+impl From<crate::AvailableCommandsUpdate> for super::AvailableCommandsUpdate {
+    fn from(mut value: crate::AvailableCommandsUpdate) -> Self {
+        let commands: Vec<super::AvailableCommand> = std::mem::take(&mut value.available_commands)
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        let mut out = Self::new(commands);
+        out.meta = value.meta.take();
+        *out.extras_mut() = carry(&mut value);
+        out
+    }
 }
 
 impl From<crate::PermissionOption> for super::PermissionOption {

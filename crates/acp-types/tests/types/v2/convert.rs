@@ -220,3 +220,52 @@ fn v2_resource_link_icons_travel_through_v1_and_back_and_bad_sizes_fail() {
     let error = v2::ContentBlock::try_from(negative).expect_err("v2 sizes are unsigned");
     assert!(error.to_string().contains("negative"), "{error}");
 }
+
+#[test]
+fn v1_commands_become_v2_commands_with_their_types_and_extras() {
+    let doc = json!({"sessionUpdate": "available_commands_update", "availableCommands": [
+        {"name": "test", "description": "Runs the tests", "input": {"hint": "filter", "xIn": 1},
+         "_meta": {"a": 1}, "xFuture": true},
+        {"name": "plain", "description": "No input"},
+    ], "_meta": {"b": 2}});
+    let v1: acp_types::SessionUpdate = acp_types::from_value(doc).expect("a v1 update");
+    let converted = v2::convert::session_update(v1, || v2::PlanId::from("plan"))
+        .expect("converts")
+        .expect("typed, not handed back");
+    let written = serde_json::to_value(&converted).expect("JSON");
+    assert_eq!(
+        written,
+        json!({"sessionUpdate": "available_commands_update", "availableCommands": [
+            {"type": "command", "name": "test", "description": "Runs the tests",
+             "input": {"type": "text", "hint": "filter", "xIn": 1},
+             "_meta": {"a": 1}, "xFuture": true},
+            {"type": "command", "name": "plain", "description": "No input"},
+        ], "_meta": {"b": 2}})
+    );
+    let read: v2::SessionUpdate = acp_types::from_value(written).expect("v2 reads it");
+    assert_eq!(read, converted);
+}
+
+#[test]
+fn a_v1_tool_call_and_the_same_tool_call_update_make_the_same_v2_upsert() {
+    let fields = json!({"toolCallId": "c1", "title": "Read", "kind": "read",
+                        "status": "pending", "locations": [{"path": "/a"}],
+                        "rawInput": {"p": 1}, "xFuture": 1});
+    let call: acp_types::ToolCall = acp_types::from_value(fields.clone()).expect("a tool call");
+    let update: acp_types::ToolCallUpdate =
+        acp_types::from_value(fields).expect("a tool call update");
+    let from_call = v2::ToolCallUpdate::try_from(call).expect("converts");
+    let from_update = v2::ToolCallUpdate::try_from(update).expect("converts");
+    assert_eq!(from_call, from_update);
+    assert_eq!(from_call.title, v2::Patch::Set("Read".to_owned()));
+
+    // A v1 `null` leaves the field unchanged: not a v2 `null`, which would clear it.
+    let nulls: acp_types::ToolCallUpdate =
+        acp_types::from_value(json!({"toolCallId": "c1", "title": null, "rawOutput": null}))
+            .expect("v1 nulls");
+    let upsert = v2::ToolCallUpdate::try_from(nulls).expect("converts");
+    assert_eq!(
+        serde_json::to_value(&upsert).expect("JSON"),
+        json!({"toolCallId": "c1"})
+    );
+}
