@@ -133,8 +133,9 @@ impl ToolCallHandle {
     #[cfg(feature = "unstable_protocol_v2")]
     async fn content_chunk(&self, content: ToolCallContent) -> Result<(), Error> {
         use acp_types::v2;
-        let item =
-            v2::ToolCallContent::try_from(content.clone()).map_err(|e| Error::Unconvertible {
+        // A terminal reference here is a display terminal's: see `v2::convert::update_to_v2`.
+        let item = v2::convert::tool_call_content(content.clone(), v2::convert::Terminals::Display)
+            .map_err(|e| Error::Unconvertible {
                 what: "a tool call's content".into(),
                 version: crate::v2::V2,
                 reason: e.to_string(),

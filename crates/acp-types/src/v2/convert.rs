@@ -610,31 +610,77 @@ pub fn git_patch(path: &str, old: Option<&str>, new: &str) -> String {
     out
 }
 
+/// What a v1 terminal reference (`{"type": "terminal", "terminalId"}` in a tool call's
+/// content) stands for when converted to v2.
+///
+/// The two versions' terminal content has one shape and two meanings: in v1 the id names a
+/// terminal the *client* made (`terminal/create`) and the agent controls; in v2 it names an
+/// *agent-owned* display terminal the client only shows. A conversion must not map one onto the
+/// other by shape alone (the terminal-output design document of the v2 draft), so the caller
+/// says which it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Terminals {
+    /// The references are v1 client terminals: they have no v2 form and fail to convert. What
+    /// the `TryFrom` conversions do.
+    Refuse,
+    /// The caller knows every reference names a display terminal of its own (an agent on a v2
+    /// connection, where client terminals do not exist): each becomes the v2 reference.
+    Display,
+}
+
+/// A v1 tool call content item in v2: a content block as its block converts, a diff as its
+/// structured form, a terminal reference as `terminals` says; a kind this crate does not know
+/// stays one.
+///
+/// # Errors
+///
+/// Content that has no v2 form, and a terminal reference under [`Terminals::Refuse`].
+pub fn tool_call_content(
+    value: crate::ToolCallContent,
+    terminals: Terminals,
+) -> Result<super::ToolCallContent, ConvertError> {
+    use super::ToolCallContent as V2;
+    #[allow(unreachable_patterns)] // The v1 union may grow (non-exhaustive).
+    Ok(match value {
+        crate::ToolCallContent::Content(mut content) => {
+            let block = std::mem::replace(&mut content.content, crate::ContentBlock::from(""));
+            let mut out = super::Content::new(super::ContentBlock::try_from(block)?);
+            out.meta = content.meta.take();
+            *out.extras_mut() = carry(&mut content);
+            V2::Content(out)
+        }
+        crate::ToolCallContent::Diff(diff) => V2::Diff(diff.into()),
+        crate::ToolCallContent::Terminal(terminal) => match terminals {
+            Terminals::Display => V2::Terminal(terminal),
+            Terminals::Refuse => {
+                return Err(ConvertError::new(
+                    "ToolCallContent",
+                    format!(
+                        "the terminal {} is a client terminal of v1, which v2 does not have \
+                         (a v2 terminal is the agent's own display terminal)",
+                        terminal.terminal_id
+                    ),
+                ));
+            }
+        },
+        crate::ToolCallContent::Unknown(json) => V2::Unknown(json),
+        other => {
+            return Err(ConvertError::new(
+                "ToolCallContent",
+                format!("the kind {:?} has no v2 form", other.tag()),
+            ));
+        }
+    })
+}
+
 impl TryFrom<crate::ToolCallContent> for super::ToolCallContent {
     type Error = ConvertError;
 
-    /// Content converts as its block does, a diff to its structured form, a (client-owned)
-    /// terminal reference as it is; a kind this crate does not know stays one.
+    /// Content converts as its block does, a diff to its structured form; a (client-owned)
+    /// terminal reference fails ([`Terminals::Refuse`]; see [`tool_call_content`]); a kind
+    /// this crate does not know stays one.
     fn try_from(value: crate::ToolCallContent) -> Result<Self, ConvertError> {
-        #[allow(unreachable_patterns)] // The v1 union may grow (non-exhaustive).
-        Ok(match value {
-            crate::ToolCallContent::Content(mut content) => {
-                let block = std::mem::replace(&mut content.content, crate::ContentBlock::from(""));
-                let mut out = super::Content::new(super::ContentBlock::try_from(block)?);
-                out.meta = content.meta.take();
-                *out.extras_mut() = carry(&mut content);
-                Self::Content(out)
-            }
-            crate::ToolCallContent::Diff(diff) => Self::Diff(diff.into()),
-            crate::ToolCallContent::Terminal(terminal) => Self::Terminal(terminal),
-            crate::ToolCallContent::Unknown(json) => Self::Unknown(json),
-            other => {
-                return Err(ConvertError::new(
-                    "ToolCallContent",
-                    format!("the kind {:?} has no v2 form", other.tag()),
-                ));
-            }
-        })
+        tool_call_content(value, Terminals::Refuse)
     }
 }
 
@@ -653,12 +699,13 @@ fn raw_patch(value: Option<serde_json::Value>) -> super::Patch<serde_json::Value
 
 fn contents_to_v2(
     content: Option<Vec<crate::ToolCallContent>>,
+    terminals: Terminals,
 ) -> Result<super::Patch<Vec<super::ToolCallContent>>, ConvertError> {
     Ok(match content {
         Some(items) => super::Patch::Set(
             items
                 .into_iter()
-                .map(TryInto::try_into)
+                .map(|item| tool_call_content(item, terminals))
                 .collect::<Result<_, _>>()?,
         ),
         None => super::Patch::Unchanged,
@@ -672,17 +719,17 @@ fn locations_to_v2(
 }
 
 /// The v2 upsert of a v1 tool call or tool call update (`$value`), its title patch being
-/// `$title`: every other field it gives is set, what it leaves out or sends as `null` stays
+/// `$title`, terminal references read as `$terminals` says: every other field it gives is set, what it leaves out or sends as `null` stays
 /// unchanged (v1's meaning of both; in v2 a `null` would clear the field). One body for both
 /// v1 shapes, whose fields are the same but for the title.
 macro_rules! tool_call_upsert {
-    ($value:ident, $title:expr) => {{
-        let mut out = Self::new($value.tool_call_id.clone());
+    ($value:ident, $title:expr, $terminals:expr) => {{
+        let mut out = super::ToolCallUpdate::new($value.tool_call_id.clone());
         out.title = $title;
         out.name = set_or_keep($value.name.take());
         out.kind = set_or_keep($value.kind.take().map(Into::into));
         out.status = set_or_keep($value.status.take().map(Into::into));
-        out.content = contents_to_v2($value.content.take())?;
+        out.content = contents_to_v2($value.content.take(), $terminals)?;
         out.locations = locations_to_v2($value.locations.take());
         out.raw_input = raw_patch($value.raw_input.take());
         out.raw_output = raw_patch($value.raw_output.take());
@@ -694,24 +741,51 @@ macro_rules! tool_call_upsert {
     }};
 }
 
+/// A v1 `tool_call` as the v2 upsert that creates the call: every field it gives is set, the
+/// rest left out; terminal references as `terminals` says.
+///
+/// # Errors
+///
+/// Content that does not convert (see [`tool_call_content`]).
+pub fn tool_call(
+    mut value: crate::ToolCall,
+    terminals: Terminals,
+) -> Result<super::ToolCallUpdate, ConvertError> {
+    tool_call_upsert!(
+        value,
+        super::Patch::Set(std::mem::take(&mut value.title)),
+        terminals
+    )
+}
+
+/// A v1 `tool_call_update` as a v2 upsert: what it gives is set, what it leaves out or sends
+/// as `null` stays unchanged (v1's meaning of both); terminal references as `terminals` says.
+///
+/// # Errors
+///
+/// Content that does not convert (see [`tool_call_content`]).
+pub fn tool_call_update(
+    mut value: crate::ToolCallUpdate,
+    terminals: Terminals,
+) -> Result<super::ToolCallUpdate, ConvertError> {
+    tool_call_upsert!(value, set_or_keep(value.title.take()), terminals)
+}
+
 impl TryFrom<crate::ToolCall> for super::ToolCallUpdate {
     type Error = ConvertError;
 
-    /// A v1 `tool_call` as the v2 upsert that creates the call: every field it gives is set,
-    /// the rest left out. Fails only for content that does not convert.
-    fn try_from(mut value: crate::ToolCall) -> Result<Self, ConvertError> {
-        tool_call_upsert!(value, super::Patch::Set(std::mem::take(&mut value.title)))
+    /// [`tool_call`] with [`Terminals::Refuse`].
+    fn try_from(value: crate::ToolCall) -> Result<Self, ConvertError> {
+        tool_call(value, Terminals::Refuse)
     }
 }
 
 impl TryFrom<crate::ToolCallUpdate> for super::ToolCallUpdate {
     type Error = ConvertError;
 
-    /// A v1 `tool_call_update` as a v2 upsert: what it gives is set, what it leaves out or
-    /// sends as `null` stays unchanged (v1's meaning of both). Fails only for content that
-    /// does not convert.
-    fn try_from(mut value: crate::ToolCallUpdate) -> Result<Self, ConvertError> {
-        tool_call_upsert!(value, set_or_keep(value.title.take()))
+    /// [`tool_call_update`] with [`Terminals::Refuse`].
+    fn try_from(value: crate::ToolCallUpdate) -> Result<Self, ConvertError> {
+        tool_call_update(value, Terminals::Refuse)
     }
 }
 
@@ -742,8 +816,8 @@ pub fn plan_update(plan: crate::Plan, plan_id: super::PlanId) -> super::PlanUpda
 /// `agent_message_chunk`, `agent_thought_chunk` and `user_message_chunk` keep their
 /// `messageId` (required: stamp it first); `tool_call` and `tool_call_update` become
 /// `tool_call_update` upserts; `plan` becomes `plan_update` with `plan_id`; commands get their
-/// `type` (`command`, input `text`). `Ok(Err(update))`
-/// gives back any other update, for the caller to convert otherwise.
+/// `type` (`command`, input `text`); terminal references in tool calls as `terminals` says.
+/// `Ok(Err(update))` gives back any other update, for the caller to convert otherwise.
 ///
 /// # Errors
 ///
@@ -751,6 +825,7 @@ pub fn plan_update(plan: crate::Plan, plan_id: super::PlanId) -> super::PlanUpda
 pub fn session_update(
     update: crate::SessionUpdate,
     plan_id: impl FnOnce() -> super::PlanId,
+    terminals: Terminals,
 ) -> Result<Result<super::SessionUpdate, crate::SessionUpdate>, ConvertError> {
     use super::SessionUpdate as V2;
     use crate::SessionUpdate as V1;
@@ -758,8 +833,8 @@ pub fn session_update(
         V1::AgentMessageChunk(chunk) => V2::AgentMessageChunk(chunk.try_into()?),
         V1::AgentThoughtChunk(chunk) => V2::AgentThoughtChunk(chunk.try_into()?),
         V1::UserMessageChunk(chunk) => V2::UserMessageChunk(chunk.try_into()?),
-        V1::ToolCall(call) => V2::ToolCallUpdate((*call).try_into()?),
-        V1::ToolCallUpdate(call) => V2::ToolCallUpdate((*call).try_into()?),
+        V1::ToolCall(call) => V2::ToolCallUpdate(tool_call(*call, terminals)?),
+        V1::ToolCallUpdate(call) => V2::ToolCallUpdate(tool_call_update(*call, terminals)?),
         V1::Plan(plan) => V2::PlanUpdate(plan_update(plan, plan_id())),
         V1::AvailableCommandsUpdate(commands) => V2::AvailableCommandsUpdate(commands.into()),
         other => return Ok(Err(other)),

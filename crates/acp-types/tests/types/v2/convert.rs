@@ -229,9 +229,13 @@ fn v1_commands_become_v2_commands_with_their_types_and_extras() {
         {"name": "plain", "description": "No input"},
     ], "_meta": {"b": 2}});
     let v1: acp_types::SessionUpdate = acp_types::from_value(doc).expect("a v1 update");
-    let converted = v2::convert::session_update(v1, || v2::PlanId::from("plan"))
-        .expect("converts")
-        .expect("typed, not handed back");
+    let converted = v2::convert::session_update(
+        v1,
+        || v2::PlanId::from("plan"),
+        v2::convert::Terminals::Refuse,
+    )
+    .expect("converts")
+    .expect("typed, not handed back");
     let written = serde_json::to_value(&converted).expect("JSON");
     assert_eq!(
         written,
@@ -268,4 +272,38 @@ fn a_v1_tool_call_and_the_same_tool_call_update_make_the_same_v2_upsert() {
         serde_json::to_value(&upsert).expect("JSON"),
         json!({"toolCallId": "c1"})
     );
+}
+
+#[test]
+fn a_v1_terminal_reference_converts_only_where_the_caller_says_it_is_a_display_terminal() {
+    let doc = json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1",
+        "content": [{"type": "terminal", "terminalId": "term-1"}]});
+    let v1: acp_types::SessionUpdate = acp_types::from_value(doc).expect("a v1 update");
+    // By shape alone (the `TryFrom` conversions): a v1 client terminal has no v2 form.
+    let refused = v2::convert::session_update(
+        v1.clone(),
+        || v2::PlanId::from("plan"),
+        v2::convert::Terminals::Refuse,
+    )
+    .expect_err("a client terminal is refused");
+    assert!(refused.to_string().contains("term-1"), "{refused}");
+    let content: acp_types::ToolCallContent =
+        acp_types::from_value(json!({"type": "terminal", "terminalId": "term-1"})).expect("v1");
+    assert!(v2::ToolCallContent::try_from(content.clone()).is_err());
+    // Said to be the agent's display terminal: the v2 reference.
+    let converted = v2::convert::session_update(
+        v1,
+        || v2::PlanId::from("plan"),
+        v2::convert::Terminals::Display,
+    )
+    .expect("converts")
+    .expect("typed");
+    assert_eq!(
+        serde_json::to_value(&converted).expect("JSON"),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1",
+            "content": [{"type": "terminal", "terminalId": "term-1"}]})
+    );
+    let item = v2::convert::tool_call_content(content, v2::convert::Terminals::Display)
+        .expect("a display terminal");
+    assert!(matches!(item, v2::ToolCallContent::Terminal(_)));
 }
