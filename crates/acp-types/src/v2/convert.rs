@@ -619,6 +619,7 @@ pub fn git_patch(path: &str, old: Option<&str>, new: &str) -> String {
 /// other by shape alone (the terminal-output design document of the v2 draft), so the caller
 /// says which it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Terminals {
     /// The references are v1 client terminals: they have no v2 form and fail to convert. What
     /// the `TryFrom` conversions do.
