@@ -43,7 +43,7 @@ use acp_types::methods::agent::{
 };
 use acp_types::methods::{McpMessage, McpMessageNotification, Request as _};
 use acp_types::{
-    ErrorCode, ErrorObject, LoadSessionRequest, McpError, McpRequestId, McpServer, McpServerAcp,
+    ErrorObject, LoadSessionRequest, McpError, McpRequestId, McpServer, McpServerAcp,
     McpServerAcpId, MessageMcpNotification, MessageMcpRequest, MessageMcpResponse, Meta,
     NewSessionRequest, RawJson, ResumeSessionRequest, SessionId,
 };
@@ -259,7 +259,7 @@ impl Provider {
 /// The error for an `mcp/message` naming a server this proxy declared and has stopped.
 fn gone(id: &McpServerAcpId) -> ErrorObject {
     ErrorObject::new(
-        ErrorCode::RESOURCE_NOT_FOUND,
+        acp_types::ErrorCode::RESOURCE_NOT_FOUND,
         format!(
             "Resource not found: the MCP server `{}` is gone (its session was closed or \
              replaced, its session request failed, or more than {MAX_SERVERS} sessions had one)",
@@ -684,7 +684,9 @@ fn close(
         let answer = work.await;
         match &answer {
             Ok(_) => provider.close(&session),
-            Err(error) if error.code == ErrorCode::RESOURCE_NOT_FOUND => provider.close(&session),
+            Err(error) if error.code == acp_types::ErrorCode::RESOURCE_NOT_FOUND => {
+                provider.close(&session);
+            }
             Err(_) => {}
         }
         answer

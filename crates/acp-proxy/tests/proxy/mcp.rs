@@ -98,7 +98,10 @@ async fn close_session(conductor: &mut Conductor, session: &str, answer: Value) 
             "params": {"sessionId": session}}))
         .await;
     let forwarded = conductor.recv().await;
-    assert_eq!(forwarded["params"]["method"], "session/close", "{forwarded}");
+    assert_eq!(
+        forwarded["params"]["method"], "session/close",
+        "{forwarded}"
+    );
     let mut reply = json!({"jsonrpc": "2.0", "id": forwarded["id"]});
     if let (Some(reply), Some(answer)) = (reply.as_object_mut(), answer.as_object()) {
         reply.extend(answer.clone());
@@ -259,17 +262,18 @@ async fn inner_requests_in_flight_are_bounded() {
     conductor.close().await.expect("a clean end");
 }
 
-/// Counts the live servers a factory made: each holds a clone of the token.
+/// Counts the tokens alive beside the test's own: the factory's (while the proxy lives) and
+/// one per server it made.
 #[derive(Debug, Clone, Default)]
 struct Alive(Arc<()>);
 
 impl Alive {
-    /// Servers alive now.
+    /// Tokens alive now, the test's own not counted.
     fn count(&self) -> usize {
         Arc::strong_count(&self.0) - 1
     }
 
-    /// Waits (within the deadline) until `n` servers are alive.
+    /// Waits (within the deadline) until `n` tokens are alive.
     async fn until(&self, n: usize) {
         tokio::time::timeout(DEADLINE, async {
             while self.count() != n {
@@ -306,19 +310,29 @@ async fn a_closed_sessions_server_stops_and_says_it_is_gone() {
     let first = new_session_named(&mut conductor, "/one", "s1").await[0]["serverId"].clone();
     let second = new_session_named(&mut conductor, "/two", "s2").await[0]["serverId"].clone();
     let answer = call_cwd(&mut conductor, "m1", &first).await;
-    assert_eq!(answer["result"]["result"]["content"][0]["text"], "/one", "{answer}");
+    assert_eq!(
+        answer["result"]["result"]["content"][0]["text"], "/one",
+        "{answer}"
+    );
     let answer = call_cwd(&mut conductor, "m2", &second).await;
-    assert_eq!(answer["result"]["result"]["content"][0]["text"], "/two", "{answer}");
-    alive.until(2).await;
+    assert_eq!(
+        answer["result"]["result"]["content"][0]["text"], "/two",
+        "{answer}"
+    );
+    // The factory's token and the two servers'.
+    alive.until(3).await;
 
     let closed = close_session(&mut conductor, "s1", json!({"result": {}})).await;
     assert_eq!(closed["result"], json!({}), "the agent's answer: {closed}");
-    alive.until(1).await;
+    alive.until(2).await;
     // The closed session's server: a clear error, not forwarded toward the editor.
     assert_gone(&call_cwd(&mut conductor, "m3", &first).await, &first);
     // The other session's is untouched.
     let answer = call_cwd(&mut conductor, "m4", &second).await;
-    assert_eq!(answer["result"]["result"]["content"][0]["text"], "/two", "{answer}");
+    assert_eq!(
+        answer["result"]["result"]["content"][0]["text"], "/two",
+        "{answer}"
+    );
 
     // A close the agent refuses for another reason keeps the server.
     let refused = close_session(
@@ -329,7 +343,10 @@ async fn a_closed_sessions_server_stops_and_says_it_is_gone() {
     .await;
     assert_eq!(refused["error"]["code"], -32603, "{refused}");
     let answer = call_cwd(&mut conductor, "m5", &second).await;
-    assert_eq!(answer["result"]["result"]["content"][0]["text"], "/two", "{answer}");
+    assert_eq!(
+        answer["result"]["result"]["content"][0]["text"], "/two",
+        "{answer}"
+    );
     // One the agent does not know any more is gone anyway.
     let unknown = close_session(
         &mut conductor,
@@ -338,7 +355,7 @@ async fn a_closed_sessions_server_stops_and_says_it_is_gone() {
     )
     .await;
     assert_eq!(unknown["error"]["code"], -32002, "{unknown}");
-    alive.until(0).await;
+    alive.until(1).await;
     assert_gone(&call_cwd(&mut conductor, "m6", &second).await, &second);
     conductor.close().await.expect("a clean end");
 }
@@ -370,10 +387,15 @@ async fn servers_stop_when_the_connection_ends() {
     for (i, session) in ["s1", "s2", "s3"].into_iter().enumerate() {
         let server = new_session_named(&mut conductor, "/w", session).await[0]["serverId"].clone();
         let answer = call_cwd(&mut conductor, &format!("m{i}"), &server).await;
-        assert_eq!(answer["result"]["result"]["content"][0]["text"], "/w", "{answer}");
+        assert_eq!(
+            answer["result"]["result"]["content"][0]["text"], "/w",
+            "{answer}"
+        );
     }
-    alive.until(3).await;
+    // The factory's token and the three servers'.
+    alive.until(4).await;
     conductor.close().await.expect("a clean end");
+    // The proxy is gone: its factory and every server.
     alive.until(0).await;
 }
 
@@ -402,13 +424,22 @@ async fn closing_sessions_makes_room_within_the_bound() {
             "session {i}: {answer}"
         );
     }
-    assert_gone(&call_cwd(&mut conductor, "m100", &servers[100]).await, &servers[100]);
+    assert_gone(
+        &call_cwd(&mut conductor, "m100", &servers[100]).await,
+        &servers[100],
+    );
 
     // Beyond the bound with all of them open, the oldest session's server is stopped.
     let declared = new_session_named(&mut conductor, "/extra", "extra").await;
     assert!(declared[0]["serverId"].is_string(), "{declared}");
-    assert_gone(&call_cwd(&mut conductor, "old", &servers[0]).await, &servers[0]);
+    assert_gone(
+        &call_cwd(&mut conductor, "old", &servers[0]).await,
+        &servers[0],
+    );
     let answer = call_cwd(&mut conductor, "next", &servers[1]).await;
-    assert_eq!(answer["result"]["result"]["content"][0]["text"], "/w1", "{answer}");
+    assert_eq!(
+        answer["result"]["result"]["content"][0]["text"], "/w1",
+        "{answer}"
+    );
     conductor.close().await.expect("a clean end");
 }

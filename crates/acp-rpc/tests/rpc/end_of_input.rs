@@ -303,7 +303,10 @@ async fn a_peer_gone_for_good_ends_the_drain_at_once() {
     );
     // Writing fails (a broken pipe) as the input ends: the peer hung up, which is the end of
     // its input, whichever of the two the driver saw first.
-    assert!(result.is_ok(), "the peer's end, not the failed write: {result:?}");
+    assert!(
+        result.is_ok(),
+        "the peer's end, not the failed write: {result:?}"
+    );
 }
 
 /// A writer toward a peer that no longer reads: every write fails with a broken pipe.
