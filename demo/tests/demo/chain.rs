@@ -150,7 +150,12 @@ fn the_mcp_tool_proxy_reaches_agents_with_and_without_mcp_over_acp_through_acp_c
                 &agent,
             ],
         );
-        assert_eq!(run.code, Some(0), "{transport}: the client ran the chain: {}", run.stderr);
+        assert_eq!(
+            run.code,
+            Some(0),
+            "{transport}: the client ran the chain: {}",
+            run.stderr
+        );
         let said = said(&run.events());
         assert!(
             said.contains("tools: project_info"),
