@@ -5,10 +5,10 @@
 //       An agent on stdin/stdout: initialize, session/new, and session/prompt, which streams
 //       one chunk `TS agent got: TEXTS` (the prompt's text blocks joined with ` | `, so that
 //       what proxies added shows) and ends the turn with end_turn.
-//   node conductor_ts.mjs client [--expect TEXT] -- CMD ARGS...
+//   node conductor_ts.mjs client [--expect TEXT]... -- CMD ARGS...
 //       Starts CMD (a conductor and its chain) and drives it as an editor: initialize,
 //       session/new, a prompt `hello`; checks the turn ends with end_turn and its chunk names
-//       `hello` (and TEXT, if given). Logs `STEP chain: ok` and exits 0 on success.
+//       `hello` (and each TEXT given). Logs `STEP chain: ok` and exits 0 on success.
 
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
@@ -93,8 +93,10 @@ async function runClient(expect, command) {
   if (!said.includes("hello")) {
     throw new Error("the agent's answer does not name the prompt");
   }
-  if (expect && !said.includes(expect)) {
-    throw new Error(`the agent did not get ${JSON.stringify(expect)}`);
+  for (const text of expect) {
+    if (!said.includes(text)) {
+      throw new Error(`the agent did not get ${JSON.stringify(text)}`);
+    }
   }
   log("STEP chain: ok");
 }
@@ -105,18 +107,18 @@ try {
     await runAgent();
   } else if (args[0] === "client") {
     let rest = args.slice(1);
-    let expect;
-    if (rest[0] === "--expect") {
-      expect = rest[1];
+    const expect = [];
+    while (rest[0] === "--expect") {
+      expect.push(rest[1]);
       rest = rest.slice(2);
     }
     if (rest[0] !== "--" || rest.length < 2) {
-      throw new Error("usage: client [--expect TEXT] -- CMD ARGS...");
+      throw new Error("usage: client [--expect TEXT]... -- CMD ARGS...");
     }
     await runClient(expect, rest.slice(1));
     process.exit(0);
   } else {
-    console.error("usage: node conductor_ts.mjs agent | client [--expect TEXT] -- CMD ARGS...");
+    console.error("usage: node conductor_ts.mjs agent | client [--expect TEXT]... -- CMD ARGS...");
     process.exit(2);
   }
 } catch (error) {

@@ -18,11 +18,19 @@
 //! request. The draft has no carrier for the server's own requests (sampling, roots,
 //! elicitation): the server gets a `-32601` MCP error for them at once.
 //!
+//! A server lives as long as its session: it is stopped when the session is closed
+//! (`session/close` answered, or refused as unknown), when the session is loaded or resumed
+//! again (the new declaration replaces it), when the session request that declared it fails,
+//! and when the connection to the conductor ends. An `mcp/message` for a server this proxy
+//! declared and stopped gets `-32002` saying the server is gone, never an answer from another
+//! component.
+//!
 //! Bounds: at most [`MAX_IN_FLIGHT`] inner requests per server at a time (more are refused with
-//! an outer error saying so), at most [`MAX_SERVERS`] servers per registration (the oldest
-//! session's server is stopped beyond that). A cancelled `mcp/message` (`$/cancel_request`)
-//! sends `notifications/cancelled` to the server. An `mcp/message` for a server this proxy did
-//! not declare goes on toward the editor untouched: another component may provide it.
+//! an outer error saying so), at most [`MAX_SERVERS`] servers per registration at a time (the
+//! oldest open session's server is stopped beyond that). A cancelled `mcp/message`
+//! (`$/cancel_request`) sends `notifications/cancelled` to the server. An `mcp/message` for a
+//! server this proxy did not declare goes on toward the editor untouched: another component
+//! may provide it.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, Hasher};
@@ -30,12 +38,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use acp_types::methods::agent::{INITIALIZE, SESSION_LOAD, SESSION_NEW, SESSION_RESUME};
+use acp_types::methods::agent::{
+    INITIALIZE, SESSION_CLOSE, SESSION_LOAD, SESSION_NEW, SESSION_RESUME,
+};
 use acp_types::methods::{McpMessage, McpMessageNotification, Request as _};
 use acp_types::{
     ErrorObject, LoadSessionRequest, McpError, McpRequestId, McpServer, McpServerAcp,
     McpServerAcpId, MessageMcpNotification, MessageMcpRequest, MessageMcpResponse, Meta,
-    NewSessionRequest, RawJson, ResumeSessionRequest,
+    NewSessionRequest, RawJson, ResumeSessionRequest, SessionId,
 };
 use rmcp::model::{
     ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcMessage, RequestId as InnerId,
@@ -53,8 +63,9 @@ use crate::proxy::{Proxy, RequestFuture, RequestRoute, Routes};
 /// The most inner MCP requests one server handles at a time; more are refused.
 pub const MAX_IN_FLIGHT: usize = 32;
 
-/// The most servers one registration keeps (one per session offered); beyond it the oldest
-/// session's server is stopped and its id is no longer served.
+/// The most servers one registration keeps at a time (one per open session offered one);
+/// beyond it the oldest session's server is stopped and its id is no longer served. Closed
+/// sessions do not count: their servers are stopped with them.
 pub const MAX_SERVERS: usize = 256;
 
 /// What an MCP server of a proxy knows of the session it serves: made for each session the
@@ -95,9 +106,31 @@ struct Provider {
 
 #[derive(Default)]
 struct Servers {
-    by_id: HashMap<McpServerAcpId, Arc<Server>>,
+    by_id: HashMap<McpServerAcpId, Declared>,
     /// Oldest first, for the bound.
     order: VecDeque<McpServerAcpId>,
+    /// The server of each session the agent accepted, for freeing it with the session.
+    by_session: HashMap<SessionId, McpServerAcpId>,
+}
+
+/// A declared server, and the session it serves once the agent accepted the session.
+struct Declared {
+    server: Arc<Server>,
+    session: Option<SessionId>,
+}
+
+impl Servers {
+    /// Forgets the server `id` (it stops once the calls in flight on it end).
+    fn remove(&mut self, id: &McpServerAcpId) {
+        if let Some(declared) = self.by_id.remove(id) {
+            self.order.retain(|other| other != id);
+            if let Some(session) = declared.session
+                && self.by_session.get(&session) == Some(id)
+            {
+                self.by_session.remove(&session);
+            }
+        }
+    }
 }
 
 /// The server of one session: started on its first message.
@@ -149,26 +182,91 @@ impl Provider {
         });
         let mut servers = lock(&self.servers);
         if servers.order.len() >= MAX_SERVERS
-            && let Some(oldest) = servers.order.pop_front()
+            && let Some(oldest) = servers.order.front().cloned()
         {
-            tracing::debug!(server = %oldest.0, "an MCP server of an old session is stopped");
-            servers.by_id.remove(&oldest);
+            tracing::warn!(
+                server = %oldest.0,
+                "{MAX_SERVERS} sessions have an MCP server of this proxy: the oldest one's is stopped"
+            );
+            servers.remove(&oldest);
         }
         servers.order.push_back(id.clone());
-        servers.by_id.insert(id.clone(), server);
+        servers.by_id.insert(
+            id.clone(),
+            Declared {
+                server,
+                session: None,
+            },
+        );
         id
     }
 
-    /// Forgets a server (its session was refused).
+    /// Forgets a server (its session was refused, or closed).
     fn withdraw(&self, id: &McpServerAcpId) {
+        lock(&self.servers).remove(id);
+    }
+
+    /// Records that the agent accepted `session` with the server `id`; a server the session
+    /// had before (an earlier load or resume on this connection) is stopped.
+    fn bind(&self, id: &McpServerAcpId, session: SessionId) {
         let mut servers = lock(&self.servers);
-        servers.by_id.remove(id);
-        servers.order.retain(|other| other != id);
+        let Some(declared) = servers.by_id.get_mut(id) else {
+            // Stopped meanwhile (beyond the bound): nothing to bind.
+            return;
+        };
+        declared.session = Some(session.clone());
+        if let Some(previous) = servers.by_session.insert(session, id.clone())
+            && previous != *id
+        {
+            servers.remove(&previous);
+        }
+    }
+
+    /// Stops the server of `session`, if it has one of this registration.
+    fn close(&self, session: &SessionId) {
+        let mut servers = lock(&self.servers);
+        if let Some(id) = servers.by_session.get(session).cloned() {
+            tracing::debug!(server = %id.0, session = %session.0, "the session's MCP server is stopped");
+            servers.remove(&id);
+        }
     }
 
     fn find(&self, id: &McpServerAcpId) -> Option<Arc<Server>> {
-        lock(&self.servers).by_id.get(id).cloned()
+        lock(&self.servers)
+            .by_id
+            .get(id)
+            .map(|declared| declared.server.clone())
     }
+
+    /// Whether `id` is one this registration made (served now or not): ids are
+    /// `NAME-SALT-N` with `N` below the next one to give.
+    fn made(&self, id: &McpServerAcpId) -> bool {
+        let Some(rest) = id.0.strip_prefix(self.name.as_str()) else {
+            return false;
+        };
+        let Some(rest) = rest.strip_prefix('-') else {
+            return false;
+        };
+        let Some((salt, n)) = rest.split_once('-') else {
+            return false;
+        };
+        u64::from_str_radix(salt, 16).is_ok_and(|salt| salt == self.salt)
+            && n.parse::<u64>()
+                .is_ok_and(|n| n < self.next.load(Ordering::Relaxed))
+    }
+}
+
+/// The error for an `mcp/message` naming a server this proxy declared and has stopped.
+fn gone(id: &McpServerAcpId) -> ErrorObject {
+    ErrorObject::new(
+        acp_types::ErrorCode::RESOURCE_NOT_FOUND,
+        format!(
+            "Resource not found: the MCP server `{}` is gone (its session was closed or \
+             replaced, its session request failed, or more than {MAX_SERVERS} sessions had one)",
+            id.0
+        ),
+    )
+    .with_data(serde_json::json!({ "serverId": id.0 }))
 }
 
 impl Server {
@@ -437,6 +535,8 @@ impl Shared {
 trait DeclaresServers: serde::de::DeserializeOwned + Serialize {
     fn cwd(&self) -> &str;
     fn servers(&mut self) -> &mut Vec<McpServer>;
+    /// The session the request names; `None` for a new one (its id is in the answer).
+    fn session(&self) -> Option<&SessionId>;
 }
 
 impl DeclaresServers for NewSessionRequest {
@@ -445,6 +545,9 @@ impl DeclaresServers for NewSessionRequest {
     }
     fn servers(&mut self) -> &mut Vec<McpServer> {
         &mut self.mcp_servers
+    }
+    fn session(&self) -> Option<&SessionId> {
+        None
     }
 }
 
@@ -455,6 +558,9 @@ impl DeclaresServers for LoadSessionRequest {
     fn servers(&mut self) -> &mut Vec<McpServer> {
         &mut self.mcp_servers
     }
+    fn session(&self) -> Option<&SessionId> {
+        Some(&self.session_id)
+    }
 }
 
 impl DeclaresServers for ResumeSessionRequest {
@@ -464,6 +570,17 @@ impl DeclaresServers for ResumeSessionRequest {
     fn servers(&mut self) -> &mut Vec<McpServer> {
         self.mcp_servers.get_or_insert_with(Vec::new)
     }
+    fn session(&self) -> Option<&SessionId> {
+        Some(&self.session_id)
+    }
+}
+
+/// The `sessionId` of a session request's params or of `session/new`'s answer (the only
+/// field read).
+#[derive(Deserialize)]
+struct NamesSession {
+    #[serde(rename = "sessionId")]
+    session_id: SessionId,
 }
 
 /// The route `inner` had (or plain forwarding toward `toward`), to call from a wrapper.
@@ -518,12 +635,59 @@ fn declare<T: DeclaresServers>(
     let params = serde_json::value::to_raw_value(&request).map_err(|e| {
         ErrorObject::internal_error(format_args!("could not serialize the session request: {e}"))
     })?;
-    let work = next(cx, Some(&params))?;
+    let named = request.session().cloned();
+    let work = match next(cx, Some(&params)) {
+        Ok(work) => work,
+        Err(error) => {
+            provider.withdraw(&id);
+            return Err(error);
+        }
+    };
     let provider = provider.clone();
     Ok(Box::pin(async move {
         let answer = work.await;
-        if answer.is_err() {
-            provider.withdraw(&id);
+        let session = match (&answer, named) {
+            (Err(_), _) => None,
+            (Ok(_), Some(named)) => Some(named),
+            (Ok(answer), None) => serde_json::from_str::<NamesSession>(answer.get())
+                .ok()
+                .map(|created| created.session_id),
+        };
+        match session {
+            Some(session) => provider.bind(&id, session),
+            // Refused (or an answer naming no session, which the predecessor will refuse):
+            // no session uses the server.
+            None => provider.withdraw(&id),
+        }
+        answer
+    }))
+}
+
+/// Stops the provider's server of a session once `session/close` succeeded (or the agent
+/// said it does not know the session: it is gone either way).
+fn close(
+    provider: &Arc<Provider>,
+    next: &RequestRoute,
+    cx: Context,
+    params: Option<&RawValue>,
+) -> Result<RequestFuture, ErrorObject> {
+    let session = params
+        .and_then(|params| serde_json::from_str::<NamesSession>(params.get()).ok())
+        .map(|named| named.session_id);
+    let work = next(cx, params)?;
+    let Some(session) = session else {
+        // Not a valid close: the agent refuses it, nothing is closed.
+        return Ok(work);
+    };
+    let provider = provider.clone();
+    Ok(Box::pin(async move {
+        let answer = work.await;
+        match &answer {
+            Ok(_) => provider.close(&session),
+            Err(error) if error.code == acp_types::ErrorCode::RESOURCE_NOT_FOUND => {
+                provider.close(&session);
+            }
+            Err(_) => {}
         }
         answer
     }))
@@ -565,9 +729,10 @@ impl Proxy {
     /// its successor advertises `mcpCapabilities.acp`), one server per session, answered
     /// through `mcp/message` (see the [module docs](crate::mcp)).
     ///
-    /// It wraps the routes of `initialize`, `session/new`, `session/load`, `session/resume`
-    /// and `mcp/message`: register your own handlers of those before this call, or they
-    /// replace the wrapping. Several servers may be registered; each gets its own id.
+    /// It wraps the routes of `initialize`, `session/new`, `session/load`, `session/resume`,
+    /// `session/close` and `mcp/message`: register your own handlers of those before this
+    /// call, or they replace the wrapping. Several servers may be registered; each gets its
+    /// own id.
     pub fn mcp_server<S, F>(mut self, name: impl Into<String>, factory: F) -> Self
     where
         S: Service<RoleServer>,
@@ -627,6 +792,13 @@ impl Proxy {
             SESSION_RESUME,
             move |next, cx, params| declare::<ResumeSessionRequest>(&p, next, cx, params),
         );
+        let p = provider.clone();
+        wrap_route(
+            &mut self.to_successor,
+            Toward::Successor,
+            SESSION_CLOSE,
+            move |next, cx, params| close(&p, next, cx, params),
+        );
 
         wrap_route(
             &mut self.to_predecessor,
@@ -637,6 +809,9 @@ impl Proxy {
                     acp_types::from_str(params.map_or("{}", RawValue::get))
                         .map_err(ErrorObject::invalid_params)?;
                 let Some(server) = provider.find(&request.server_id) else {
+                    if provider.made(&request.server_id) {
+                        return Err(gone(&request.server_id));
+                    }
                     // Not ours: another component toward the editor may provide it.
                     return next(cx, params);
                 };

@@ -44,6 +44,15 @@ const READ_CHUNK: usize = 64 * 1024;
 /// [`Config::drain_timeout`]: past it, what is unwritten is dropped with a warning in the log.
 /// When writing fails meanwhile (the peer is gone for good), the rest is dropped at once.
 ///
+/// A peer that hangs up (closes both sides, or exits) is seen on both at once: writing fails
+/// (a broken pipe, a reset connection) and the input ends. The driver reports what the peer
+/// did, the end of its input: when writing fails that way, nothing more is written (sends
+/// fail with [`Error::ConnectionClosed`]) and reading goes on to the end of input, for at
+/// most [`Config::drain_timeout`], handling what arrives as usual. The end of input then
+/// resolves the driver with `Ok(())`, as it would have without the write; a peer that still
+/// writes past the timeout (it stopped reading only), or a read that fails, resolves it with
+/// that error. Any other write failure ends the connection at once with its error.
+///
 /// Dropping it closes the connection at once: pending calls fail with
 /// [`Error::ConnectionClosed`], handlers are cancelled, and the transport is dropped (for a
 /// child process's stdin, the child sees the end of its input).
@@ -316,6 +325,9 @@ where
         current: None,
     };
     let mut framing = incoming.detected_framing();
+    // Writing failed because the peer stopped reading: the error, and how long the end of its
+    // input may take to come.
+    let mut hung_up: Option<(std::io::Error, Pin<Box<tokio::time::Sleep>>)> = None;
     let result = loop {
         d.advance_lane();
         tokio::select! {
@@ -338,8 +350,29 @@ where
                 d.current = None;
             }
 
-            // 3. The writer runs until it fails, which ends the connection.
-            result = &mut write => break result,
+            // 3. The writer runs until it fails, which ends the connection; when the peer
+            //    stopped reading, at the end of its input (if it hung up, that is right there).
+            result = &mut write, if !write.is_terminated() => match result {
+                Err(Error::Io(error)) if hang_up(&error) => {
+                    tracing::debug!(%error, "the peer stopped reading; reading to the end of its input");
+                    shared.outbox.close();
+                    hung_up = Some((error, Box::pin(tokio::time::sleep(config.drain_timeout))));
+                }
+                other => break other,
+            },
+
+            // 3b. The peer stopped reading but not writing: its write error ends it after all.
+            Some(()) = OptionFuture::from(hung_up.as_mut().map(|(_, wait)| wait.as_mut())),
+                if hung_up.is_some() =>
+            {
+                if let Some((error, _)) = hung_up.take() {
+                    tracing::warn!(
+                        %error,
+                        "the peer stopped reading and did not end its output in time; closing"
+                    );
+                    break Err(Error::Io(error));
+                }
+            }
 
             // 4. The next frame, unless our outgoing buffer is over its hard bound because the
             //    peer is not reading (then wait (5) for it to drain instead of growing), or
@@ -351,7 +384,13 @@ where
                     && d.queued_bytes < d.max_in_flight_bytes =>
             match frame {
                 None => {
-                    tracing::debug!("the peer closed the connection");
+                    match hung_up.take() {
+                        Some((error, _)) => tracing::debug!(
+                            %error,
+                            "the peer hung up (its input ended as writing to it failed)"
+                        ),
+                        None => tracing::debug!("the peer closed the connection"),
+                    }
                     break Ok(());
                 }
                 Some(Err(error)) => {
@@ -412,6 +451,15 @@ where
     drop(d);
     shared.close();
     result
+}
+
+/// Whether a write failed because the peer no longer reads (closed its input, hung up), the
+/// way a peer's end shows on the output side.
+fn hang_up(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+    )
 }
 
 /// Closes the connection when dropped.

@@ -1,7 +1,8 @@
 //! The end of input is not the end of output: a peer that sends its last messages and closes its
 //! side (a shell pipeline, `echo ... | agent`, a relay) still gets every message queued for it
-//! and every answer given before the end, while the requests still running are cancelled; and
-//! output nobody reads does not hold the driver for ever.
+//! and every answer given before the end, while the requests still running are cancelled;
+//! output nobody reads does not hold the driver for ever; and a peer that hangs up (writing to
+//! it fails as its input ends) ends the connection as the end of its input does.
 
 use crate::common;
 
@@ -300,9 +301,124 @@ async fn a_peer_gone_for_good_ends_the_drain_at_once() {
         "waited {:?} for a peer that is gone",
         start.elapsed()
     );
-    // Writing may fail before the end of input is read (then the driver says so) or after.
+    // Writing fails (a broken pipe) as the input ends: the peer hung up, which is the end of
+    // its input, whichever of the two the driver saw first.
     assert!(
-        matches!(result, Ok(()) | Err(Error::Io(_))),
-        "a clean end or the failed write: {result:?}"
+        result.is_ok(),
+        "the peer's end, not the failed write: {result:?}"
+    );
+}
+
+/// A writer toward a peer that no longer reads: every write fails with a broken pipe.
+struct Unread;
+
+impl tokio::io::AsyncWrite for Unread {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        _buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_peer_that_stops_reading_but_still_writes_is_read_until_the_drain_timeout() {
+    const DRAIN: Duration = Duration::from_secs(3);
+    let (ours, theirs) = tokio::io::duplex(common::PIPE);
+    let (read, _unused) = tokio::io::split(ours);
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+    let (peer, driver) = connect(
+        move |_peer| {
+            Router::new().notification::<SessionUpdate, _, _>(move |update| {
+                let seen_tx = seen_tx.clone();
+                async move {
+                    let _ = seen_tx.send(chunk_text(&update));
+                }
+            })
+        },
+        read,
+        Unread,
+        Config::default().drain_timeout(DRAIN),
+    );
+    let driver = tokio::spawn(driver);
+    // Our first message cannot be written: from then on nothing more is sent.
+    let _ = peer.notify::<SessionUpdate>(&chunk("s", "lost")).await;
+    guard("sends refused", async {
+        while peer
+            .notify::<SessionUpdate>(&chunk("s", "lost"))
+            .await
+            .is_ok()
+        {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    })
+    .await;
+    // What the peer still sends is handled, as long as it keeps its output open...
+    let start = Instant::now();
+    let mut raw = RawEnd::new(theirs);
+    raw.send(update("after the failed write")).await;
+    assert_eq!(
+        guard("the update", seen.recv()).await.as_deref(),
+        Some("after the failed write")
+    );
+    // ...and past the drain timeout the failed write ends the connection.
+    let result = guard("the driver", driver).await.unwrap();
+    assert!(
+        matches!(&result, Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe),
+        "the failed write: {result:?}"
+    );
+    let took = start.elapsed();
+    assert!(
+        took <= DRAIN + Duration::from_secs(1),
+        "ended after {took:?}"
+    );
+    drop(raw);
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_peer_that_stops_reading_then_ends_its_output_ends_cleanly() {
+    let (ours, theirs) = tokio::io::duplex(common::PIPE);
+    let (read, _unused) = tokio::io::split(ours);
+    let (peer, driver) = connect(
+        |_peer| Router::new(),
+        read,
+        Unread,
+        Config::default().drain_timeout(Duration::from_secs(600)),
+    );
+    let driver = tokio::spawn(driver);
+    let _ = peer.notify::<SessionUpdate>(&chunk("s", "lost")).await;
+    guard("sends refused", async {
+        while peer
+            .notify::<SessionUpdate>(&chunk("s", "lost"))
+            .await
+            .is_ok()
+        {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    })
+    .await;
+    let start = Instant::now();
+    drop(theirs);
+    let result = guard("the driver", driver).await.unwrap();
+    assert!(result.is_ok(), "the end of the peer's input: {result:?}");
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "waited {:?} after the end of input",
+        start.elapsed()
     );
 }
