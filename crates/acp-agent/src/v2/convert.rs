@@ -17,7 +17,7 @@ use serde_json::Value;
 
 /// The plan id a v1 plan gets on a v2 connection: v1 has one plan per session, which each
 /// `plan` update replaces, as one `planId` does in v2.
-pub(crate) const PLAN_ID: &str = "plan";
+pub(crate) const PLAN_ID: &str = "main";
 
 /// Reads `value` (of one version) as `T` (of the other) through its JSON.
 pub(crate) fn transcode<T: DeserializeOwned>(value: &impl Serialize) -> Result<T, String> {

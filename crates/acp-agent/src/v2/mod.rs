@@ -54,7 +54,8 @@
 //!   with it so a replay keeps the ids; `tool_call` and `tool_call_update` become
 //!   `tool_call_update` upserts (a v1 `null` means "unchanged", so it is left out); diffs
 //!   become structured diffs with a git patch; `plan` becomes `plan_update` (one plan per
-//!   session, `planId` `"plan"`); permission requests carry the tool call as their subject and
+//!   session, `planId` `"main"`, the synthetic id the plan-variants design document asks
+//!   converters to use); permission requests carry the tool call as their subject and
 //!   its title as theirs.
 //! - **v2-only features** have their own calls: [`Agent::cancel_tool_call`](crate::Agent::cancel_tool_call)
 //!   and [`Agent::cancel_terminal`](crate::Agent::cancel_terminal) for `tool_call/cancel` and
