@@ -290,7 +290,12 @@ mod tests {
             [1, 3, 6 + MAX_UPDATES as i64, 7 + MAX_UPDATES as i64]
         );
         assert_eq!(chunks.starts, [0; 4]);
-        let ends = [Some(2), Some(3), Some(3 + MAX_UPDATES), Some(4 + MAX_UPDATES)];
+        let ends = [
+            Some(2),
+            Some(3),
+            Some(3 + MAX_UPDATES),
+            Some(4 + MAX_UPDATES),
+        ];
         assert_eq!(chunks.joined.ends, ends);
         assert_eq!(&chunks.joined.updates[..4], ["a0", "a1'", "a3", "b7"]);
         assert_eq!(chunks.joined.updates.len(), 3 + 1 + MAX_UPDATES);
@@ -305,7 +310,11 @@ mod tests {
         let is_null = joined.to_sql(&Type::TEXT_ARRAY, &mut out).expect("encodes");
         assert!(matches!(is_null, IsNull::No));
         let int = |at: usize| i32::from_be_bytes(out[at..at + 4].try_into().expect("4 bytes"));
-        assert_eq!((int(0), int(8), int(16)), (1, 25, 1), "1 dimension of text from 1");
+        assert_eq!(
+            (int(0), int(8), int(16)),
+            (1, 25, 1),
+            "1 dimension of text from 1"
+        );
         let mut at = 20;
         let mut elements = Vec::new();
         for _ in 0..int(12) {
