@@ -89,13 +89,15 @@ impl Statements {
                    title = excluded.title, created_ms = excluded.created_ms,
                    updated_ms = excluded.updated_ms, state = excluded.state"
             ),
-            // A stretch's chunks in one statement (see `chunks::Chunks` for the arrays),
-            // but for the sessions with a kept chunk that one of theirs overlaps: those are
-            // not written, and returned for the slow path.
+            // A stretch's chunks in one statement (see `chunks::Chunks` for the arrays: a
+            // chunk's updates joined into one value, split here; a chunk that could not be
+            // joined, a slice of `$6`), but for the sessions with a kept chunk that one of
+            // theirs overlaps: those are not written, and returned for the slow path.
             client.prepare(
                 "WITH c AS (
-                   SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::int[])
-                     AS c(session, first_seq, last_seq, start)
+                   SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[],
+                                        $5::int[])
+                     AS c(session, first_seq, last_seq, joined, start)
                  ), clash AS (
                    SELECT DISTINCT c.session FROM c WHERE EXISTS (
                      SELECT 1 FROM (SELECT h.last_seq FROM acp_history_chunks h
@@ -105,7 +107,9 @@ impl Statements {
                  ), written AS (
                    INSERT INTO acp_history_chunks (session, first_seq, last_seq, updates)
                    SELECT c.session, c.first_seq, c.last_seq,
-                          ($5::text[])[c.start : c.start + (c.last_seq - c.first_seq)::int]
+                          CASE WHEN c.joined IS NULL
+                            THEN ($6::text[])[c.start : c.start + (c.last_seq - c.first_seq)::int]
+                            ELSE string_to_array(c.joined, E'\\x1e') END -- chunks::SEPARATOR
                    FROM c WHERE c.session NOT IN (SELECT session FROM clash)
                  )
                  SELECT session FROM clash"

@@ -3,10 +3,12 @@
 //! (folded to what memory holds) and tries again with backoff.
 
 use std::any::Any;
+use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use acp_types::SessionId;
 use futures::FutureExt;
 use tokio::time::{Instant, sleep, sleep_until};
 
@@ -174,10 +176,20 @@ async fn run<S: Send + 'static>(
 /// The batch that writes `work`, with the sessions' rows as memory holds them now. The
 /// updates' JSON moves into the batch: `work` keeps which sessions it changed (enough to
 /// [fold](Work::fold) it when the commit fails).
+///
+/// A session's row goes in once (every recorded update asks for it): all would be the same
+/// snapshot, and encoding a state is the costly part of this, done under the sessions' lock.
+/// Only a delete of the session in between makes it go in again.
 fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Vec<Write> {
     let mut batch = Vec::with_capacity(work.items.len() + work.deletes.len());
-    let row = |batch: &mut Vec<Write>, id| {
+    // The sessions whose row is in the batch (since their last delete in it).
+    let mut in_batch: HashSet<SessionId> = HashSet::new();
+    let row = |batch: &mut Vec<Write>, in_batch: &mut HashSet<SessionId>, id: &SessionId| {
         let stored = lookup(sessions, id)?;
+        if in_batch.contains(id) {
+            return Some(stored);
+        }
+        in_batch.insert(id.clone());
         match durable.row(stored) {
             Ok(row) => batch.push(Write::Upsert(row)),
             Err(error) => {
@@ -192,7 +204,7 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
         });
     }
     for id in &work.whole {
-        let Some(stored) = row(&mut batch, id) else {
+        let Some(stored) = row(&mut batch, &mut in_batch, id) else {
             continue;
         };
         let key = id.as_str();
@@ -212,7 +224,7 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
     for item in &mut work.items {
         match item {
             Pending::State(id) => {
-                row(&mut batch, id);
+                row(&mut batch, &mut in_batch, id);
             }
             Pending::Append { id, seq, json } => batch.push(Write::Append {
                 id: id.as_str().to_owned(),
@@ -227,6 +239,7 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
                 });
             }
             Pending::Delete(id) => {
+                in_batch.remove(id);
                 batch.push(Write::Delete {
                     id: id.as_str().to_owned(),
                 });

@@ -106,6 +106,36 @@ fn a_commit_writes_one_row_per_session_and_trims_cut_chunks() {
 }
 
 #[test]
+fn updates_that_cannot_be_joined_read_back_unchanged() {
+    let Some(server) = Postgres::start() else {
+        return;
+    };
+    let url = server.create_database("odd");
+    bounded(async {
+        let backend = PostgresBackend::open(&url).await.expect("open");
+        // A chunk travels as its updates joined by a record separator; an update that holds
+        // one, or is empty, cannot be (a backend is handed any string), and must come back
+        // as it went, beside joined chunks in the same statement.
+        let odd = ["", "a\u{1e}b", "\u{1e}", "\u{1e}\u{1e}"];
+        let mut batch = vec![Write::Upsert(row("a", "{}")), Write::Upsert(row("b", "{}"))];
+        for (seq, update) in (0..).zip(odd) {
+            batch.extend(appends("a", seq, 1));
+            batch.push(Write::Append {
+                id: "b".into(),
+                seq,
+                update: update.into(),
+            });
+        }
+        backend.commit(batch).await.expect("commit");
+        let b: Vec<(u64, String)> = (0..).zip(odd.map(String::from)).collect();
+        assert_eq!(history(&backend, "b").await, b);
+        let a = history(&backend, "a").await;
+        assert_eq!(a.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(a[3].1, "{\"n\":3}");
+    });
+}
+
+#[test]
 fn a_database_of_the_first_layout_moves_to_chunks() {
     let Some(server) = Postgres::start() else {
         return;

@@ -2,7 +2,7 @@
 //! refused, recording goes on, the writer reconnects and writes what memory holds).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use acp_agent::backend::{Backend, BackendError, ListQuery, SessionRow, StoredSession, Write};
@@ -20,6 +20,9 @@ struct Controls {
     open: watch::Sender<bool>,
     /// Every call fails while true.
     down: AtomicBool,
+    /// The commits handed to the database, and the session rows (upserts) they held.
+    commits: AtomicUsize,
+    upserts: AtomicUsize,
 }
 
 /// A real SQLite backend that the test slows down or takes down.
@@ -44,6 +47,12 @@ impl Backend for Controlled {
         let mut open = self.controls.open.subscribe();
         let _ = open.wait_for(|open| *open).await;
         self.check()?;
+        let upserts = batch
+            .iter()
+            .filter(|w| matches!(w, Write::Upsert(_)))
+            .count();
+        self.controls.commits.fetch_add(1, Ordering::SeqCst);
+        self.controls.upserts.fetch_add(upserts, Ordering::SeqCst);
         self.inner.commit(batch).await
     }
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, BackendError> {
@@ -67,6 +76,8 @@ async fn controlled(
     let controls = Arc::new(Controls {
         open: watch::Sender::new(true),
         down: AtomicBool::new(false),
+        commits: AtomicUsize::new(0),
+        upserts: AtomicUsize::new(0),
     });
     let backend = Controlled {
         inner: SqliteBackend::open(path).await.unwrap(),
@@ -80,6 +91,35 @@ async fn until(f: impl Fn() -> bool) {
     while !f() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+}
+
+#[test]
+fn a_batch_writes_a_sessions_row_once_however_many_updates_it_records() {
+    let dir = Scratch::new("rows");
+    let path = dir.file("sessions.db");
+    // A window far longer than the test: the flush ends it, so the updates share a batch.
+    let options = DurableOptions::DEFAULT.window(Duration::from_secs(30));
+    bounded(async {
+        let (store, controls) = controlled(&path, options).await;
+        let id = store.create(Note::new("/rows")).unwrap();
+        for i in 0..6 {
+            store.record(&id, &chunk(&i.to_string()));
+        }
+        store.flush().await.unwrap();
+        // Each update asks for the row; one per batch is written (at most one batch for the
+        // creation and one for the updates).
+        let commits = controls.commits.load(Ordering::SeqCst);
+        let upserts = controls.upserts.load(Ordering::SeqCst);
+        assert!(
+            (1..=2).contains(&commits) && upserts <= commits,
+            "{upserts} session rows in {commits} commits"
+        );
+        drop(store);
+        let store = open(&path, options).await;
+        store.fetch(&id).await.unwrap();
+        let expected: Vec<String> = (0..6).map(|i| i.to_string()).collect();
+        assert_eq!(texts(&store.history(&id).unwrap()), expected);
+    });
 }
 
 #[test]
