@@ -25,6 +25,18 @@ use tokio::sync::{Notify, mpsc};
 
 use super::v2_pairings::{Editor, Pair, checker, v2_prompt, v2_session};
 
+/// Runs a prompt of `text` in `session` on a task of its own, so that the test can act while
+/// the turn runs or waits.
+fn spawn_prompt(
+    v2: &acp_client::v2::AgentHandle,
+    session: &SessionId,
+    text: &str,
+) -> tokio::task::JoinHandle<Result<acp_client::v2::TurnEnd, acp_client::Error>> {
+    let v2 = v2.clone();
+    let request = v2_prompt(session, text);
+    tokio::spawn(async move { v2.prompt(request).await })
+}
+
 /// An agent whose prompts the test steers: `wait` runs until cancelled, `gate` until the test
 /// opens the gate, anything else answers at once.
 struct Steered {
@@ -210,17 +222,9 @@ fn agent_texts(pair: &Pair) -> Vec<String> {
 async fn cancel_cancels_a_held_prompt_which_never_runs() {
     let (pair, mut steering) = start(false, false);
     let (v2, session) = v2_session(&pair.agent).await;
-    let running = tokio::spawn({
-        let v2 = v2.clone();
-        let request = v2_prompt(&session, "wait");
-        async move { v2.prompt(request).await }
-    });
+    let running = spawn_prompt(&v2, &session, "wait");
     assert_eq!(steering.next_start().await, "wait");
-    let held = tokio::spawn({
-        let v2 = v2.clone();
-        let request = v2_prompt(&session, "held");
-        async move { v2.prompt(request).await }
-    });
+    let held = spawn_prompt(&v2, &session, "held");
     prompts_received(&pair, 2).await;
     let idle = within(
         "session/cancel",
@@ -269,17 +273,9 @@ async fn cancel_cancels_a_held_prompt_which_never_runs() {
 async fn close_cancels_held_prompts_and_answers_after_the_turns_idle() {
     let (pair, mut steering) = start(false, false);
     let (v2, session) = v2_session(&pair.agent).await;
-    let running = tokio::spawn({
-        let v2 = v2.clone();
-        let request = v2_prompt(&session, "wait");
-        async move { v2.prompt(request).await }
-    });
+    let running = spawn_prompt(&v2, &session, "wait");
     assert_eq!(steering.next_start().await, "wait");
-    let held = tokio::spawn({
-        let v2 = v2.clone();
-        let request = v2_prompt(&session, "held");
-        async move { v2.prompt(request).await }
-    });
+    let held = spawn_prompt(&v2, &session, "held");
     prompts_received(&pair, 2).await;
     within(
         "session/close",
@@ -339,17 +335,9 @@ async fn close_cancels_held_prompts_and_answers_after_the_turns_idle() {
 async fn a_turns_idle_precedes_the_next_held_prompts_answer() {
     let (pair, mut steering) = start(false, false);
     let (v2, session) = v2_session(&pair.agent).await;
-    let first = tokio::spawn({
-        let v2 = v2.clone();
-        let request = v2_prompt(&session, "gate");
-        async move { v2.prompt(request).await }
-    });
+    let first = spawn_prompt(&v2, &session, "gate");
     assert_eq!(steering.next_start().await, "gate");
-    let second = tokio::spawn({
-        let v2 = v2.clone();
-        let request = v2_prompt(&session, "second");
-        async move { v2.prompt(request).await }
-    });
+    let second = spawn_prompt(&v2, &session, "second");
     prompts_received(&pair, 2).await;
     steering.gate.notify_one();
     let first = within("the first turn", first)
