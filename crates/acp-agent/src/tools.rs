@@ -134,7 +134,7 @@ impl ToolCallHandle {
     async fn content_chunk(&self, content: ToolCallContent) -> Result<(), Error> {
         use acp_types::v2;
         // A terminal reference here is a display terminal's: see `v2::convert::update_to_v2`.
-        let item = v2::convert::tool_call_content(content.clone(), v2::convert::Terminals::Display)
+        let item = v2::convert::tool_call_content(content.clone(), v2::convert::Terminals::Keep)
             .map_err(|e| Error::Unconvertible {
                 what: "a tool call's content".into(),
                 version: crate::v2::V2,

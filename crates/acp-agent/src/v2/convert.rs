@@ -35,14 +35,14 @@ pub(crate) fn read<T: DeserializeOwned>(json: Value) -> Result<T, String> {
 /// unchanged), with diffs in v2's structured form; `plan` becomes `plan_update` with
 /// [`PLAN_ID`]; commands get their `type` (all typed, see [`v2::convert::session_update`]).
 /// A terminal reference in a tool call is one of the agent's display terminals
-/// ([`v2::convert::Terminals::Display`]): on a v2 connection the client has no terminals for
+/// ([`v2::convert::Terminals::Keep`]): on a v2 connection the client has no terminals for
 /// it to name (`terminal/*` fails there), and the toolkit's display terminals show themselves
 /// in tool calls by that reference. Session modes have no v2 form: an error.
 pub(crate) fn update_to_v2(update: SessionUpdate) -> Result<v2::SessionUpdate, String> {
     let other = match v2::convert::session_update(
         update,
         || v2::PlanId::from(PLAN_ID),
-        v2::convert::Terminals::Display,
+        v2::convert::Terminals::Keep,
     ) {
         Ok(Ok(update)) => return Ok(update),
         Ok(Err(other)) => other,

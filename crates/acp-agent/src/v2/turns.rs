@@ -91,7 +91,9 @@ impl Turns {
         if held.signal.is_set() || session.closing {
             return Begin::Cancelled;
         }
-        if session.turn.is_some() {
+        // Held prompts start in the order they came (a cancelled one no longer counts).
+        let next = session.held.iter().find(|s| !s.is_set());
+        if session.turn.is_some() || next.is_some_and(|next| !next.ptr_eq(&held.signal)) {
             return Begin::Wait;
         }
         session.held.retain(|s| !s.ptr_eq(&held.signal));
@@ -173,6 +175,8 @@ impl Drop for Held {
         self.turns.update(&self.session, |session| {
             session.held.retain(|s| !s.ptr_eq(&self.signal));
         });
+        // The prompt held after this one may be next now.
+        self.turns.0.changed.notify_waiters();
     }
 }
 
@@ -228,6 +232,35 @@ mod tests {
             turns.sessions().is_empty(),
             "nothing kept for an idle session"
         );
+    }
+
+    #[test]
+    fn held_prompts_start_in_the_order_they_came() {
+        let turns = Turns::default();
+        let signals: Vec<Signal> = (0..4).map(|_| Signal::default()).collect();
+        let first = turns.hold(&id("s"), &signals[0]);
+        let Begin::Started(turn) = turns.begin(&first) else {
+            panic!("the first prompt starts at once");
+        };
+        drop(first);
+        let held: Vec<Held> = signals[1..]
+            .iter()
+            .map(|s| turns.hold(&id("s"), s))
+            .collect();
+        drop(turn);
+        // The turn ended: only the earliest held prompt may start, whichever asks first.
+        assert!(matches!(turns.begin(&held[2]), Begin::Wait));
+        assert!(matches!(turns.begin(&held[1]), Begin::Wait));
+        let Begin::Started(second) = turns.begin(&held[0]) else {
+            panic!("the earliest held prompt starts");
+        };
+        drop(second);
+        // A held prompt that goes away (its request cancelled) lets the next one start.
+        let mut held = held.into_iter().skip(1);
+        let (third, fourth) = (held.next().expect("third"), held.next().expect("fourth"));
+        assert!(matches!(turns.begin(&fourth), Begin::Wait));
+        drop(third);
+        assert!(matches!(turns.begin(&fourth), Begin::Started(_)));
     }
 
     #[test]

@@ -85,14 +85,19 @@ pub(crate) fn config_options(
         .collect()
 }
 
-/// A v1 `tool_call` as the first v2 upsert of the tool call.
+/// A v1 `tool_call` as the first v2 upsert of the tool call. A terminal reference in its
+/// content stays a reference by id ([`v2::convert::Terminals::Keep`]): on a v1 connection the
+/// id names one of the client's own terminals, which the editor shows from its terminals, not
+/// a display terminal of the model's.
 pub(crate) fn tool_call(call: acp_types::ToolCall) -> Result<v2::ToolCallUpdate, ModelError> {
-    v2::ToolCallUpdate::try_from(call).map_err(no_v2("tool call"))
+    v2::convert::tool_call(call, v2::convert::Terminals::Keep).map_err(no_v2("tool call"))
 }
 
-/// A v1 `tool_call_update` as a v2 upsert: v1 leaves absent and `null` fields unchanged.
+/// A v1 `tool_call_update` as a v2 upsert: v1 leaves absent and `null` fields unchanged;
+/// terminal references as in [`tool_call`].
 pub(crate) fn tool_call_update(
     call: acp_types::ToolCallUpdate,
 ) -> Result<v2::ToolCallUpdate, ModelError> {
-    v2::ToolCallUpdate::try_from(call).map_err(no_v2("tool call update"))
+    v2::convert::tool_call_update(call, v2::convert::Terminals::Keep)
+        .map_err(no_v2("tool call update"))
 }

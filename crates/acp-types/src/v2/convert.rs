@@ -624,9 +624,11 @@ pub enum Terminals {
     /// The references are v1 client terminals: they have no v2 form and fail to convert. What
     /// the `TryFrom` conversions do.
     Refuse,
-    /// The caller knows every reference names a display terminal of its own (an agent on a v2
-    /// connection, where client terminals do not exist): each becomes the v2 reference.
-    Display,
+    /// The caller knows what each reference names and keeps it as a reference by id: an agent
+    /// on a v2 connection, whose references are its own display terminals (client terminals
+    /// do not exist there), or a reader that resolves each id by the version it came in (a
+    /// rendering model). Each becomes the v2 reference, unchanged.
+    Keep,
 }
 
 /// A v1 tool call content item in v2: a content block as its block converts, a diff as its
@@ -652,7 +654,7 @@ pub fn tool_call_content(
         }
         crate::ToolCallContent::Diff(diff) => V2::Diff(diff.into()),
         crate::ToolCallContent::Terminal(terminal) => match terminals {
-            Terminals::Display => V2::Terminal(terminal),
+            Terminals::Keep => V2::Terminal(terminal),
             Terminals::Refuse => {
                 return Err(ConvertError::new(
                     "ToolCallContent",

@@ -294,7 +294,7 @@ fn a_v1_terminal_reference_converts_only_where_the_caller_says_it_is_a_display_t
     let converted = v2::convert::session_update(
         v1,
         || v2::PlanId::from("plan"),
-        v2::convert::Terminals::Display,
+        v2::convert::Terminals::Keep,
     )
     .expect("converts")
     .expect("typed");
@@ -303,7 +303,7 @@ fn a_v1_terminal_reference_converts_only_where_the_caller_says_it_is_a_display_t
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1",
             "content": [{"type": "terminal", "terminalId": "term-1"}]})
     );
-    let item = v2::convert::tool_call_content(content, v2::convert::Terminals::Display)
+    let item = v2::convert::tool_call_content(content, v2::convert::Terminals::Keep)
         .expect("a display terminal");
     assert!(matches!(item, v2::ToolCallContent::Terminal(_)));
 }
