@@ -77,9 +77,9 @@
 //! converts v2 requests onto this one [`Agent`] trait, runs the v2 prompt lifecycle, and makes
 //! the toolkit speak v2 on a v2 connection. The module `v2` explains the design and what each
 //! v2 feature maps to. What only v2 can say has calls of its own, each documented with what it
-//! does on a v1 connection: [`MessageHandle`] (replace or clear a message by its `messageId`),
+//! does on a v1 connection: `MessageHandle` (replace or clear a message by its `messageId`),
 //! tool-call content chunks ([`ToolCallHandle::content`]), and agent-owned display terminals
-//! ([`DisplayTerminalHandle`]).
+//! (`DisplayTerminalHandle`).
 
 #![doc(test(attr(deny(warnings))))]
 

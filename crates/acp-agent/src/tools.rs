@@ -112,7 +112,7 @@ impl ToolCallHandle {
     ///
     /// # Errors
     ///
-    /// On v2, [`Error::Unconvertible`] for content v2 cannot say (nothing is sent or added);
+    /// On v2, `Error::Unconvertible` for content v2 cannot say (nothing is sent or added);
     /// or when the connection is closed.
     pub async fn content(&self, content: impl Into<ToolCallContent>) -> Result<(), Error> {
         let content = content.into();
