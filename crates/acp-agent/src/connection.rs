@@ -326,6 +326,21 @@ impl ClientHandle {
             .await?)
     }
 
+    /// A v1 `session/update` whose update is already encoded (by the store that recorded it):
+    /// the same bytes as [`session_update`](Self::session_update) puts on the wire for a
+    /// notification without `_meta`, without encoding the update again. Never on a v2
+    /// connection (its updates are converted first).
+    pub(crate) async fn session_update_encoded(
+        &self,
+        session_id: &SessionId,
+        update: &RawValue,
+    ) -> Result<(), Error> {
+        Ok(self
+            .peer
+            .notify_raw(cm::SESSION_UPDATE, &EncodedUpdate { session_id, update })
+            .await?)
+    }
+
     /// `elicitation/complete` (spec chapter "Elicitation"), a notification: an out-of-band (URL)
     /// elicitation finished. Needs `elicitation.url` (only URL elicitations complete this way).
     ///
@@ -935,5 +950,55 @@ fn negotiate(requested: ProtocolVersion) -> ProtocolVersion {
         requested
     } else {
         ProtocolVersion::LATEST
+    }
+}
+
+/// `session/update`'s params (a [`SessionNotification`] without `_meta`), the update already
+/// encoded: written as it is.
+#[derive(serde::Serialize)]
+struct EncodedUpdate<'a> {
+    #[serde(rename = "sessionId")]
+    session_id: &'a SessionId,
+    update: &'a RawValue,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The params [`ClientHandle::session_update_encoded`] writes are, byte for byte, those
+    /// of the [`SessionNotification`] [`ClientHandle::session_update`] would have encoded.
+    #[test]
+    fn an_encoded_update_goes_out_as_the_notification_would() {
+        let id = SessionId::new("sess-\"quoted\" é");
+        let mut meta = Meta::new();
+        meta.insert(
+            "k\u{1}".into(),
+            serde_json::json!({"b": [1, 2.5, null], "a": "\u{2028}"}),
+        );
+        let updates = [
+            SessionUpdate::AgentMessageChunk(ContentChunk::new("line\n\t\"é\" \u{0} 😀")),
+            SessionUpdate::AgentThoughtChunk(ContentChunk::new("x").meta(meta.clone())),
+            SessionUpdate::ToolCall(Box::new(
+                ToolCall::new("call-1", "Read \\ file")
+                    .kind(ToolKind::Read)
+                    .content(vec![ToolCallContent::from("out")]),
+            )),
+            SessionUpdate::Plan(Plan::new(vec![PlanEntry::new(
+                "step",
+                PlanEntryPriority::High,
+                PlanEntryStatus::Pending,
+            )])),
+        ];
+        for update in updates {
+            let encoded = serde_json::value::to_raw_value(&update).expect("encodes");
+            let expected = serde_json::to_string(&SessionNotification::new(id.clone(), update))
+                .expect("encodes");
+            let params = EncodedUpdate {
+                session_id: &id,
+                update: &encoded,
+            };
+            assert_eq!(serde_json::to_string(&params).expect("encodes"), expected);
+        }
     }
 }

@@ -32,11 +32,23 @@ impl From<Cancelled> for ErrorObject {
 
 /// Keeps a copy of the updates a context sends (see [`SessionStore::recording`](crate::SessionStore::recording)).
 pub(crate) trait Record: Send + Sync {
-    /// Keeps `update` of session `id`.
-    fn record(&self, id: &SessionId, update: &SessionUpdate);
+    /// Keeps `update` of session `id`, which is not sent.
+    fn keep(&self, id: &SessionId, update: SessionUpdate);
+
+    /// Keeps a copy of `update` of session `id`, which is sent next: returns what to send.
+    fn record(&self, id: &SessionId, update: SessionUpdate) -> Outgoing;
 
     /// While the store's write queue is full, the wait for room (backpressure on the turn).
     fn room(&self) -> Option<futures::future::BoxFuture<'static, ()>>;
+}
+
+/// A v1 `session/update`'s update as [`Record::record`] gives it back to be sent.
+pub(crate) enum Outgoing {
+    /// The update itself (the recorder kept a copy, or did not keep it).
+    Update(SessionUpdate),
+    /// The update's JSON: the recorder encoded it to keep it, exactly as it goes on the wire,
+    /// and kept the update itself. Sending it saves encoding the update a second time.
+    Encoded(Box<serde_json::value::RawValue>),
 }
 
 /// A context's [`Record`].
@@ -113,8 +125,7 @@ impl PromptContext {
                 {
                     chunk.message_id = self.user_message.clone();
                 }
-                let update = SessionUpdate::UserMessageChunk(chunk);
-                record.record(&self.session_id, &update);
+                record.keep(&self.session_id, SessionUpdate::UserMessageChunk(chunk));
             }
         }
     }
@@ -336,7 +347,8 @@ impl PromptContext {
         if self.client.is_v2() {
             self.client.cursors().stamp(&self.session_id, &mut update);
             if let Some(record) = &self.recorder {
-                record.record(&self.session_id, &update);
+                // The v2 update is made from the v1 one: the store keeps a copy.
+                record.keep(&self.session_id, update.clone());
                 if let Some(room) = record.room() {
                     room.await;
                 }
@@ -344,15 +356,28 @@ impl PromptContext {
             let notification = SessionNotification::new(self.session_id.clone(), update);
             return self.client.stamped_update_as_v2(notification).await;
         }
-        if let Some(record) = &self.recorder {
-            record.record(&self.session_id, &update);
-            if let Some(room) = record.room() {
-                room.await;
+        let outgoing = match &self.recorder {
+            Some(record) => {
+                let outgoing = record.record(&self.session_id, update);
+                if let Some(room) = record.room() {
+                    room.await;
+                }
+                outgoing
+            }
+            None => Outgoing::Update(update),
+        };
+        match outgoing {
+            Outgoing::Update(update) => {
+                self.client
+                    .session_update(SessionNotification::new(self.session_id.clone(), update))
+                    .await
+            }
+            Outgoing::Encoded(update) => {
+                self.client
+                    .session_update_encoded(&self.session_id, &update)
+                    .await
             }
         }
-        self.client
-            .session_update(SessionNotification::new(self.session_id.clone(), update))
-            .await
     }
 
     /// Sends a v2 `session/update` for this session (feature `unstable_protocol_v2`): what v1
@@ -428,7 +453,7 @@ impl PromptContext {
         recorded: impl FnOnce() -> SessionUpdate,
     ) -> Result<(), Error> {
         if let Some(record) = &self.recorder {
-            record.record(&self.session_id, &recorded());
+            record.keep(&self.session_id, recorded());
             if let Some(room) = record.room() {
                 room.await;
             }

@@ -89,14 +89,14 @@ use acp_types::*;
 
 use futures::future::BoxFuture;
 
-use crate::context::Record;
+use crate::context::{Outgoing, Record};
 use crate::{ClientHandle, PromptContext};
 
 use budget::Owned;
 use durable::Durable;
 pub use durable::SessionState;
 pub use history::{History, HistoryLimits, is_conversation};
-use history::{json_len, without_terminals};
+use history::{has_terminals, json_len, strip_terminals};
 pub use limits::StoreLimits;
 pub use options::DurableOptions;
 use queue::Pending;
@@ -709,9 +709,19 @@ impl<S> SessionStore<S> {
         if !is_conversation(update) {
             return false;
         }
-        // Copied and measured (or, for a durable store, encoded) before the lock, which
-        // other connections wait for.
-        let update = without_terminals(update);
+        self.keep(id, update.clone())
+    }
+
+    /// [`record`](Self::record) of an update the caller gives away: kept as it is (terminal
+    /// content left out), with no copy.
+    fn keep(&self, id: &SessionId, update: SessionUpdate) -> bool {
+        if !is_conversation(&update) {
+            return false;
+        }
+        let mut update = update;
+        strip_terminals(&mut update);
+        // Encoded (or, in memory, measured) before the lock, which other connections wait
+        // for.
         let json = match self.shared.durable {
             Some(_) => match serde_json::to_string(&update) {
                 Ok(json) => Some(json),
@@ -722,6 +732,13 @@ impl<S> SessionStore<S> {
             },
             None => None,
         };
+        self.keep_encoded(id, update, json)
+    }
+
+    /// Keeps `update` (conversation, without terminal content), whose JSON is `json` in a
+    /// durable store (`None` in memory), in session `id`'s history (see
+    /// [`record`](Self::record)).
+    fn keep_encoded(&self, id: &SessionId, update: SessionUpdate, json: Option<String>) -> bool {
         let size = json.as_ref().map_or_else(|| json_len(&update), String::len);
         let (mut sessions, now) = self.shared.lock();
         let Some(number) = self.number(&sessions, id) else {
@@ -891,8 +908,30 @@ impl<S: Send + 'static> SessionStore<S> {
 }
 
 impl<S: Send + 'static> Record for SessionStore<S> {
-    fn record(&self, id: &SessionId, update: &SessionUpdate) {
-        SessionStore::record(self, id, update);
+    fn keep(&self, id: &SessionId, update: SessionUpdate) {
+        SessionStore::keep(self, id, update);
+    }
+
+    fn record(&self, id: &SessionId, update: SessionUpdate) -> Outgoing {
+        if !is_conversation(&update) {
+            return Outgoing::Update(update);
+        }
+        // A durable store encodes what it keeps: when that is the update as it goes out (no
+        // terminal content left out), the same JSON is sent, and the update itself is kept.
+        if self.shared.durable.is_some() && !has_terminals(&update) {
+            match serde_json::value::to_raw_value(&update) {
+                Ok(json) => {
+                    self.keep_encoded(id, update, Some(json.get().to_owned()));
+                    return Outgoing::Encoded(json);
+                }
+                Err(error) => {
+                    tracing::error!(session = %id, %error, "cannot encode an update to record");
+                    return Outgoing::Update(update);
+                }
+            }
+        }
+        SessionStore::keep(self, id, update.clone());
+        Outgoing::Update(update)
     }
 
     fn room(&self) -> Option<BoxFuture<'static, ()>> {

@@ -211,16 +211,28 @@ pub fn is_conversation(update: &SessionUpdate) -> bool {
     )
 }
 
-/// `update` without terminal content.
-pub(super) fn without_terminals(update: &SessionUpdate) -> SessionUpdate {
-    let mut update = update.clone();
-    let content = match &mut update {
+/// True when `update` holds terminal content (which a store leaves out: a terminal does not
+/// outlive its connection).
+pub(super) fn has_terminals(update: &SessionUpdate) -> bool {
+    let content = match update {
+        SessionUpdate::ToolCall(call) => &call.content,
+        SessionUpdate::ToolCallUpdate(call) => &call.content,
+        _ => return false,
+    };
+    content
+        .iter()
+        .flatten()
+        .any(|c| matches!(c, ToolCallContent::Terminal(_)))
+}
+
+/// Leaves the terminal content out of `update`.
+pub(super) fn strip_terminals(update: &mut SessionUpdate) {
+    let content = match update {
         SessionUpdate::ToolCall(call) => &mut call.content,
         SessionUpdate::ToolCallUpdate(call) => &mut call.content,
-        _ => return update,
+        _ => return,
     };
     if let Some(list) = content {
         list.retain(|c| !matches!(c, ToolCallContent::Terminal(_)));
     }
-    update
 }
