@@ -33,14 +33,15 @@ impl From<Cancelled> for ErrorObject {
 /// Keeps a copy of the updates a context sends (see [`SessionStore::recording`](crate::SessionStore::recording)).
 pub(crate) trait Record: Send + Sync {
     /// Keeps `update` of session `id`, which is not sent.
-    fn keep(&self, id: &SessionId, update: SessionUpdate);
+    fn keep(&self, id: &SessionId, update: SessionUpdate) -> Backpressure;
 
     /// Keeps a copy of `update` of session `id`, which is sent next: returns what to send.
-    fn record(&self, id: &SessionId, update: SessionUpdate) -> Outgoing;
-
-    /// While the store's write queue is full, the wait for room (backpressure on the turn).
-    fn room(&self) -> Option<futures::future::BoxFuture<'static, ()>>;
+    fn record(&self, id: &SessionId, update: SessionUpdate) -> (Outgoing, Backpressure);
 }
+
+/// While the store's write queue is full, the wait for room before sending (backpressure on
+/// the turn).
+pub(crate) type Backpressure = Option<futures::future::BoxFuture<'static, ()>>;
 
 /// A v1 `session/update`'s update as [`Record::record`] gives it back to be sent.
 pub(crate) enum Outgoing {
@@ -125,7 +126,8 @@ impl PromptContext {
                 {
                     chunk.message_id = self.user_message.clone();
                 }
-                record.keep(&self.session_id, SessionUpdate::UserMessageChunk(chunk));
+                // Not sent: nothing to hold back.
+                let _ = record.keep(&self.session_id, SessionUpdate::UserMessageChunk(chunk));
             }
         }
     }
@@ -348,8 +350,7 @@ impl PromptContext {
             self.client.cursors().stamp(&self.session_id, &mut update);
             if let Some(record) = &self.recorder {
                 // The v2 update is made from the v1 one: the store keeps a copy.
-                record.keep(&self.session_id, update.clone());
-                if let Some(room) = record.room() {
+                if let Some(room) = record.keep(&self.session_id, update.clone()) {
                     room.await;
                 }
             }
@@ -358,8 +359,8 @@ impl PromptContext {
         }
         let outgoing = match &self.recorder {
             Some(record) => {
-                let outgoing = record.record(&self.session_id, update);
-                if let Some(room) = record.room() {
+                let (outgoing, room) = record.record(&self.session_id, update);
+                if let Some(room) = room {
                     room.await;
                 }
                 outgoing
@@ -453,8 +454,7 @@ impl PromptContext {
         recorded: impl FnOnce() -> SessionUpdate,
     ) -> Result<(), Error> {
         if let Some(record) = &self.recorder {
-            record.keep(&self.session_id, recorded());
-            if let Some(room) = record.room() {
+            if let Some(room) = record.keep(&self.session_id, recorded()) {
                 room.await;
             }
         }

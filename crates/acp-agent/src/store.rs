@@ -89,7 +89,7 @@ use acp_types::*;
 
 use futures::future::BoxFuture;
 
-use crate::context::{Outgoing, Record};
+use crate::context::{Backpressure, Outgoing, Record};
 use crate::{ClientHandle, PromptContext};
 
 use budget::Owned;
@@ -709,14 +709,14 @@ impl<S> SessionStore<S> {
         if !is_conversation(update) {
             return false;
         }
-        self.keep(id, update.clone())
+        self.keep(id, update.clone()).kept
     }
 
     /// [`record`](Self::record) of an update the caller gives away: kept as it is (terminal
     /// content left out), with no copy.
-    fn keep(&self, id: &SessionId, update: SessionUpdate) -> bool {
+    fn keep(&self, id: &SessionId, update: SessionUpdate) -> Kept {
         if !is_conversation(&update) {
-            return false;
+            return Kept::NOT;
         }
         let mut update = update;
         strip_terminals(&mut update);
@@ -727,7 +727,7 @@ impl<S> SessionStore<S> {
                 Ok(json) => Some(json),
                 Err(error) => {
                     tracing::error!(session = %id, %error, "cannot encode an update to record");
-                    return false;
+                    return Kept::NOT;
                 }
             },
             None => None,
@@ -738,19 +738,20 @@ impl<S> SessionStore<S> {
     /// Keeps `update` (conversation, without terminal content), whose JSON is `json` in a
     /// durable store (`None` in memory), in session `id`'s history (see
     /// [`record`](Self::record)).
-    fn keep_encoded(&self, id: &SessionId, update: SessionUpdate, json: Option<String>) -> bool {
+    fn keep_encoded(&self, id: &SessionId, update: SessionUpdate, json: Option<String>) -> Kept {
         let size = json.as_ref().map_or_else(|| json_len(&update), String::len);
         let (mut sessions, now) = self.shared.lock();
         let Some(number) = self.number(&sessions, id) else {
-            return false;
+            return Kept::NOT;
         };
         let before = sessions
             .by_number
             .get(&number)
             .map_or(0, |s| s.history.len());
         if !sessions.record(number, now, update, size, &self.shared.limits) {
-            return false;
+            return Kept::NOT;
         }
+        let mut queue_full = Some(false);
         if let Some(json) = json
             && let Some(stored) = sessions.by_number.get_mut(&number)
         {
@@ -770,12 +771,17 @@ impl<S> SessionStore<S> {
                     json,
                 };
                 let state = Pending::State(id.clone());
-                durable
-                    .channel
-                    .push_all([state, append].into_iter().chain(trim));
+                queue_full = Some(
+                    durable
+                        .channel
+                        .push_all([state, append].into_iter().chain(trim)),
+                );
             }
         }
-        true
+        Kept {
+            kept: true,
+            queue_full,
+        }
     }
 
     /// The history bytes this view's sessions keep, as the history budgets count them (see
@@ -851,6 +857,19 @@ impl<S> SessionStore<S> {
 }
 
 impl<S: Send + 'static> SessionStore<S> {
+    /// The wait for room in the write queue after `kept` (see [`ready`](Self::ready)).
+    fn backpressure(&self, kept: &Kept) -> Option<BoxFuture<'static, ()>> {
+        let full = match kept.queue_full {
+            Some(full) => full,
+            None => self.queue_full(),
+        };
+        if !full {
+            return None;
+        }
+        let store = self.clone();
+        Some(Box::pin(async move { store.ready().await }))
+    }
+
     /// Starts a prompt turn in session `id`: until the returned guard is dropped, another turn
     /// of the session is refused, from any connection and through any view of the store.
     /// Call it first in [`Agent::prompt`](crate::Agent::prompt), and keep the guard until the
@@ -908,39 +927,49 @@ impl<S: Send + 'static> SessionStore<S> {
 }
 
 impl<S: Send + 'static> Record for SessionStore<S> {
-    fn keep(&self, id: &SessionId, update: SessionUpdate) {
-        SessionStore::keep(self, id, update);
+    fn keep(&self, id: &SessionId, update: SessionUpdate) -> Backpressure {
+        let kept = SessionStore::keep(self, id, update);
+        self.backpressure(&kept)
     }
 
-    fn record(&self, id: &SessionId, update: SessionUpdate) -> Outgoing {
+    fn record(&self, id: &SessionId, update: SessionUpdate) -> (Outgoing, Backpressure) {
         if !is_conversation(&update) {
-            return Outgoing::Update(update);
+            return (Outgoing::Update(update), self.backpressure(&Kept::NOT));
         }
         // A durable store encodes what it keeps: when that is the update as it goes out (no
         // terminal content left out), the same JSON is sent, and the update itself is kept.
         if self.shared.durable.is_some() && !has_terminals(&update) {
-            match serde_json::value::to_raw_value(&update) {
+            return match serde_json::value::to_raw_value(&update) {
                 Ok(json) => {
-                    self.keep_encoded(id, update, Some(json.get().to_owned()));
-                    return Outgoing::Encoded(json);
+                    let kept = self.keep_encoded(id, update, Some(json.get().to_owned()));
+                    (Outgoing::Encoded(json), self.backpressure(&kept))
                 }
                 Err(error) => {
                     tracing::error!(session = %id, %error, "cannot encode an update to record");
-                    return Outgoing::Update(update);
+                    (Outgoing::Update(update), self.backpressure(&Kept::NOT))
                 }
-            }
+            };
         }
-        SessionStore::keep(self, id, update.clone());
-        Outgoing::Update(update)
+        let kept = SessionStore::keep(self, id, update.clone());
+        (Outgoing::Update(update), self.backpressure(&kept))
     }
+}
 
-    fn room(&self) -> Option<BoxFuture<'static, ()>> {
-        if !self.queue_full() {
-            return None;
-        }
-        let store = self.clone();
-        Some(Box::pin(async move { store.ready().await }))
-    }
+/// What keeping an update did.
+struct Kept {
+    /// The update is in the history.
+    kept: bool,
+    /// Whether the write queue was at its bound once the update was queued; `None` when
+    /// nothing was queued (look at the queue).
+    queue_full: Option<bool>,
+}
+
+impl Kept {
+    /// Nothing kept, nothing queued.
+    const NOT: Self = Self {
+        kept: false,
+        queue_full: None,
+    };
 }
 
 fn not_found(id: &SessionId) -> ErrorObject {

@@ -170,8 +170,10 @@ impl Channel {
         self.push_all([item]);
     }
 
-    /// Queues `items` in order, under one lock.
-    pub(super) fn push_all(&self, items: impl IntoIterator<Item = Pending>) {
+    /// Queues `items` in order, under one lock. Returns true when the queue is then at its
+    /// bound and the database answers (see [`full`](Self::full)): the producer should wait
+    /// for [`room`](Self::room).
+    pub(super) fn push_all(&self, items: impl IntoIterator<Item = Pending>) -> bool {
         let mut queue = self.lock();
         let first = queue.work.items.is_empty();
         for item in items {
@@ -208,6 +210,7 @@ impl Channel {
             queue.dirty.clear();
         }
         let hurry = healthy && queue.work.items.len() >= self.max_queued.div_ceil(2);
+        let full = healthy && queue.work.items.len() + queue.in_flight >= self.max_queued;
         drop(queue);
         if first {
             self.wake.notify_one();
@@ -215,6 +218,7 @@ impl Channel {
         if hurry {
             self.hurry.notify_one();
         }
+        full
     }
 
     /// Takes everything queued; `None` once the store is gone and nothing is left.
