@@ -59,6 +59,9 @@ fn kept(update: &SessionUpdate) -> SessionUpdate {
     update
 }
 
+/// The frames a connection saw, in order, with their direction.
+type Frames = Vec<(Direction, Vec<u8>)>;
+
 struct Recording {
     sessions: SessionStore<Note>,
 }
@@ -102,7 +105,7 @@ async fn a_recorded_turn_goes_out_and_into_the_database_as_its_updates_encode() 
     let (_client, driver) = serve(make, reader, writer, AgentOptions::default());
     tokio::spawn(driver);
 
-    let frames: Arc<Mutex<Vec<(Direction, Vec<u8>)>>> = Arc::default();
+    let frames: Arc<Mutex<Frames>> = Arc::default();
     let seen = Arc::clone(&frames);
     let mut config = Config::default();
     config.observer = Some(Observer::new(move |direction, bytes| {
