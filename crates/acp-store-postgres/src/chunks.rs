@@ -180,6 +180,10 @@ impl ToSql for Joined<'_> {
         let too_large = || "a chunk of updates is too large to send";
         let count = i32::try_from(self.ends.len()).map_err(|_| too_large())?;
         let has_null = self.ends.iter().any(Option::is_none);
+        // One growth of the message for the whole array (its header, each element's length
+        // and the updates with their separators), not a doubling copy every few updates.
+        let bytes: usize = self.updates.iter().map(|u| u.len() + 1).sum();
+        out.reserve(20 + 4 * self.ends.len() + bytes);
         // PostgreSQL's binary array: dimensions, NULL flag, element type, then per dimension
         // its length and lower bound, then each element's length (-1: NULL) and bytes.
         out.extend_from_slice(&1i32.to_be_bytes());

@@ -5,6 +5,7 @@
 //! an agent that keeps its sessions in memory builds no database client.
 
 use std::fmt;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
@@ -89,8 +90,9 @@ pub enum Write {
     Upsert(SessionRow),
     /// Keeps update `seq` (JSON) in session `id`'s history, replacing one of the same number.
     Append {
-        /// The session.
-        id: String,
+        /// The session (shared with the store's [`SessionId`](acp_types::SessionId): one per
+        /// recorded update, not copied for each).
+        id: Arc<str>,
         /// The update's sequence number in the session (one more than the one before).
         seq: u64,
         /// The update, as JSON.

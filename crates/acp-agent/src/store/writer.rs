@@ -207,13 +207,14 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
         let Some(stored) = row(&mut batch, &mut in_batch, id) else {
             continue;
         };
-        let key = id.as_str();
-        batch.push(Write::ClearHistory { id: key.to_owned() });
+        batch.push(Write::ClearHistory {
+            id: id.as_str().to_owned(),
+        });
         let first = stored.seq.saturating_sub(stored.history.len() as u64);
         for (seq, update) in (first..).zip(stored.history.iter()) {
             match serde_json::to_string(update) {
                 Ok(update) => batch.push(Write::Append {
-                    id: key.to_owned(),
+                    id: Arc::clone(&id.0),
                     seq,
                     update,
                 }),
@@ -227,7 +228,7 @@ fn build<S>(durable: &Durable<S>, sessions: &Sessions<S>, work: &mut Work) -> Ve
                 row(&mut batch, &mut in_batch, id);
             }
             Pending::Append { id, seq, json } => batch.push(Write::Append {
-                id: id.as_str().to_owned(),
+                id: Arc::clone(&id.0),
                 seq: *seq,
                 update: std::mem::take(json),
             }),

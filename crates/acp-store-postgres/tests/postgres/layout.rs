@@ -22,7 +22,7 @@ async fn client(url: &str) -> tokio_postgres::Client {
 /// `n` appends to session `id` from number `from`, the JSON naming its number.
 fn appends(id: &str, from: u64, n: u64) -> impl Iterator<Item = Write> {
     (from..from + n).map(move |seq| Write::Append {
-        id: id.to_owned(),
+        id: id.into(),
         seq,
         update: format!("{{\"n\":{seq}}}"),
     })

@@ -48,7 +48,7 @@ impl Model {
             }
             Write::Append { id, seq, update } => {
                 self.histories
-                    .entry(id.clone())
+                    .entry(id.to_string())
                     .or_default()
                     .insert(*seq, update.clone());
             }
@@ -102,14 +102,14 @@ where
                 0..=11 => {
                     next[k] += 1 + u64::from(rng.below(10) == 0) * rng.below(5);
                     Write::Append {
-                        id,
+                        id: id.into(),
                         seq: next[k],
                         update: format!("{{\"r\":{round},\"n\":{}}}", next[k]),
                     }
                 }
                 // An update that replaces a kept one, or lands below a trim.
                 12 | 13 => Write::Append {
-                    id,
+                    id: id.into(),
                     seq: rng.below(next[k] + 1),
                     update: format!("\"again {round}\nwith a line break\""),
                 },
