@@ -179,7 +179,7 @@ where
             ErrorObject::internal_error("a durable session store needs a Tokio runtime")
         })?;
         let backend: Arc<dyn Backend> = Arc::new(backend);
-        let channel = Arc::new(Channel::new(options.max_queued.max(1)));
+        let channel = Arc::new(Channel::new(options.max_queued, options.max_queued_bytes));
         let mut store = Self::with_store_limits(options.limits);
         let shared = Arc::get_mut(&mut store.shared)
             .ok_or_else(|| ErrorObject::internal_error("a new store is shared: never the case"))?;

@@ -102,9 +102,13 @@ struct Queue {
     dirty: HashSet<SessionId>,
     /// How many changes were ever queued.
     pushed: u64,
+    /// The bytes of the updates' JSON in `work.items`.
+    bytes: usize,
     /// How many changes the writer took and has not committed yet: they count toward the
     /// bound (memory holds them until the commit).
     in_flight: usize,
+    /// The bytes of the updates' JSON the writer took and has not committed yet.
+    in_flight_bytes: usize,
     /// The store is gone: the writer ends.
     closed: bool,
     /// Why the writer stopped for good (it panicked, or its runtime dropped it): nothing is
@@ -126,6 +130,7 @@ pub(super) struct Progress {
 pub(super) struct Channel {
     queue: Mutex<Queue>,
     max_queued: usize,
+    max_queued_bytes: usize,
     /// Wakes the writer.
     pub(super) wake: Notify,
     /// Commit right away, without waiting for the window (someone flushes).
@@ -140,10 +145,13 @@ pub(super) struct Channel {
 }
 
 impl Channel {
-    pub(super) fn new(max_queued: usize) -> Self {
+    /// A queue of at most `max_queued` changes holding at most `max_queued_bytes` of updates'
+    /// JSON (both at least 1).
+    pub(super) fn new(max_queued: usize, max_queued_bytes: usize) -> Self {
         Self {
             queue: Mutex::new(Queue::default()),
-            max_queued,
+            max_queued: max_queued.max(1),
+            max_queued_bytes: max_queued_bytes.max(1),
             wake: Notify::new(),
             urgent: AtomicBool::new(false),
             hurry: Notify::new(),
@@ -157,6 +165,19 @@ impl Channel {
 
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// True when what is queued and in flight reaches either bound (changes or bytes).
+    fn at_bound(&self, queue: &Queue) -> bool {
+        queue.work.items.len() + queue.in_flight >= self.max_queued
+            || queue.bytes + queue.in_flight_bytes >= self.max_queued_bytes
+    }
+
+    /// True when what is queued (not in flight) reaches half of either bound: the writer
+    /// should not wait out its window.
+    fn half_full(&self, queue: &Queue) -> bool {
+        queue.work.items.len() >= self.max_queued.div_ceil(2)
+            || queue.bytes >= self.max_queued_bytes.div_ceil(2)
     }
 
     /// True unless the last commit failed.
@@ -198,6 +219,7 @@ impl Channel {
                     queue.work.upto = queue.pushed;
                     continue;
                 }
+                Pending::Append { json, .. } => queue.bytes += json.len(),
                 _ => {}
             }
             queue.pushed += 1;
@@ -205,12 +227,13 @@ impl Channel {
             queue.work.items.push(item);
         }
         let healthy = self.healthy();
-        if queue.work.items.len() + queue.in_flight >= self.max_queued && !healthy {
+        if !healthy && self.at_bound(&queue) {
             queue.work.fold();
             queue.dirty.clear();
+            queue.bytes = 0;
         }
-        let hurry = healthy && queue.work.items.len() >= self.max_queued.div_ceil(2);
-        let full = healthy && queue.work.items.len() + queue.in_flight >= self.max_queued;
+        let hurry = healthy && self.half_full(&queue);
+        let full = healthy && self.at_bound(&queue);
         drop(queue);
         if first {
             self.wake.notify_one();
@@ -227,6 +250,7 @@ impl Channel {
         let work = std::mem::take(&mut queue.work);
         queue.work.upto = work.upto;
         queue.in_flight = work.items.len();
+        queue.in_flight_bytes = std::mem::take(&mut queue.bytes);
         queue.dirty.clear();
         let closed = queue.closed;
         drop(queue);
@@ -238,7 +262,7 @@ impl Channel {
     /// for [`room`](Self::room).
     pub(super) fn full(&self) -> bool {
         let queue = self.lock();
-        queue.work.items.len() + queue.in_flight >= self.max_queued && self.healthy()
+        self.at_bound(&queue) && self.healthy()
     }
 
     /// True when something waits for the writer.
@@ -264,7 +288,7 @@ impl Channel {
             let notified = self.room.notified();
             {
                 let queue = self.lock();
-                if queue.work.items.len() + queue.in_flight < self.max_queued || !self.healthy() {
+                if !self.at_bound(&queue) || !self.healthy() {
                     return;
                 }
             }
@@ -279,6 +303,7 @@ impl Channel {
             let mut queue = self.lock();
             if upto.is_some() {
                 queue.in_flight = 0;
+                queue.in_flight_bytes = 0;
             }
             queue.stopped.is_some()
         };
@@ -346,4 +371,48 @@ pub(super) fn unavailable() -> ErrorObject {
     ErrorObject::internal_error(
         "the session storage is unavailable: try again later (the agent reconnects by itself)",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn append(id: &str, seq: u64, len: usize) -> Pending {
+        Pending::Append {
+            id: SessionId::from(id),
+            seq,
+            json: "x".repeat(len),
+        }
+    }
+
+    /// The bytes bound holds like the count bound: queued and in-flight bytes count until the
+    /// commit, and half of it ends the writer's window.
+    #[test]
+    fn the_bytes_of_queued_updates_are_bounded_until_committed() {
+        let channel = Channel::new(1000, 100);
+        assert!(!channel.push_all([append("a", 0, 40)]));
+        assert!(channel.lock().bytes == 40 && !channel.half_full(&channel.lock()));
+        assert!(!channel.push_all([append("a", 1, 40)]));
+        assert!(channel.half_full(&channel.lock()));
+        assert!(channel.push_all([append("b", 0, 30)]), "110 bytes > 100");
+        assert!(channel.full());
+        let work = channel.take().expect("work");
+        assert_eq!(work.items.len(), 3);
+        assert!(channel.full(), "the batch in flight still counts");
+        assert!(
+            channel.push_all([Pending::State(SessionId::from("a"))]),
+            "a change pushed meanwhile is told to wait"
+        );
+        channel.report(Some(work.upto), true);
+        assert!(!channel.full());
+        assert_eq!(channel.lock().in_flight_bytes, 0);
+    }
+
+    /// The count bound is unchanged by the bytes bound: many small changes still reach it.
+    #[test]
+    fn the_count_bound_still_holds_for_small_updates() {
+        let channel = Channel::new(4, 1 << 20);
+        assert!(!channel.push_all((0..3).map(|i| append("a", i, 1))));
+        assert!(channel.push_all([append("a", 3, 1)]));
+    }
 }
