@@ -58,6 +58,7 @@
 #![doc(test(attr(deny(warnings))))]
 #![warn(clippy::exhaustive_structs, clippy::exhaustive_enums)]
 
+mod id_cache;
 mod mode;
 mod prelude;
 mod wire;

@@ -546,7 +546,8 @@ macro_rules! id_type {
     ) => {
         $(#[doc = $doc])*
         ///
-        /// Transparent on the wire (a JSON string); cloning is cheap (a shared `Arc<str>`).
+        /// Transparent on the wire (a JSON string); cloning is cheap (a shared `Arc<str>`), and
+        /// decoding the same id as the last one of its type on the thread shares its text.
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(clippy::exhaustive_structs)] // A transparent newtype: its one field is the wire value.
         pub struct $name(pub ::std::sync::Arc<str>);
@@ -627,7 +628,12 @@ macro_rules! id_type {
                     }
 
                     fn visit_str<E: ::serde::de::Error>(self, v: &str) -> Result<$name, E> {
-                        Ok($name(v.into()))
+                        // The same id as the last one of this type: its `Arc`, no allocation.
+                        thread_local! {
+                            static LAST: ::std::cell::Cell<Option<::std::sync::Arc<str>>> =
+                                const { ::std::cell::Cell::new(None) };
+                        }
+                        Ok($name($crate::id_cache::shared(&LAST, v)))
                     }
                 }
 

@@ -232,7 +232,7 @@ fn a_v2_run_streams_the_command_into_a_display_terminal_of_the_tool_call() {
     let terminals: Vec<&acp_types::v2::TerminalUpdate> = updates
         .iter()
         .filter_map(|u| match u {
-            U::TerminalUpdate(t) => Some(t),
+            U::TerminalUpdate(t) => Some(&**t),
             _ => None,
         })
         .collect();

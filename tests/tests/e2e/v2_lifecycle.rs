@@ -381,7 +381,7 @@ async fn the_turns_usage_reaches_the_idle() {
     let end = within("the turn", v2.prompt(v2_prompt(&session, "count")))
         .await
         .expect("the turn ends");
-    assert_eq!(end.idle.usage, Some(Usage::new(15, 10, 5)));
+    assert_eq!(end.idle.usage.as_deref(), Some(&Usage::new(15, 10, 5)));
     let idle = &from_agent(&pair)[*idles(&pair).last().expect("an idle")];
     assert_eq!(
         idle["params"]["update"]["usage"]["totalTokens"], 15,

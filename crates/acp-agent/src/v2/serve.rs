@@ -594,7 +594,7 @@ async fn prompt<A: Agent>(
                         // The draft's end-of-turn usage has its place in the v2 idle too.
                         #[cfg(feature = "unstable_end_turn_token_usage")]
                         {
-                            idle.usage = response.usage;
+                            idle.usage = response.usage.map(Box::new);
                         }
                         idle.stop_reason = Some(convert::stop_reason_to_v2(&response.stop_reason));
                         idle.meta = response.meta;
@@ -602,7 +602,7 @@ async fn prompt<A: Agent>(
                     Err(error) => {
                         tracing::debug!(%error, "the turn failed");
                         idle.stop_reason = Some(v2::StopReason::Error);
-                        idle.error = Some(convert::error_to_v2(error));
+                        idle.error = Some(Box::new(convert::error_to_v2(error)));
                     }
                 }
             }

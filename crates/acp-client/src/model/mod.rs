@@ -191,7 +191,7 @@ impl SessionModel {
                     .upsert(MessageRole::Thought, m.message_id, m.content, m.meta)
             }
             U::StateUpdate(state) => self.state = turn_state(&state),
-            U::ToolCallUpdate(update) => self.tool_call_update(update),
+            U::ToolCallUpdate(update) => self.tool_call_update(*update),
             U::ToolCallContentChunk(chunk) => {
                 let call = self
                     .tool_calls
@@ -202,10 +202,10 @@ impl SessionModel {
             U::TerminalUpdate(update) => {
                 let id = update.terminal_id.clone();
                 match self.terminals.get_mut(&id) {
-                    Some(terminal) => terminal.apply(update)?,
+                    Some(terminal) => terminal.apply(*update)?,
                     None => {
                         let mut terminal = DisplayTerminal::new(id.clone());
-                        terminal.apply(update)?;
+                        terminal.apply(*update)?;
                         *self
                             .terminals
                             .upsert(&id, || DisplayTerminal::new(id.clone())) = terminal;

@@ -17,13 +17,13 @@ tagged_union! {
             /// Plain text.
             Text(TextContent) = "text",
             /// An image.
-            Image(ImageContent) = "image",
+            Image(ImageContent) = "image" as boxed,
             /// Audio.
-            Audio(AudioContent) = "audio",
+            Audio(AudioContent) = "audio" as boxed,
             /// A link to a resource.
-            ResourceLink(ResourceLink) = "resource_link",
+            ResourceLink(ResourceLink) = "resource_link" as boxed,
             /// A resource with its contents inline.
-            Resource(EmbeddedResource) = "resource",
+            Resource(EmbeddedResource) = "resource" as boxed,
         }
     }
 }
@@ -70,7 +70,7 @@ wire_object! {
         /// The text.
         req text: String = "text";
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -88,7 +88,7 @@ wire_object! {
         /// Where the image came from.
         opt uri: String = "uri" [DOE | NULLABLE];
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -112,7 +112,7 @@ wire_object! {
         /// The MIME type.
         req mime_type: MediaType = "mimeType";
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -180,7 +180,7 @@ wire_object! {
         /// The size of the resource in bytes.
         opt size: u64 = "size" [DOE | NULLABLE];
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }
@@ -243,7 +243,7 @@ wire_object! {
         /// The contents of the resource.
         req resource: EmbeddedResourceResource = "resource";
         /// Hints about use and display.
-        opt annotations: Annotations = "annotations" [DOE | NULLABLE];
+        opt annotations: Box<Annotations> = "annotations" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
     }

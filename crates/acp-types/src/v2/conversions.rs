@@ -44,25 +44,25 @@ impl From<TextContent> for ContentBlock {
 
 impl From<ImageContent> for ContentBlock {
     fn from(value: ImageContent) -> Self {
-        Self::Image(value)
+        Self::Image(Box::new(value))
     }
 }
 
 impl From<AudioContent> for ContentBlock {
     fn from(value: AudioContent) -> Self {
-        Self::Audio(value)
+        Self::Audio(Box::new(value))
     }
 }
 
 impl From<ResourceLink> for ContentBlock {
     fn from(value: ResourceLink) -> Self {
-        Self::ResourceLink(value)
+        Self::ResourceLink(Box::new(value))
     }
 }
 
 impl From<EmbeddedResource> for ContentBlock {
     fn from(value: EmbeddedResource) -> Self {
-        Self::Resource(value)
+        Self::Resource(Box::new(value))
     }
 }
 
@@ -196,19 +196,19 @@ impl From<StateUpdate> for SessionUpdate {
 
 impl From<ToolCallContentChunk> for SessionUpdate {
     fn from(value: ToolCallContentChunk) -> Self {
-        Self::ToolCallContentChunk(value)
+        Self::ToolCallContentChunk(Box::new(value))
     }
 }
 
 impl From<ToolCallUpdate> for SessionUpdate {
     fn from(value: ToolCallUpdate) -> Self {
-        Self::ToolCallUpdate(value)
+        Self::ToolCallUpdate(Box::new(value))
     }
 }
 
 impl From<TerminalUpdate> for SessionUpdate {
     fn from(value: TerminalUpdate) -> Self {
-        Self::TerminalUpdate(value)
+        Self::TerminalUpdate(Box::new(value))
     }
 }
 
@@ -276,14 +276,14 @@ impl From<CompactionSummaryChunk> for SessionUpdate {
 #[cfg(feature = "unstable_subagents")]
 impl From<SubagentUpdate> for SessionUpdate {
     fn from(value: SubagentUpdate) -> Self {
-        Self::SubagentUpdate(value)
+        Self::SubagentUpdate(Box::new(value))
     }
 }
 
 #[cfg(feature = "unstable_subagents")]
 impl From<SessionMessage> for SessionUpdate {
     fn from(value: SessionMessage) -> Self {
-        Self::SessionMessage(value)
+        Self::SessionMessage(Box::new(value))
     }
 }
 

@@ -157,15 +157,15 @@ impl TryFrom<super::Annotations> for crate::Annotations {
     }
 }
 
-/// v1 boxes annotations (they are rare), v2 does not.
-fn annotations_to_v2(value: Option<Box<crate::Annotations>>) -> Option<super::Annotations> {
-    value.map(|annotations| (*annotations).into())
+/// Both versions box annotations (they are rare and large).
+fn annotations_to_v2(value: Option<Box<crate::Annotations>>) -> Option<Box<super::Annotations>> {
+    value.map(|annotations| Box::new((*annotations).into()))
 }
 
 fn annotations_to_v1(
-    value: Option<super::Annotations>,
+    value: Option<Box<super::Annotations>>,
 ) -> Result<Option<Box<crate::Annotations>>, ConvertError> {
-    value.map(|a| a.try_into().map(Box::new)).transpose()
+    value.map(|a| (*a).try_into().map(Box::new)).transpose()
 }
 
 impl From<crate::TextContent> for super::TextContent {
@@ -412,10 +412,12 @@ impl TryFrom<crate::ContentBlock> for super::ContentBlock {
         #[allow(unreachable_patterns)] // The v1 union may grow (non-exhaustive).
         Ok(match value {
             crate::ContentBlock::Text(text) => Self::Text(text.into()),
-            crate::ContentBlock::Image(image) => Self::Image((*image).into()),
-            crate::ContentBlock::Audio(audio) => Self::Audio((*audio).into()),
-            crate::ContentBlock::ResourceLink(link) => Self::ResourceLink((*link).try_into()?),
-            crate::ContentBlock::Resource(resource) => Self::Resource((*resource).into()),
+            crate::ContentBlock::Image(image) => Self::Image(Box::new((*image).into())),
+            crate::ContentBlock::Audio(audio) => Self::Audio(Box::new((*audio).into())),
+            crate::ContentBlock::ResourceLink(link) => {
+                Self::ResourceLink(Box::new((*link).try_into()?))
+            }
+            crate::ContentBlock::Resource(resource) => Self::Resource(Box::new((*resource).into())),
             crate::ContentBlock::Unknown(json) => Self::Unknown(json),
             other => {
                 return Err(ConvertError::new(
@@ -436,13 +438,13 @@ impl TryFrom<super::ContentBlock> for crate::ContentBlock {
         #[allow(unreachable_patterns)] // The v2 union may grow (non-exhaustive).
         Ok(match value {
             super::ContentBlock::Text(text) => Self::Text(text.try_into()?),
-            super::ContentBlock::Image(image) => Self::Image(Box::new(image.try_into()?)),
-            super::ContentBlock::Audio(audio) => Self::Audio(Box::new(audio.try_into()?)),
+            super::ContentBlock::Image(image) => Self::Image(Box::new((*image).try_into()?)),
+            super::ContentBlock::Audio(audio) => Self::Audio(Box::new((*audio).try_into()?)),
             super::ContentBlock::ResourceLink(link) => {
-                Self::ResourceLink(Box::new(link.try_into()?))
+                Self::ResourceLink(Box::new((*link).try_into()?))
             }
             super::ContentBlock::Resource(resource) => {
-                Self::Resource(Box::new(resource.try_into()?))
+                Self::Resource(Box::new((*resource).try_into()?))
             }
             super::ContentBlock::Unknown(json) => Self::Unknown(json),
             other => {
@@ -836,8 +838,10 @@ pub fn session_update(
         V1::AgentMessageChunk(chunk) => V2::AgentMessageChunk(chunk.try_into()?),
         V1::AgentThoughtChunk(chunk) => V2::AgentThoughtChunk(chunk.try_into()?),
         V1::UserMessageChunk(chunk) => V2::UserMessageChunk(chunk.try_into()?),
-        V1::ToolCall(call) => V2::ToolCallUpdate(tool_call(*call, terminals)?),
-        V1::ToolCallUpdate(call) => V2::ToolCallUpdate(tool_call_update(*call, terminals)?),
+        V1::ToolCall(call) => V2::ToolCallUpdate(Box::new(tool_call(*call, terminals)?)),
+        V1::ToolCallUpdate(call) => {
+            V2::ToolCallUpdate(Box::new(tool_call_update(*call, terminals)?))
+        }
         V1::Plan(plan) => V2::PlanUpdate(plan_update(plan, plan_id())),
         V1::AvailableCommandsUpdate(commands) => V2::AvailableCommandsUpdate(commands.into()),
         other => return Ok(Err(other)),

@@ -119,13 +119,13 @@ wire_object! {
         opt stop_reason: StopReason = "stopReason" [DOE | NULLABLE];
         /// The tokens the completed work used.
         #[cfg(feature = "unstable_end_turn_token_usage")]
-        opt usage: Usage = "usage" [DOE | NULLABLE];
+        opt usage: Box<Usage> = "usage" [DOE | NULLABLE];
         /// The work still running in the background, as a complete snapshot.
         opt background: Vec<BackgroundWork> = "background" [DOE | NULLABLE];
         /// Extension data, opaque to the protocol.
         opt meta: Meta = "_meta" [DOE | NULLABLE];
         /// The error that ended foreground work (stop reason `error`).
-        opt error: Error = "error" [DOE | NULLABLE];
+        opt error: Box<Error> = "error" [DOE | NULLABLE];
     }
 }
 

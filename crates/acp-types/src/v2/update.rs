@@ -46,12 +46,12 @@ tagged_union! {
             /// The state of the session's foreground work, told apart by its `state`.
             StateUpdate(StateUpdate) = "state_update",
             /// One content item appended to a tool call's content.
-            ToolCallContentChunk(ToolCallContentChunk) = "tool_call_content_chunk",
+            ToolCallContentChunk(ToolCallContentChunk) = "tool_call_content_chunk" as boxed,
             /// A change to an existing tool call.
-            ToolCallUpdate(ToolCallUpdate) = "tool_call_update",
+            ToolCallUpdate(ToolCallUpdate) = "tool_call_update" as boxed,
             /// An upsert of an agent-owned display terminal, by its `terminalId` (see
             /// [`Patch`]).
-            TerminalUpdate(TerminalUpdate) = "terminal_update",
+            TerminalUpdate(TerminalUpdate) = "terminal_update" as boxed,
             /// Output bytes (base64, decoded on their own) appended to a display terminal; a
             /// chunk may split UTF-8 code points and escape sequences.
             TerminalOutputChunk(TerminalOutputChunk) = "terminal_output_chunk",
@@ -76,10 +76,10 @@ tagged_union! {
             CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
             /// A child session was created or changed (draft).
             #[cfg(feature = "unstable_subagents")]
-            SubagentUpdate(SubagentUpdate) = "subagent_update",
+            SubagentUpdate(SubagentUpdate) = "subagent_update" as boxed,
             /// A message between sessions was created or updated (draft).
             #[cfg(feature = "unstable_subagents")]
-            SessionMessage(SessionMessage) = "session_message",
+            SessionMessage(SessionMessage) = "session_message" as boxed,
             /// A streamed block of a message between sessions (draft).
             #[cfg(feature = "unstable_subagents")]
             SessionMessageChunk(SessionMessageChunk) = "session_message_chunk",

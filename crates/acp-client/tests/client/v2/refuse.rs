@@ -101,7 +101,7 @@ async fn calls_the_agent_did_not_advertise_are_not_sent() {
         ),
         "{delete:?}"
     );
-    let image = v2::ContentBlock::Image(v2::ImageContent::new("AAAA", "image/png"));
+    let image = v2::ContentBlock::from(v2::ImageContent::new("AAAA", "image/png"));
     let prompt = v2
         .prompt(v2::PromptRequest::new("s1", vec![image]))
         .await

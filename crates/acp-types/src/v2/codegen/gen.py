@@ -38,6 +38,26 @@ ENVELOPES = ["AgentRequest", "AgentResponse", "AgentNotification",
              "ClientRequest", "ClientResponse", "ClientNotification",
              "ProxyRequest", "ProxyResponse", "ProxyNotification"]
 
+# Union variants declared `as boxed` (their payload is a `Box`), as v1 boxes the same kinds: a
+# value moves through every layer of a session update by memmove, so the union is as large as
+# its largest variant. The hot kinds (text, message chunks) stay inline; large, rarer ones are
+# boxed. Boxing changes the Rust type only, never the wire or the schema.
+BOXED = {
+    ("ContentBlock", "image"), ("ContentBlock", "audio"),
+    ("ContentBlock", "resource_link"), ("ContentBlock", "resource"),
+    # Upserts of tool calls and terminals (v1 boxes its tool-call kinds), a tool call's content
+    # chunks (a diff makes them large) and the subagent drafts: without them a session update
+    # is 376 bytes (544 with the drafts), with them as small as a message chunk.
+    ("SessionUpdate", "tool_call_update"), ("SessionUpdate", "tool_call_content_chunk"),
+    ("SessionUpdate", "terminal_update"),
+    ("SessionUpdate", "subagent_update"), ("SessionUpdate", "session_message"),
+}
+# Field types held in a `Box` wherever they occur (rare and large: v1 boxes them too).
+BOXED_FIELDS = {"Annotations"}
+# Fields held in a `Box` (owner, JSON name): rare, large members of a hot type. The state
+# update stays inline in a session update (matched on by every client) with these boxed.
+BOXED_MEMBERS = {("IdleStateUpdate", "error"), ("IdleStateUpdate", "usage")}
+
 # Upserts: fields whose omission, `null` and value are three states (schema descriptions).
 PATCH = {
     "ToolCallUpdate": None,  # every optional field
@@ -382,6 +402,8 @@ class Field:
         self.name = field_name(json_name)
         base, nullable = unnull(schema)
         self.ty = rust_type(base)
+        if self.ty in BOXED_FIELDS or (owner, json_name) in BOXED_MEMBERS:
+            self.ty = f"Box<{self.ty}>"
         flags = []
         if schema.get("x-deserialize-default-on-error"):
             flags.append("DOE")
@@ -607,7 +629,8 @@ class Gen:
             feature = self.variant_feature(name, value, branch)
             if feature:
                 out += f'            #[cfg(feature = "{feature}")]\n'
-            out += f'            {variant_name(value)}({ref}) = "{value}",\n'
+            boxed = " as boxed" if (name, value) in BOXED else ""
+            out += f'            {variant_name(value)}({ref}) = "{value}"{boxed},\n'
         out += "        }\n    }\n}\n"
         if other_required:
             other = next(b for b in br if b.get("title") == "other")
@@ -961,14 +984,16 @@ class Gen:
                 consts = [(k, v["const"]) for k, v in b.get("properties", {}).items() if "const" in v]
                 if consts and ref_of(b):
                     feature = self.draft_feature.get(name) or self.variant_feature(name, consts[0][1], b)
-                    variants.append((variant_name(consts[0][1]), ref_of(b), feature))
+                    boxed = (name, consts[0][1]) in BOXED
+                    variants.append((variant_name(consts[0][1]), ref_of(b), feature, boxed))
             counts = {}
-            for _, ref, _ in variants:
+            for _, ref, _, _ in variants:
                 counts[ref] = counts.get(ref, 0) + 1
-            for var, ref, feature in variants:
+            for var, ref, feature, boxed in variants:
                 if counts[ref] == 1:
                     cfg = f'\n#[cfg(feature = "{feature}")]' if feature else ""
-                    text += f"{cfg}\nimpl From<{ref}> for {name} {{\n    fn from(value: {ref}) -> Self {{\n        Self::{var}(value)\n    }}\n}}\n"
+                    value = "Box::new(value)" if boxed else "value"
+                    text += f"{cfg}\nimpl From<{ref}> for {name} {{\n    fn from(value: {ref}) -> Self {{\n        Self::{var}({value})\n    }}\n}}\n"
         (V2 / "conversions.rs").write_text(text)
 
     def write_methods(self):

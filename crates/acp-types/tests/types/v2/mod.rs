@@ -14,4 +14,5 @@ mod patch;
 mod proptest_drafts;
 mod proptest_roundtrip;
 mod schema;
+mod sizes;
 mod spec;

@@ -42,7 +42,7 @@ fn child_state() -> impl Strategy<Value = StateUpdate> {
             .prop_map(|(reason, usage, children)| {
                 let mut idle = IdleStateUpdate::new();
                 idle.stop_reason = reason;
-                idle.usage = usage;
+                idle.usage = usage.map(Box::new);
                 idle.background = children.map(|ids| {
                     ids.iter()
                         .map(|id| BackgroundWork::from(BackgroundSubagent::new(id.as_str())))
@@ -94,8 +94,8 @@ fn session_message() -> impl Strategy<Value = SessionMessage> {
 
 fn draft_update() -> impl Strategy<Value = SessionUpdate> {
     prop_oneof![
-        subagent_update().prop_map(SessionUpdate::SubagentUpdate),
-        session_message().prop_map(SessionUpdate::SessionMessage),
+        subagent_update().prop_map(SessionUpdate::from),
+        session_message().prop_map(SessionUpdate::from),
         (id(), text()).prop_map(|(message, chunk)| SessionUpdate::SessionMessageChunk(
             SessionMessageChunk::new(message.as_str(), ContentBlock::from(chunk))
         )),

@@ -134,8 +134,8 @@ fn agent_message() -> impl Strategy<Value = AgentMessage> {
 
 fn session_update() -> impl Strategy<Value = SessionUpdate> {
     prop_oneof![
-        tool_call_update().prop_map(SessionUpdate::ToolCallUpdate),
-        terminal_update().prop_map(SessionUpdate::TerminalUpdate),
+        tool_call_update().prop_map(SessionUpdate::from),
+        terminal_update().prop_map(SessionUpdate::from),
         agent_message().prop_map(SessionUpdate::AgentMessage),
         option::of(open_enum::<StopReason>(StopReason::VALUES)).prop_map(|reason| {
             let mut idle = IdleStateUpdate::new();
