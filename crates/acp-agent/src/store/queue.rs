@@ -220,7 +220,6 @@ impl Channel {
                     continue;
                 }
                 Pending::Append { json, .. } => queue.bytes += json.len(),
-                _ => {}
             }
             queue.pushed += 1;
             queue.work.upto = queue.pushed;
