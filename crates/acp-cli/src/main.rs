@@ -216,7 +216,7 @@ fn main() -> ExitCode {
         Command::Check(Check::Agent(args)) => run(check_agent_command(args)),
         Command::Check(Check::Client(args)) => run(check_client_command(args)),
         Command::Tap(args) => run(tap_command(args)),
-        Command::Conduct(args) => run(acp_cli::conduct::conduct(args)),
+        Command::Conduct(args) => run_on_one_thread(acp_cli::conduct::conduct(args)),
         Command::Relay { socket } => run(relay_command(socket)),
         Command::Validate(args) => validate_command(&args),
     }
@@ -334,6 +334,22 @@ fn emit(text: &str) {
     let _ = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
+}
+
+/// Runs a relaying command's future on a fresh single-threaded runtime: every connection's
+/// task runs on the thread that read the message, so what one reads is written by the next
+/// task in one batch, without a wake-up of another thread per message.
+fn run_on_one_thread(future: impl Future<Output = ExitCode>) -> ExitCode {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(future),
+        Err(e) => {
+            eprintln!("acp: cannot start the runtime: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// Runs a command's future on a fresh runtime.

@@ -65,6 +65,16 @@
 //! With no proxy at all, the conductor relays bytes between the editor and the agent
 //! unchanged.
 //!
+//! # Speed
+//!
+//! A notification that nothing ahead of it on its connection waits for is forwarded from the
+//! frame it came in (its params unparsed and uncopied, written straight into the next hop's
+//! buffer), and each connection reads the frames that are ready before it writes, so a burst
+//! goes on in one write. A conductor does little work per message and much waking of tasks:
+//! run it on a single-threaded runtime (`acp conduct` does), where the task that read a
+//! message and the one that writes it take turns on one thread instead of waking each other
+//! across threads.
+//!
 //! # MCP servers of proxies
 //!
 //! A proxy may give the agent MCP servers of the ACP transport (`{"type": "acp"}`, reached with

@@ -22,18 +22,17 @@
 //! `_proxy/initialize` and `_proxy/successor`, the official conductor's spelling, are read as
 //! the same methods, and each hop is written to in the spelling it speaks.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use acp_rpc::{Config, Handler, Peer};
 use acp_types::methods::agent::{self, PROXY_INITIALIZE, PROXY_SUCCESSOR};
-use acp_types::{
-    ErrorCode, ErrorObject, ProxySuccessorNotification, ProxySuccessorRequest, RawJson,
-};
+use acp_types::{ErrorCode, ErrorObject};
 use futures::future::BoxFuture;
 use futures::stream::{FuturesUnordered, StreamExt};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, watch};
@@ -84,25 +83,40 @@ enum Place {
 /// What goes out: a message as it is, wrapped in `proxy/successor`, or the `proxy/initialize`
 /// that starts a proxy.
 #[derive(Debug)]
-enum Form {
-    Plain(String),
-    Wrapped(String),
+enum Form<'a> {
+    Plain(Cow<'a, str>),
+    Wrapped(Cow<'a, str>),
     ProxyInitialize,
 }
 
-/// One routed message: where to, in which form, with its params (raw, as received).
+/// One routed message: where to, in which form, with its params (raw, as received). Borrowed
+/// from the frame it came in while it is routed; owned once it waits for its handler.
 #[derive(Debug)]
-pub(crate) struct Call {
+pub(crate) struct Call<'a> {
     to: Place,
-    form: Form,
-    params: Option<Box<RawValue>>,
+    form: Form<'a>,
+    params: Option<Cow<'a, RawValue>>,
 }
 
-impl Call {
+impl Call<'_> {
     fn method(&self) -> &str {
         match &self.form {
             Form::Plain(method) | Form::Wrapped(method) => method,
             Form::ProxyInitialize => PROXY_INITIALIZE,
+        }
+    }
+
+    /// The call with its method and params copied out of the frame.
+    fn into_owned(self) -> Call<'static> {
+        let form = match self.form {
+            Form::Plain(method) => Form::Plain(Cow::Owned(method.into_owned())),
+            Form::Wrapped(method) => Form::Wrapped(Cow::Owned(method.into_owned())),
+            Form::ProxyInitialize => Form::ProxyInitialize,
+        };
+        Call {
+            to: self.to,
+            form,
+            params: self.params.map(|params| Cow::Owned(params.into_owned())),
         }
     }
 }
@@ -170,11 +184,11 @@ impl Chain {
     }
 
     /// The method that initializes component `i`: `proxy/initialize` for a proxy.
-    fn initialize_form(&self, i: usize) -> Form {
+    fn initialize_form(&self, i: usize) -> Form<'static> {
         if i < self.proxies {
             Form::ProxyInitialize
         } else {
-            Form::Plain(agent::INITIALIZE.to_owned())
+            Form::Plain(Cow::Borrowed(agent::INITIALIZE))
         }
     }
 
@@ -204,14 +218,13 @@ impl Chain {
     }
 
     /// Where a message `method` from `from` goes.
-    fn route(
+    fn route<'a>(
         &self,
         from: Place,
-        method: &str,
-        params: Option<&RawValue>,
-        request: bool,
-    ) -> Result<Call, ErrorObject> {
-        let owned = || params.map(ToOwned::to_owned);
+        method: &'a str,
+        params: Option<&'a RawValue>,
+    ) -> Result<Call<'a>, ErrorObject> {
+        let owned = || params.map(Cow::Borrowed);
         match from {
             Place::Predecessor => match self.mode {
                 Mode::Agent if is_proxy_initialize(method) || is_successor(method) => {
@@ -242,7 +255,7 @@ impl Chain {
                 Mode::Proxy if is_successor(method) => {
                     // From our successor, through the outer conductor: to the last proxy,
                     // in a new envelope (the envelope's `_meta` is hop-local).
-                    let (inner, params) = unwrap(params, request)?;
+                    let (inner, params) = unwrap(params)?;
                     Ok(Call {
                         to: Place::Component(self.components() - 1),
                         form: Form::Wrapped(inner),
@@ -251,7 +264,7 @@ impl Chain {
                 }
                 _ => Ok(Call {
                     to: Place::Component(0),
-                    form: Form::Plain(method.to_owned()),
+                    form: Form::Plain(Cow::Borrowed(method)),
                     params: owned(),
                 }),
             },
@@ -259,7 +272,7 @@ impl Chain {
                 if i >= self.proxies {
                     return Err(ErrorObject::method_not_found(method));
                 }
-                let (inner, params) = unwrap(params, request)?;
+                let (inner, params) = unwrap(params)?;
                 if inner == acp_types::methods::protocol::CANCEL_REQUEST {
                     // Ids mean nothing on another hop; cancelling the `proxy/successor`
                     // request itself is how a proxy cancels.
@@ -295,12 +308,12 @@ impl Chain {
             }
             Place::Component(0) => Ok(Call {
                 to: Place::Predecessor,
-                form: Form::Plain(method.to_owned()),
+                form: Form::Plain(Cow::Borrowed(method)),
                 params: owned(),
             }),
             Place::Component(i) => Ok(Call {
                 to: Place::Component(i - 1),
-                form: Form::Wrapped(method.to_owned()),
+                form: Form::Wrapped(Cow::Borrowed(method)),
                 params: owned(),
             }),
         }
@@ -308,7 +321,7 @@ impl Chain {
 
     /// The method and params `call` goes on the wire with (a `proxy/successor` envelope in the
     /// spelling of the hop it goes to, for a wrapped one).
-    fn wire<'a>(&self, call: &'a Call) -> (&'a str, Outgoing<'a>) {
+    fn wire<'a>(&self, call: &'a Call<'_>) -> (&'a str, Outgoing<'a>) {
         let params = call.params.as_deref();
         match &call.form {
             Form::Wrapped(method) => (
@@ -321,10 +334,10 @@ impl Chain {
     }
 
     /// Sends `call` as a request and returns the answer, unchanged.
-    async fn request(&self, mut call: Call) -> Result<Box<RawValue>, ErrorObject> {
+    async fn request(&self, mut call: Call<'static>) -> Result<Box<RawValue>, ErrorObject> {
         let agent_initialize = if self.is_bridged_agent(call.to) {
-            let params = call.params.take();
-            call.params = self.bridge.outgoing(call.method(), params);
+            let params = call.params.take().map(Cow::into_owned);
+            call.params = self.bridge.outgoing(call.method(), params).map(Cow::Owned);
             bridge::is_initialize(call.method())
         } else {
             false
@@ -370,33 +383,52 @@ impl Chain {
         }
     }
 
-    /// Sends `call` as a notification.
-    async fn notify(&self, call: Call) {
-        if self.is_bridged_agent(call.to)
-            && call.method() == <acp_types::methods::McpMessageNotification as acp_types::methods::Notification>::METHOD
-            && self.bridge.drops_mcp_messages()
-        {
-            // The agent reaches the proxy's MCP server through the bridge, over HTTP: an
-            // `mcp/message` is not a method it advertised.
+    /// True for a notification that is not forwarded: only a request initializes, and an
+    /// `mcp/message` for an agent that reaches the proxy's MCP server through the bridge, over
+    /// HTTP, is not a method it advertised.
+    fn drops(&self, call: &Call<'_>) -> bool {
+        if matches!(call.form, Form::ProxyInitialize) {
+            return true;
+        }
+        let bridged_mcp = self.is_bridged_agent(call.to)
+            && call.method()
+                == <acp_types::methods::McpMessageNotification as acp_types::methods::Notification>::METHOD
+            && self.bridge.drops_mcp_messages();
+        if bridged_mcp {
             tracing::debug!("an mcp/message notification for a bridged agent is dropped");
+        }
+        bridged_mcp
+    }
+
+    /// Sends `call` as a notification if the next hop's buffer has room, without waiting:
+    /// false (nothing sent) while it is full.
+    fn try_notify(&self, call: &Call<'_>) -> bool {
+        if self.drops(call) {
+            return true;
+        }
+        let (method, params) = self.wire(call);
+        match self.peer(call.to).try_notify_raw(method, &params) {
+            Ok(sent) => sent,
+            Err(error) => {
+                tracing::debug!(method = call.method(), %error, "a notification was not forwarded");
+                true
+            }
+        }
+    }
+
+    /// Sends `call` as a notification.
+    async fn notify(&self, call: Call<'static>) {
+        if self.drops(&call) {
             return;
         }
-        let peer = self.peer(call.to);
-        let sent = match &call.form {
-            // Only a request initializes.
-            Form::ProxyInitialize => Ok(()),
-            Form::Plain(_) | Form::Wrapped(_) => {
-                let (method, params) = self.wire(&call);
-                peer.notify_raw(method, &params).await
-            }
-        };
-        if let Err(error) = sent {
+        let (method, params) = self.wire(&call);
+        if let Err(error) = self.peer(call.to).notify_raw(method, &params).await {
             tracing::debug!(method = call.method(), %error, "a notification was not forwarded");
         }
     }
 
     /// The error for a request whose next hop closed: why the chain ended, once that is known.
-    async fn ended_error(&self, call: &Call) -> ErrorObject {
+    async fn ended_error(&self, call: &Call<'_>) -> ErrorObject {
         let mut ended = self.ended.subscribe();
         let why = tokio::time::timeout(EXIT_STATUS_WAIT * 2, ended.wait_for(Option::is_some))
             .await
@@ -420,36 +452,69 @@ impl Relay for Chain {
             // From the agent to the last proxy, as the agent would send it.
             let call = Call {
                 to: Place::Component(self.components() - 2),
-                form: Form::Wrapped(
-                    <acp_types::methods::McpMessage as acp_types::methods::Request>::METHOD
-                        .to_owned(),
-                ),
-                params: Some(params),
+                form: Form::Wrapped(Cow::Borrowed(
+                    <acp_types::methods::McpMessage as acp_types::methods::Request>::METHOD,
+                )),
+                params: Some(Cow::Owned(params)),
             };
             self.request(call).await
         })
     }
 }
 
+/// The params of a `proxy/successor` as received: the wrapped message's method and params,
+/// borrowed from the frame. (The same for a request and a notification.)
+#[derive(Deserialize)]
+struct Received<'a> {
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    /// Absent and `null` both mean none.
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    /// The envelope's own extension data: hop-local, read only to refuse a malformed one.
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
+}
+
 /// Unwraps the params of a `proxy/successor`: the wrapped method and params.
 fn unwrap(
     params: Option<&RawValue>,
-    request: bool,
-) -> Result<(String, Option<Box<RawValue>>), ErrorObject> {
+) -> Result<(Cow<'_, str>, Option<Cow<'_, RawValue>>), ErrorObject> {
     let text = params.map_or("null", RawValue::get);
-    let parts = if request {
-        serde_json::from_str::<ProxySuccessorRequest>(text).map(|p| (p.method, p.params))
-    } else {
-        serde_json::from_str::<ProxySuccessorNotification>(text).map(|p| (p.method, p.params))
-    };
-    let (method, params) = parts.map_err(ErrorObject::invalid_params)?;
-    Ok((method, params.map(|p: RawJson| p.raw)))
+    let received: Received<'_> = serde_json::from_str(text).map_err(ErrorObject::invalid_params)?;
+    if received
+        .meta
+        .is_some_and(|meta| !meta.get().trim_start().starts_with('{'))
+    {
+        return Err(ErrorObject::invalid_params(
+            "the `_meta` of a `proxy/successor` envelope must be an object",
+        ));
+    }
+    Ok((received.method, received.params.map(Cow::Borrowed)))
 }
 
 /// The handler of one connection: routes what arrives there.
 struct Hop {
     chain: Arc<Chain>,
     at: Place,
+    /// How many of this connection's notifications wait for their handler (their next hop
+    /// was full when they came): while any do, the ones read after them wait too.
+    backlog: Arc<AtomicUsize>,
+}
+
+/// A notification of the backlog: counted there until handled or dropped.
+pub(crate) struct Queued {
+    call: Call<'static>,
+    _counted: Counted,
+}
+
+/// One notification's place in its connection's backlog.
+struct Counted(Arc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Counts a request of the predecessor as open until dropped.
@@ -464,25 +529,42 @@ impl Drop for Open {
 }
 
 impl Handler for Hop {
-    type Request = Call;
-    type Notification = Call;
+    type Request = Call<'static>;
+    /// `None` for a notification forwarded right from its frame.
+    type Notification = Option<Queued>;
     type Response = Box<RawValue>;
 
-    fn decode_request(&self, method: &str, params: Option<&RawValue>) -> Result<Call, ErrorObject> {
-        self.chain.route(self.at, method, params, true)
+    fn decode_request(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<Call<'static>, ErrorObject> {
+        self.chain
+            .route(self.at, method, params)
+            .map(Call::into_owned)
     }
 
     fn decode_notification(
         &self,
         method: &str,
         params: Option<&RawValue>,
-    ) -> Result<Call, ErrorObject> {
-        self.chain.route(self.at, method, params, false)
+    ) -> Result<Option<Queued>, ErrorObject> {
+        let call = self.chain.route(self.at, method, params)?;
+        // Nothing of this connection waits before it: forwarded from the frame, without a copy,
+        // unless the next hop's buffer is full (then it waits its turn, owned).
+        if self.backlog.load(Ordering::Acquire) == 0 && self.chain.try_notify(&call) {
+            return Ok(None);
+        }
+        self.backlog.fetch_add(1, Ordering::AcqRel);
+        Ok(Some(Queued {
+            call: call.into_owned(),
+            _counted: Counted(self.backlog.clone()),
+        }))
     }
 
     fn handle_request(
         self: &Arc<Self>,
-        call: Call,
+        call: Call<'static>,
     ) -> BoxFuture<'static, Result<Box<RawValue>, ErrorObject>> {
         let chain = self.chain.clone();
         let open = (self.at == Place::Predecessor).then(|| {
@@ -496,9 +578,15 @@ impl Handler for Hop {
         })
     }
 
-    fn handle_notification(self: &Arc<Self>, call: Call) -> BoxFuture<'static, ()> {
+    fn handle_notification(self: &Arc<Self>, queued: Option<Queued>) -> BoxFuture<'static, ()> {
+        let Some(Queued { call, _counted }) = queued else {
+            return acp_rpc::handled();
+        };
         let chain = self.chain.clone();
-        Box::pin(async move { chain.notify(call).await })
+        Box::pin(async move {
+            chain.notify(call).await;
+            drop(_counted);
+        })
     }
 }
 
@@ -565,6 +653,7 @@ where
         let hop = Hop {
             chain: chain.clone(),
             at: Place::Component(i),
+            backlog: Arc::default(),
         };
         let (peer, driver) = acp_rpc::connect(
             |_| hop,
@@ -579,6 +668,7 @@ where
     let hop = Hop {
         chain: chain.clone(),
         at: Place::Predecessor,
+        backlog: Arc::default(),
     };
     let (predecessor, mut upstream) = acp_rpc::connect(
         |_| hop,

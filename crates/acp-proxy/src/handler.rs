@@ -84,6 +84,18 @@ impl ProxyHandler {
                 drop(turn);
             }));
         }
+        if self.order.is_idle() {
+            // Nothing read before it is still waiting to go out: forwarded right here, from
+            // the frame, unless the connection's buffer is full (then in its turn, below).
+            match self.cx.hop(toward).try_notify_raw(method, params) {
+                Ok(false) => {}
+                Ok(true) => return Ok(acp_rpc::handled()),
+                Err(error) => {
+                    tracing::debug!(method, %error, "a forwarded notification was lost");
+                    return Ok(acp_rpc::handled());
+                }
+            }
+        }
         let cx = self.cx.clone();
         let turn = self.order.next();
         let method = method.to_owned();

@@ -217,6 +217,24 @@ impl Hop<'_> {
         sent.map_err(|e| self.failed(method, &e))
     }
 
+    /// Sends a notification with raw params if the connection's outgoing buffer has room,
+    /// without waiting: `Ok(false)` (nothing sent) while it is full.
+    pub(crate) fn try_notify_raw(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<bool, ErrorObject> {
+        let peer = &self.cx.peer;
+        let sent = match self.toward {
+            Toward::Successor => {
+                let envelope = Wrapped { method, params };
+                peer.try_notify_raw(self.cx.dialect().successor_method(), &envelope)
+            }
+            Toward::Predecessor => peer.try_notify_raw(method, &params),
+        };
+        sent.map_err(|e| self.failed(method, &e))
+    }
+
     /// The error object for a message that did not get through, or a failed answer.
     pub(crate) fn failed(&self, method: &str, error: &acp_rpc::Error) -> ErrorObject {
         let toward = self.toward.name();

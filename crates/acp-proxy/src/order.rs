@@ -18,6 +18,8 @@ pub(crate) struct Sequencer {
     /// The next ticket to hand out.
     next: AtomicU64,
     state: Mutex<Progress>,
+    /// `Progress::low`, readable without the lock.
+    low: AtomicU64,
     /// Woken whenever `Progress::low` moves.
     moved: Notify,
 }
@@ -37,6 +39,12 @@ impl Sequencer {
             order: self.clone(),
             ticket: self.next.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// True when every turn handed out is over: a message read now has nobody to wait for.
+    /// Called on the reading loop (the only place turns are handed out).
+    pub(crate) fn is_idle(&self) -> bool {
+        self.low.load(Ordering::Acquire) == self.next.load(Ordering::Relaxed)
     }
 
     fn progress(&self) -> MutexGuard<'_, Progress> {
@@ -82,6 +90,7 @@ impl Drop for Turn {
         while over.remove(low) {
             *low += 1;
         }
+        self.order.low.store(*low, Ordering::Release);
         drop(progress);
         self.order.moved.notify_waiters();
     }
@@ -102,6 +111,7 @@ mod tests {
     #[tokio::test]
     async fn turns_pass_in_order_and_a_turn_given_up_early_lets_nobody_overtake() {
         let order = Arc::new(Sequencer::default());
+        assert!(order.is_idle(), "no turn handed out yet");
         let first = order.next();
         let second = order.next();
         let third = order.next();
@@ -109,10 +119,14 @@ mod tests {
         assert!(!passes(&second).await, "the second waits for the first");
         drop(second); // Given up early: the third still waits for the first.
         assert!(!passes(&third).await);
+        assert!(!order.is_idle(), "turns are still out");
         drop(first);
         assert!(passes(&third).await);
+        assert!(!order.is_idle(), "the third is still out");
         drop(third);
+        assert!(order.is_idle(), "every turn is over");
         let fourth = order.next();
+        assert!(!order.is_idle());
         assert!(passes(&fourth).await);
     }
 }

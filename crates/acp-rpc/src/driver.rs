@@ -179,6 +179,40 @@ where
     (peer, Driver { inner })
 }
 
+/// How many frames the reading loop takes in a row, while more are ready, before the writer
+/// runs (and the runtime's other tasks get a turn).
+const READ_AHEAD: usize = 64;
+
+/// The frame stream as the reading loop sees it: ready frames come in runs of at most
+/// [`READ_AHEAD`], after which it yields once (the task is woken again at once).
+struct ReadAhead<I> {
+    inner: I,
+    /// Frames returned since the stream last had none ready.
+    run: usize,
+}
+
+impl<I: Incoming> Stream for ReadAhead<I> {
+    type Item = Result<Frame, CodecError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.run >= READ_AHEAD {
+            self.run = 0;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        match Pin::new(&mut self.inner).poll_next(cx) {
+            Poll::Ready(item) => {
+                self.run += 1;
+                Poll::Ready(item)
+            }
+            Poll::Pending => {
+                self.run = 0;
+                Poll::Pending
+            }
+        }
+    }
+}
+
 /// The incoming side: frames, and the framing auto-detection chose (if any).
 trait Incoming: Stream<Item = Result<Frame, CodecError>> + Unpin {
     fn detected_framing(&self) -> Option<Framing>;
@@ -297,7 +331,7 @@ struct Dispatcher<H: Handler> {
 async fn run<H, I>(
     handler: Arc<H>,
     shared: Arc<Shared>,
-    mut incoming: I,
+    incoming: I,
     writer: impl FnOnce(Arc<Shared>) -> BoxFuture<'static, Result<(), Error>>,
     config: Config,
 ) -> Result<(), Error>
@@ -325,6 +359,10 @@ where
         current: None,
     };
     let mut framing = incoming.detected_framing();
+    let mut incoming = ReadAhead {
+        inner: incoming,
+        run: 0,
+    };
     // Writing failed because the peer stopped reading: the error, and how long the end of its
     // input may take to come.
     let mut hung_up: Option<(std::io::Error, Pin<Box<tokio::time::Sleep>>)> = None;
@@ -334,7 +372,8 @@ where
             // Priorities, highest first. Each branch is cancel safe: the writer is one future
             // kept across iterations, and the `next` of the futures sets and of the frame stream,
             // and `below_hard_limit`, lose nothing when not selected. The writer comes after the
-            // handlers, so that what they just sent is written in the same pass.
+            // handlers and the frames ready to read, so that what they send is written in one
+            // pass: one write for a burst of messages rather than one per message.
             biased;
 
             // 1. Finished requests: their answers are queued; forget their cancel handles.
@@ -350,32 +389,10 @@ where
                 d.current = None;
             }
 
-            // 3. The writer runs until it fails, which ends the connection; when the peer
-            //    stopped reading, at the end of its input (if it hung up, that is right there).
-            result = &mut write, if !write.is_terminated() => match result {
-                Err(Error::Io(error)) if hang_up(&error) => {
-                    tracing::debug!(%error, "the peer stopped reading; reading to the end of its input");
-                    shared.outbox.close();
-                    hung_up = Some((error, Box::pin(tokio::time::sleep(config.drain_timeout))));
-                }
-                other => break other,
-            },
-
-            // 3b. The peer stopped reading but not writing: its write error ends it after all.
-            Some(()) = OptionFuture::from(hung_up.as_mut().map(|(_, wait)| wait.as_mut())),
-                if hung_up.is_some() =>
-            {
-                if let Some((error, _)) = hung_up.take() {
-                    tracing::warn!(
-                        %error,
-                        "the peer stopped reading and did not end its output in time; closing"
-                    );
-                    break Err(Error::Io(error));
-                }
-            }
-
-            // 4. The next frame, unless our outgoing buffer is over its hard bound because the
-            //    peer is not reading (then wait (5) for it to drain instead of growing), or
+            // 3. The next frame, while one is ready (at most `READ_AHEAD` in a row: what their
+            //    handlers send is then written in one go by (4)), unless our outgoing buffer is
+            //    over its hard bound because the peer is not reading (then wait (5) for it to
+            //    drain instead of growing), or
             //    notifications queue for their handler, by count or by bytes (then wait (2) for
             //    it to catch up).
             frame = incoming.next(),
@@ -411,7 +428,7 @@ where
                     });
                 }
                 Some(Ok(frame)) => {
-                    let detected = incoming.detected_framing();
+                    let detected = incoming.inner.detected_framing();
                     if detected != framing {
                         framing = detected;
                         if let Some(f) = detected {
@@ -422,6 +439,30 @@ where
                     d.on_frame(frame);
                 }
             },
+
+            // 4. The writer runs until it fails, which ends the connection; when the peer
+            //    stopped reading, at the end of its input (if it hung up, that is right there).
+            result = &mut write, if !write.is_terminated() => match result {
+                Err(Error::Io(error)) if hang_up(&error) => {
+                    tracing::debug!(%error, "the peer stopped reading; reading to the end of its input");
+                    shared.outbox.close();
+                    hung_up = Some((error, Box::pin(tokio::time::sleep(config.drain_timeout))));
+                }
+                other => break other,
+            },
+
+            // 4b. The peer stopped reading but not writing: its write error ends it after all.
+            Some(()) = OptionFuture::from(hung_up.as_mut().map(|(_, wait)| wait.as_mut())),
+                if hung_up.is_some() =>
+            {
+                if let Some((error, _)) = hung_up.take() {
+                    tracing::warn!(
+                        %error,
+                        "the peer stopped reading and did not end its output in time; closing"
+                    );
+                    break Err(Error::Io(error));
+                }
+            }
 
             // 5. Paused reading: wait for the peer to read.
             () = shared.outbox.below_hard_limit(), if shared.outbox.over_hard_limit() => {}

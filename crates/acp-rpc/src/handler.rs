@@ -74,6 +74,27 @@ pub trait Handler: Send + Sync + 'static {
     }
 }
 
+/// The handling of a notification whose work was all done in
+/// [`decode_notification`](Handler::decode_notification) (a relay that forwarded it from the
+/// frame): a future that is already over, boxed without allocating.
+pub fn handled() -> BoxFuture<'static, ()> {
+    /// Over at once; a unit struct, so the box holds nothing.
+    struct Handled;
+
+    impl std::future::Future for Handled {
+        type Output = ();
+
+        fn poll(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<()> {
+            std::task::Poll::Ready(())
+        }
+    }
+
+    Box::pin(Handled)
+}
+
 /// Decodes the params of `method` into the member of the method union `U`, mapping failures to
 /// the JSON-RPC error to answer with: `-32601` naming an unknown method, `-32602` with the
 /// decoder's message (and the field path) in `data` for params that do not fit.

@@ -185,7 +185,7 @@ pub use config::{
 };
 pub use driver::{Driver, connect, connect_messages};
 pub use error::Error;
-pub use handler::{Handler, Router, decode_params};
+pub use handler::{Handler, Router, decode_params, handled};
 pub use observe::{Direction, Observer};
 pub use peer::{Peer, PendingAnswer, RawResult};
 pub use stdio::{Stdin, Stdout, stdio};

@@ -207,22 +207,54 @@ impl Outbox {
             return Err(Error::ConnectionClosed);
         }
         let mut body = Body::write(write)?;
+        // Usually the buffer has room: no need to register for a wake-up first.
+        let framed = match self.try_frame(&mut body) {
+            Some(framed) => framed,
+            None => self.frame_when_room(&mut body).await,
+        };
+        match framed {
+            // A sender that never waits (the buffer has room) would otherwise fill the whole
+            // buffer before the writer, often on the same task, gets to write any of it, and
+            // keep the other tasks of the runtime (other connections) waiting meanwhile.
+            Ok(true) => {
+                YieldOnce(false).await;
+                Ok(())
+            }
+            Ok(false) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Frames `body` once the buffer has room; as [`try_frame`](Self::try_frame) says.
+    async fn frame_when_room(&self, body: &mut Body) -> Result<bool, Error> {
         loop {
             let notified = self.space.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            match self.try_frame(&mut body) {
+            match self.try_frame(body) {
                 None => notified.await,
-                // A sender that never waits (the buffer has room) would otherwise fill the whole
-                // buffer before the writer, often on the same task, gets to write any of it, and
-                // keep the other tasks of the runtime (other connections) waiting meanwhile.
-                Some(Ok(true)) => {
-                    YieldOnce(false).await;
-                    return Ok(());
-                }
-                Some(Ok(false)) => return Ok(()),
-                Some(Err(e)) => return Err(e),
+                Some(framed) => return framed,
             }
+        }
+    }
+
+    /// Frames one message if the buffer has room, without waiting: `Ok(false)` (nothing
+    /// buffered) while it is over its bound. For relays forwarding on the reading loop, which
+    /// take the waiting path only when this one is closed to them.
+    pub(crate) fn try_send(
+        &self,
+        write: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
+    ) -> Result<bool, Error> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::ConnectionClosed);
+        }
+        if self.buffered.load(Ordering::Acquire) >= self.max_bytes {
+            return Ok(false);
+        }
+        let mut body = Body::write(write)?;
+        match self.try_frame(&mut body) {
+            Some(framed) => framed.map(|_| true),
+            None => Ok(false),
         }
     }
 

@@ -360,6 +360,25 @@ impl Peer {
             .await
     }
 
+    /// Sends a notification by method name with any params if the outgoing buffer has room,
+    /// without waiting: `Ok(true)` once it is queued, `Ok(false)` (nothing sent) while the
+    /// buffer is over its bound. For relays that forward on their reading loop and take the
+    /// waiting [`notify_raw`](Self::notify_raw) only when the peer is slow.
+    ///
+    /// # Errors
+    ///
+    /// As [`notify`](Self::notify).
+    pub fn try_notify_raw(
+        &self,
+        method: &str,
+        params: &(impl Serialize + ?Sized),
+    ) -> Result<bool, Error> {
+        tracing::trace!(method, "sending notification");
+        self.shared
+            .outbox
+            .try_send(|buf| write_notification(buf, method, params))
+    }
+
     /// Records the protocol version `initialize` settled for this connection (feature
     /// `unstable_protocol_v2`). The role crates call it when they answer or receive
     /// `initialize`; from then on the connection applies that version's rules: on v2 and later

@@ -6,6 +6,7 @@
 mod common;
 
 mod answers;
+mod batching;
 mod end_of_input;
 mod ext;
 mod fairness;
