@@ -358,8 +358,15 @@ impl PromptContext {
                     room.await;
                 }
             }
-            let notification = SessionNotification::new(self.session_id.clone(), update);
-            return self.client.stamped_update_as_v2(notification).await;
+            // Converted before the await: the future of a streamed chunk holds one update.
+            return match self.client.stamped_to_v2(&self.session_id, update)? {
+                Some(update) => {
+                    self.client
+                        .send_stamped_v2(&self.session_id, update, None)
+                        .await
+                }
+                None => Ok(()),
+            };
         }
         let outgoing = match &self.recorder {
             Some(record) => {

@@ -96,28 +96,56 @@ impl ClientHandle {
             meta,
             ..
         } = notification;
-        if self.cursors().is_silent(&session_id) {
+        match self.stamped_to_v2(&session_id, update)? {
+            Some(update) => self.send_stamped_v2(&session_id, update, meta).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Sends `update`, made by [`stamped_to_v2`](Self::stamped_to_v2), for `session_id`.
+    pub(crate) async fn send_stamped_v2(
+        &self,
+        session_id: &SessionId,
+        update: v2::SessionUpdate,
+        meta: Option<Meta>,
+    ) -> Result<(), Error> {
+        let mut notification = v2::UpdateSessionNotification::new(session_id.clone(), update);
+        notification.meta = meta;
+        self.notify_v2(&notification).await
+    }
+
+    /// The v2 form of a v1 update of `session_id` whose chunks were stamped (see
+    /// [`Cursors::stamp`](super::Cursors::stamp)); `None` for an update not sent on v2.
+    ///
+    /// Not async: the streaming path converts here and awaits only the sending, so that its
+    /// future holds the v2 update alone, not the v1 one too.
+    pub(crate) fn stamped_to_v2(
+        &self,
+        session_id: &SessionId,
+        update: SessionUpdate,
+    ) -> Result<Option<v2::SessionUpdate>, Error> {
+        if self.cursors().is_silent(session_id) {
             // The history a `session/resume` without replay loads through `session/load`.
             tracing::trace!(session = %session_id, "update of a session resumed without replay: left out");
-            return Ok(());
+            return Ok(None);
         }
         if matches!(update, SessionUpdate::CurrentModeUpdate(_))
-            && self.cursors().replaying_without_modes(&session_id)
+            && self.cursors().replaying_without_modes(session_id)
         {
             // A replayed mode change of a resumed session: its modes (the config option `mode`)
             // are known only from the agent's answer, which carries the current mode, the
             // state this replayed change led to. Nothing the client would show is lost.
             tracing::debug!(session = %session_id, "replayed current_mode_update superseded by the resume answer");
-            return Ok(());
+            return Ok(None);
         }
-        let update = match self.modes_update(&session_id, &update) {
+        let update = match self.modes_update(session_id, &update) {
             None if matches!(update, SessionUpdate::CurrentModeUpdate(_)) => {
                 // v2 has no modes: they reach a v2 client as the config option `mode`, which a
                 // session whose agent offers a `mode` option of its own (mirroring its modes,
                 // as v1 asks of agents moving to config options) already has; the agent's
                 // `config_option_update` carries the change there.
                 tracing::debug!(session = %session_id, "current_mode_update of a session whose modes are not offered as the config option `mode`: not sent on v2");
-                return Ok(());
+                return Ok(None);
             }
             Some(options) => {
                 let json = serde_json::json!({
@@ -128,9 +156,7 @@ impl ClientHandle {
             }
             None => convert::update_to_v2(update).map_err(unconvertible("a session update"))?,
         };
-        let mut notification = v2::UpdateSessionNotification::new(session_id, update);
-        notification.meta = meta;
-        self.notify_v2(&notification).await
+        Ok(Some(update))
     }
 
     /// The whole config option list an update means for a session whose modes are offered as
