@@ -358,7 +358,11 @@ impl PromptContext {
                     room.await;
                 }
             }
-            // Converted before the await: the future of a streamed chunk holds one update.
+            // A streamed chunk of text, the common case, is written as it is.
+            if let Some(chunk) = crate::v2::TextChunk::of(&self.session_id, &update) {
+                return self.client.send_text_chunk_v2(&chunk).await;
+            }
+            // Converted before the await: the future holds one update.
             return match self.client.stamped_to_v2(&self.session_id, update)? {
                 Some(update) => {
                     self.client
