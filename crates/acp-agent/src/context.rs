@@ -358,8 +358,19 @@ impl PromptContext {
                     room.await;
                 }
             }
-            let notification = SessionNotification::new(self.session_id.clone(), update);
-            return self.client.stamped_update_as_v2(notification).await;
+            // A streamed chunk of text, the common case, is written as it is.
+            if let Some(chunk) = crate::v2::TextChunk::of(&self.session_id, &update) {
+                return self.client.send_text_chunk_v2(&chunk).await;
+            }
+            // Converted before the await: the future holds one update.
+            return match self.client.stamped_to_v2(&self.session_id, update)? {
+                Some(update) => {
+                    self.client
+                        .send_stamped_v2(&self.session_id, update, None)
+                        .await
+                }
+                None => Ok(()),
+            };
         }
         let outgoing = match &self.recorder {
             Some(record) => {

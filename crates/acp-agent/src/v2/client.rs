@@ -96,28 +96,75 @@ impl ClientHandle {
             meta,
             ..
         } = notification;
-        if self.cursors().is_silent(&session_id) {
-            // The history a `session/resume` without replay loads through `session/load`.
-            tracing::trace!(session = %session_id, "update of a session resumed without replay: left out");
+        if meta.is_none()
+            && let Some(chunk) = TextChunk::of(&session_id, &update)
+        {
+            return self.send_text_chunk_v2(&chunk).await;
+        }
+        match self.stamped_to_v2(&session_id, update)? {
+            Some(update) => self.send_stamped_v2(&session_id, update, meta).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Sends `update`, made by [`stamped_to_v2`](Self::stamped_to_v2), for `session_id`.
+    pub(crate) async fn send_stamped_v2(
+        &self,
+        session_id: &SessionId,
+        update: v2::SessionUpdate,
+        meta: Option<Meta>,
+    ) -> Result<(), Error> {
+        let mut notification = v2::UpdateSessionNotification::new(session_id.clone(), update);
+        notification.meta = meta;
+        self.notify_v2(&notification).await
+    }
+
+    /// Sends a stamped v1 message chunk of plain text (see [`TextChunk::of`]) as its v2
+    /// `session/update`, written straight from the v1 chunk: the bytes its v2 form would be
+    /// written as, without converting it first (what a streamed reply mostly is).
+    pub(crate) async fn send_text_chunk_v2(&self, chunk: &TextChunk<'_>) -> Result<(), Error> {
+        if self.cursors().is_silent(chunk.session_id) {
+            tracing::trace!(session = %chunk.session_id, "update of a session resumed without replay: left out");
             return Ok(());
         }
+        Ok(self
+            .peer()
+            .notify_raw(v2::methods::client::SESSION_UPDATE, chunk)
+            .await?)
+    }
+
+    /// The v2 form of a v1 update of `session_id` whose chunks were stamped (see
+    /// [`Cursors::stamp`](super::Cursors::stamp)); `None` for an update not sent on v2.
+    ///
+    /// Not async: the streaming path converts here and awaits only the sending, so that its
+    /// future holds the v2 update alone, not the v1 one too.
+    pub(crate) fn stamped_to_v2(
+        &self,
+        session_id: &SessionId,
+        update: SessionUpdate,
+    ) -> Result<Option<v2::SessionUpdate>, Error> {
+        if self.cursors().is_silent(session_id) {
+            // The history a `session/resume` without replay loads through `session/load`.
+            tracing::trace!(session = %session_id, "update of a session resumed without replay: left out");
+            return Ok(None);
+        }
         if matches!(update, SessionUpdate::CurrentModeUpdate(_))
-            && self.cursors().replaying_without_modes(&session_id)
+            && self.cursors().replaying_without_modes(session_id)
         {
             // A replayed mode change of a resumed session: its modes (the config option `mode`)
             // are known only from the agent's answer, which carries the current mode, the
             // state this replayed change led to. Nothing the client would show is lost.
             tracing::debug!(session = %session_id, "replayed current_mode_update superseded by the resume answer");
-            return Ok(());
+            return Ok(None);
         }
-        let update = match self.modes_update(&session_id, &update) {
+        let update = match self.modes_update(session_id, &update) {
             None if matches!(update, SessionUpdate::CurrentModeUpdate(_)) => {
                 // v2 has no modes: they reach a v2 client as the config option `mode`, which a
                 // session whose agent offers a `mode` option of its own (mirroring its modes,
                 // as v1 asks of agents moving to config options) already has; the agent's
                 // `config_option_update` carries the change there.
                 tracing::debug!(session = %session_id, "current_mode_update of a session whose modes are not offered as the config option `mode`: not sent on v2");
-                return Ok(());
+                return Ok(None);
             }
             Some(options) => {
                 let json = serde_json::json!({
@@ -128,9 +175,7 @@ impl ClientHandle {
             }
             None => convert::update_to_v2(update).map_err(unconvertible("a session update"))?,
         };
-        let mut notification = v2::UpdateSessionNotification::new(session_id, update);
-        notification.meta = meta;
-        self.notify_v2(&notification).await
+        Ok(Some(update))
     }
 
     /// The whole config option list an update means for a session whose modes are offered as
@@ -236,6 +281,82 @@ impl ClientHandle {
     }
 }
 
+/// A stamped v1 message chunk of plain text, borrowed, written as the v2 `session/update`
+/// [`convert::update_to_v2`] would make of it: `{"sessionId", "update": {"sessionUpdate",
+/// "messageId", "content": {"type": "text", "text"}}}`, in that order. Only for a chunk with
+/// nothing else (no annotations, `_meta` or unknown fields), whose v2 form has nothing else
+/// either.
+pub(crate) struct TextChunk<'a> {
+    session_id: &'a SessionId,
+    /// The `sessionUpdate` tag, the same in both versions.
+    kind: &'static str,
+    message_id: &'a MessageId,
+    text: &'a str,
+}
+
+impl<'a> TextChunk<'a> {
+    /// `update` of `session_id` when it is a stamped message chunk of plain text.
+    pub(crate) fn of(session_id: &'a SessionId, update: &'a SessionUpdate) -> Option<Self> {
+        let (kind, chunk) = match update {
+            SessionUpdate::AgentMessageChunk(c) => ("agent_message_chunk", c),
+            SessionUpdate::AgentThoughtChunk(c) => ("agent_thought_chunk", c),
+            SessionUpdate::UserMessageChunk(c) => ("user_message_chunk", c),
+            _ => return None,
+        };
+        let ContentBlock::Text(text) = &chunk.content else {
+            return None;
+        };
+        let plain = chunk.meta.is_none()
+            && chunk.extras().is_empty()
+            && text.annotations.is_none()
+            && text.meta.is_none()
+            && text.extras().is_empty();
+        Some(Self {
+            session_id,
+            kind,
+            message_id: chunk.message_id.as_ref().filter(|_| plain)?,
+            text: &text.text,
+        })
+    }
+}
+
+impl serde::Serialize for TextChunk<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("sessionId", self.session_id)?;
+        map.serialize_entry("update", &ChunkUpdate(self))?;
+        map.end()
+    }
+}
+
+/// The `update` of a [`TextChunk`].
+struct ChunkUpdate<'a>(&'a TextChunk<'a>);
+
+impl serde::Serialize for ChunkUpdate<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("sessionUpdate", self.0.kind)?;
+        map.serialize_entry("messageId", self.0.message_id)?;
+        map.serialize_entry("content", &ChunkText(self.0.text))?;
+        map.end()
+    }
+}
+
+/// The `content` of a [`TextChunk`].
+struct ChunkText<'a>(&'a str);
+
+impl serde::Serialize for ChunkText<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "text")?;
+        map.serialize_entry("text", self.0)?;
+        map.end()
+    }
+}
+
 /// A request the user answers, counted among its session's waiting ones until answered or
 /// dropped.
 struct Waiting<'a> {
@@ -257,5 +378,73 @@ impl Drop for Waiting<'_> {
         if !self.answered {
             self.cursors.stop_waiting(self.session_id);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes of `update` of session `s` through the typed conversion.
+    fn converted(update: &SessionUpdate) -> String {
+        let v2_update = convert::update_to_v2(update.clone()).expect("a v2 update");
+        let notification = v2::UpdateSessionNotification::new("s", v2_update);
+        serde_json::to_string(&notification).expect("serializable")
+    }
+
+    #[test]
+    fn a_plain_text_chunk_is_written_as_its_conversion_is() {
+        let session = SessionId::from("s");
+        let texts = [
+            "hello",
+            "",
+            "quote \" backslash \\ newline \n tab \t \u{1} é 🦀",
+        ];
+        for text in texts {
+            let chunk = || {
+                let mut chunk = ContentChunk::new(text);
+                chunk.message_id = Some(MessageId::from("msg-1"));
+                chunk
+            };
+            for (update, kind) in [
+                (SessionUpdate::AgentMessageChunk(chunk()), "agent"),
+                (SessionUpdate::AgentThoughtChunk(chunk()), "thought"),
+                (SessionUpdate::UserMessageChunk(chunk()), "user"),
+            ] {
+                let chunk = TextChunk::of(&session, &update).expect("a plain text chunk");
+                let direct = serde_json::to_string(&chunk).expect("serializable");
+                assert_eq!(direct, converted(&update), "{kind} chunk {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_chunk_with_more_than_text_takes_the_conversion() {
+        let session = SessionId::from("s");
+        let stamped = |mut chunk: ContentChunk| {
+            chunk.message_id = Some(MessageId::from("msg-1"));
+            SessionUpdate::AgentMessageChunk(chunk)
+        };
+        let unstamped = SessionUpdate::AgentMessageChunk(ContentChunk::new("a"));
+        assert!(
+            TextChunk::of(&session, &unstamped).is_none(),
+            "no messageId"
+        );
+        let mut meta = Meta::new();
+        meta.insert("k".into(), 1.into());
+        let with_meta = stamped(ContentChunk::new("a").meta(meta.clone()));
+        assert!(
+            TextChunk::of(&session, &with_meta).is_none(),
+            "the chunk's _meta"
+        );
+        let annotated = stamped(ContentChunk::new(TextContent::new("a").meta(meta)));
+        assert!(
+            TextChunk::of(&session, &annotated).is_none(),
+            "the text's _meta"
+        );
+        let image = stamped(ContentChunk::new(ImageContent::new("AAAA", "image/png")));
+        assert!(TextChunk::of(&session, &image).is_none(), "not text");
+        let plan = SessionUpdate::Plan(Plan::new(vec![]));
+        assert!(TextChunk::of(&session, &plan).is_none(), "not a chunk");
     }
 }

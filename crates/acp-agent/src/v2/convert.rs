@@ -39,6 +39,22 @@ pub(crate) fn read<T: DeserializeOwned>(json: Value) -> Result<T, String> {
 /// it to name (`terminal/*` fails there), and the toolkit's display terminals show themselves
 /// in tool calls by that reference. Session modes have no v2 form: an error.
 pub(crate) fn update_to_v2(update: SessionUpdate) -> Result<v2::SessionUpdate, String> {
+    // Streamed chunks first, on their own: the general conversion's nested result, which
+    // hands back a whole v1 update when it has no typed form, costs a chunk several copies of
+    // that large value (more than its conversion). The same conversion, the same error.
+    let chunk = |chunk: ContentChunk| v2::ContentChunk::try_from(chunk).map_err(|e| e.to_string());
+    match update {
+        SessionUpdate::AgentMessageChunk(c) => {
+            return chunk(c).map(v2::SessionUpdate::AgentMessageChunk);
+        }
+        SessionUpdate::AgentThoughtChunk(c) => {
+            return chunk(c).map(v2::SessionUpdate::AgentThoughtChunk);
+        }
+        SessionUpdate::UserMessageChunk(c) => {
+            return chunk(c).map(v2::SessionUpdate::UserMessageChunk);
+        }
+        _ => {}
+    }
     let other = match v2::convert::session_update(
         update,
         || v2::PlanId::from(PLAN_ID),

@@ -96,41 +96,44 @@ impl Cursors {
     /// kind (a new one if there is none), and closes the current messages on any other update.
     pub(crate) fn stamp(&self, session: &SessionId, update: &mut SessionUpdate) {
         let mut sessions = self.sessions();
-        // Every chunk passes here: clone the session id only for a session's first update.
-        if !sessions.contains_key(session) {
-            sessions.insert(session.clone(), Cursor::default());
-        }
-        let Some(cursor) = sessions.get_mut(session) else {
-            return;
+        // Every chunk passes here: one lookup, and the session id cloned only for a session's
+        // first update.
+        let cursor = match sessions.get_mut(session) {
+            Some(cursor) => cursor,
+            None => sessions.entry(session.clone()).or_default(),
         };
-        let (chunk, slot) = match update {
-            SessionUpdate::AgentMessageChunk(c) => (c, 0),
-            SessionUpdate::AgentThoughtChunk(c) => (c, 1),
-            SessionUpdate::UserMessageChunk(c) => (c, 2),
+        let (chunk, current, others) = match update {
+            SessionUpdate::AgentMessageChunk(c) => (
+                c,
+                &mut cursor.agent,
+                [&mut cursor.thought, &mut cursor.user],
+            ),
+            SessionUpdate::AgentThoughtChunk(c) => (
+                c,
+                &mut cursor.thought,
+                [&mut cursor.agent, &mut cursor.user],
+            ),
+            SessionUpdate::UserMessageChunk(c) => (
+                c,
+                &mut cursor.user,
+                [&mut cursor.agent, &mut cursor.thought],
+            ),
             _ => {
                 cursor.close();
                 return;
             }
         };
-        let current = match slot {
-            0 => &mut cursor.agent,
-            1 => &mut cursor.thought,
-            _ => &mut cursor.user,
-        };
-        let id = match &chunk.message_id {
-            Some(id) => id.clone(),
+        match &chunk.message_id {
+            Some(id) => *current = Some(id.clone()),
+            // The common case, a chunk continuing the current message: one shared id cloned.
             None => {
-                let id = current.clone().unwrap_or_else(|| self.new_id());
+                let id = current.get_or_insert_with(|| self.new_id());
                 chunk.message_id = Some(id.clone());
-                id
             }
-        };
-        *current = Some(id);
+        }
         // A chunk of one kind closes the messages of the others.
-        match slot {
-            0 => (cursor.thought, cursor.user) = (None, None),
-            1 => (cursor.agent, cursor.user) = (None, None),
-            _ => (cursor.agent, cursor.thought) = (None, None),
+        for other in others {
+            *other = None;
         }
     }
 

@@ -96,6 +96,7 @@ mod modes;
 mod serve;
 mod turns;
 
+pub(crate) use client::TextChunk;
 pub(crate) use cursor::Cursors;
 pub(crate) use serve::{Answer, Call, Notification, V2, decode_notification, decode_request};
 pub(crate) use serve::{handle, handle_notification};
