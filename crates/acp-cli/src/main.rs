@@ -340,25 +340,22 @@ fn emit(text: &str) {
 /// task runs on the thread that read the message, so what one reads is written by the next
 /// task in one batch, without a wake-up of another thread per message.
 fn run_on_one_thread(future: impl Future<Output = ExitCode>) -> ExitCode {
-    match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime.block_on(future),
-        Err(e) => {
-            eprintln!("acp: cannot start the runtime: {e}");
-            ExitCode::from(2)
-        }
-    }
+    run_on(tokio::runtime::Builder::new_current_thread(), future)
 }
 
 /// Runs a command's future on a fresh runtime.
 fn run(future: impl Future<Output = ExitCode>) -> ExitCode {
-    match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.worker_threads(2);
+    run_on(builder, future)
+}
+
+/// Runs `future` on the runtime `builder` makes (with I/O and timers).
+fn run_on(
+    mut builder: tokio::runtime::Builder,
+    future: impl Future<Output = ExitCode>,
+) -> ExitCode {
+    match builder.enable_all().build() {
         Ok(runtime) => runtime.block_on(future),
         Err(e) => {
             eprintln!("acp: cannot start the runtime: {e}");

@@ -108,19 +108,35 @@ impl Shared {
     }
 }
 
+/// Why a [`pump`] stopped before the end of its input.
+enum Stopped {
+    /// Reading its input failed.
+    Reading(std::io::Error),
+    /// Writing its output failed.
+    Writing(std::io::Error),
+}
+
+impl From<Stopped> for std::io::Error {
+    fn from(stopped: Stopped) -> Self {
+        match stopped {
+            Stopped::Reading(e) | Stopped::Writing(e) => e,
+        }
+    }
+}
+
 /// Copies `from` to `to` unchanged, one read at a time, handing each complete message to
-/// `note` first. Ends at the end of `from` or when `to` fails.
+/// `note` first. Ends at the end of `from` or when either side fails.
 async fn pump(
     mut from: impl AsyncRead + Unpin,
     to: &mut (impl AsyncWrite + Unpin),
     note: impl Fn(&[u8], Option<Framing>),
     mut written: impl FnMut(&[u8]),
-) -> std::io::Result<()> {
+) -> Result<(), Stopped> {
     let mut chunk = vec![0u8; READ_CHUNK];
     let mut codec = AutoCodec::new();
     let mut buf = BytesMut::new();
     loop {
-        let n = from.read(&mut chunk).await?;
+        let n = from.read(&mut chunk).await.map_err(Stopped::Reading)?;
         if n == 0 {
             return Ok(());
         }
@@ -131,8 +147,8 @@ async fn pump(
                 note(&body, codec.framing());
             }
         }
-        to.write_all(&chunk[..n]).await?;
-        to.flush().await?;
+        to.write_all(&chunk[..n]).await.map_err(Stopped::Writing)?;
+        to.flush().await.map_err(Stopped::Writing)?;
         written(&chunk[..n]);
     }
 }
@@ -177,7 +193,7 @@ where
             .await;
             // The end of the editor's input is the end of the agent's.
             let _ = stdin.shutdown().await;
-            result
+            result.map_err(std::io::Error::from)
         })
     };
     let to_editor = {
@@ -211,7 +227,15 @@ where
             to_editor_abort.abort();
             return (Ended::Predecessor(result), processes);
         }
-        output = &mut to_editor => Some(output),
+        output = &mut to_editor => match output {
+            // Writing to the editor failed: the editor is gone (its end of input may not have
+            // been read yet), not the agent. The agent's input closes with the relay.
+            Ok((_, Err(Stopped::Writing(error)))) => {
+                to_agent.abort();
+                return (Ended::Predecessor(Err(error)), processes);
+            }
+            output => Some(output),
+        },
         _ = processes.exited() => None,
     };
     to_agent.abort();

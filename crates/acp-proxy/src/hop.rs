@@ -188,16 +188,12 @@ impl Hop<'_> {
         method: &str,
         params: Option<&P>,
     ) -> Result<PendingAnswer, ErrorObject> {
-        let peer = &self.cx.peer;
-        let queued = match self.toward {
-            Toward::Successor => {
-                let envelope = Wrapped { method, params };
-                peer.queue_request_raw(self.cx.dialect().successor_method(), &envelope)
-                    .await
-            }
-            Toward::Predecessor => peer.queue_request_raw(method, &params).await,
-        };
-        queued.map_err(|e| self.failed(method, &e))
+        let (wire_method, wire_params) = self.outgoing(method, params);
+        self.cx
+            .peer
+            .queue_request_raw(wire_method, &wire_params)
+            .await
+            .map_err(|e| self.failed(method, &e))
     }
 
     async fn send_notification<P: Serialize + ?Sized>(
@@ -205,16 +201,12 @@ impl Hop<'_> {
         method: &str,
         params: Option<&P>,
     ) -> Result<(), ErrorObject> {
-        let peer = &self.cx.peer;
-        let sent = match self.toward {
-            Toward::Successor => {
-                let envelope = Wrapped { method, params };
-                peer.notify_raw(self.cx.dialect().successor_method(), &envelope)
-                    .await
-            }
-            Toward::Predecessor => peer.notify_raw(method, &params).await,
-        };
-        sent.map_err(|e| self.failed(method, &e))
+        let (wire_method, wire_params) = self.outgoing(method, params);
+        self.cx
+            .peer
+            .notify_raw(wire_method, &wire_params)
+            .await
+            .map_err(|e| self.failed(method, &e))
     }
 
     /// Sends a notification with raw params if the connection's outgoing buffer has room,
@@ -224,15 +216,27 @@ impl Hop<'_> {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<bool, ErrorObject> {
-        let peer = &self.cx.peer;
-        let sent = match self.toward {
-            Toward::Successor => {
-                let envelope = Wrapped { method, params };
-                peer.try_notify_raw(self.cx.dialect().successor_method(), &envelope)
-            }
-            Toward::Predecessor => peer.try_notify_raw(method, &params),
-        };
-        sent.map_err(|e| self.failed(method, &e))
+        let (wire_method, wire_params) = self.outgoing(method, params);
+        self.cx
+            .peer
+            .try_notify_raw(wire_method, &wire_params)
+            .map_err(|e| self.failed(method, &e))
+    }
+
+    /// The method and params a message goes on the wire with: wrapped in `proxy/successor`
+    /// (in the conductor's spelling) toward the successor, as it is toward the predecessor.
+    fn outgoing<'p, P: Serialize + ?Sized>(
+        &self,
+        method: &'p str,
+        params: Option<&'p P>,
+    ) -> (&'p str, Outgoing<'p, P>) {
+        match self.toward {
+            Toward::Successor => (
+                self.cx.dialect().successor_method(),
+                Outgoing::Wrapped(Wrapped { method, params }),
+            ),
+            Toward::Predecessor => (method, Outgoing::Plain(params)),
+        }
     }
 
     /// The error object for a message that did not get through, or a failed answer.
@@ -251,4 +255,14 @@ impl Hop<'_> {
             )),
         }
     }
+}
+
+/// The params of a message as it goes on the wire (see [`Hop::outgoing`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Outgoing<'p, P: Serialize + ?Sized> {
+    /// Toward the successor: the `proxy/successor` envelope.
+    Wrapped(Wrapped<'p, P>),
+    /// Toward the predecessor: the params as they are.
+    Plain(Option<&'p P>),
 }
