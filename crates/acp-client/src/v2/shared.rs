@@ -2,7 +2,7 @@
 //! update streams, and the turns waiting for `idle`.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use acp_types::v2;
@@ -27,6 +27,10 @@ pub(crate) struct Shared {
     subscribers: Mutex<
         Option<HashMap<SessionId, Vec<mpsc::UnboundedSender<v2::UpdateSessionNotification>>>>,
     >,
+    /// How many sessions have subscribers (the length of `subscribers`, written under its
+    /// lock): while none has, an update is published without taking the lock or hashing its
+    /// session id.
+    subscribed: AtomicUsize,
     /// Per session: the last foreground state and whoever waits for `idle`; `None` once the
     /// connection is closed (the waiters then fail).
     turns: Mutex<Option<HashMap<SessionId, Watch>>>,
@@ -106,6 +110,7 @@ impl Shared {
         let (tx, rx) = mpsc::unbounded_channel();
         if let Some(subscribers) = lock(&self.subscribers).as_mut() {
             subscribers.entry(session_id).or_default().push(tx);
+            self.subscribed.store(subscribers.len(), Ordering::Release);
         }
         rx
     }
@@ -136,11 +141,17 @@ impl Shared {
             }
             _ => {}
         }
+        // Nobody subscribed (the common case of a client that only implements `Client`): no
+        // lock, no lookup. A subscription made before the update was read is seen here.
+        if self.subscribed.load(Ordering::Acquire) == 0 {
+            return;
+        }
         if let Some(subscribers) = lock(&self.subscribers).as_mut() {
             if let Some(list) = subscribers.get_mut(&notification.session_id) {
                 list.retain(|tx| tx.send(notification.clone()).is_ok());
                 if list.is_empty() {
                     subscribers.remove(&notification.session_id);
+                    self.subscribed.store(subscribers.len(), Ordering::Release);
                 }
             }
         }
@@ -285,6 +296,51 @@ impl Shared {
     /// The connection is over: end every stream and fail every wait.
     pub(crate) fn close(&self) {
         lock(&self.subscribers).take();
+        self.subscribed.store(0, Ordering::Release);
         lock(&self.turns).take();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(session: &str, text: &str) -> v2::UpdateSessionNotification {
+        v2::UpdateSessionNotification::new(
+            session,
+            v2::SessionUpdate::AgentMessageChunk(v2::ContentChunk::new(
+                "m1",
+                v2::TextContent::new(text),
+            )),
+        )
+    }
+
+    #[test]
+    fn streams_get_updates_only_while_subscribed() {
+        let shared = Shared::new();
+        // Nobody subscribed: nothing to push to.
+        shared.publish(&chunk("s1", "a"));
+        let mut rx = shared.subscribe(SessionId::from("s1"));
+        let mut other = shared.subscribe(SessionId::from("s2"));
+        shared.publish(&chunk("s1", "b"));
+        assert_eq!(rx.try_recv().unwrap(), chunk("s1", "b"));
+        assert!(rx.try_recv().is_err());
+        assert!(other.try_recv().is_err());
+        // A stream that went away is forgotten; the other session's still gets its updates.
+        drop(rx);
+        shared.publish(&chunk("s1", "c"));
+        assert_eq!(shared.subscribed.load(Ordering::Acquire), 1);
+        shared.publish(&chunk("s2", "d"));
+        assert_eq!(other.try_recv().unwrap(), chunk("s2", "d"));
+        drop(other);
+        shared.publish(&chunk("s2", "e"));
+        assert_eq!(shared.subscribed.load(Ordering::Acquire), 0);
+        // A new subscription after all went away is seen.
+        let mut again = shared.subscribe(SessionId::from("s1"));
+        shared.publish(&chunk("s1", "f"));
+        assert_eq!(again.try_recv().unwrap(), chunk("s1", "f"));
+        shared.close();
+        assert_eq!(shared.subscribed.load(Ordering::Acquire), 0);
+        assert!(again.try_recv().is_err());
     }
 }
